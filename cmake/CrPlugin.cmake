@@ -1,0 +1,25 @@
+# cr_add_plugin(NAME KIND resolver|accelerator SOURCES src... [LIBRARIES lib...])
+#
+# Builds NAME.so as a MODULE that exports only cr_plugin_entry, links nothing
+# from the core, and installs it under ${libdir}/cluster-resolver/<kind>s.
+set(CR_PLUGIN_EXPORTS "${CMAKE_CURRENT_LIST_DIR}/plugin-exports.map")
+
+function(cr_add_plugin name)
+  cmake_parse_arguments(P "" "KIND" "SOURCES;LIBRARIES" ${ARGN})
+  if(NOT P_KIND MATCHES "^(resolver|accelerator)$")
+    message(FATAL_ERROR "cr_add_plugin(${name}): KIND must be resolver or accelerator")
+  endif()
+  set(target "plugin-${P_KIND}-${name}")
+  add_library(${target} MODULE ${P_SOURCES})
+  set_target_properties(${target} PROPERTIES
+    PREFIX "" OUTPUT_NAME "${name}"
+    C_VISIBILITY_PRESET hidden
+    LIBRARY_OUTPUT_DIRECTORY "${CR_BUILD_PLUGINDIR}/${P_KIND}s")
+  target_link_libraries(${target} PRIVATE cr_sdk ${P_LIBRARIES})
+  target_link_options(${target} PRIVATE "-Wl,--version-script=${CR_PLUGIN_EXPORTS}")
+  if(NOT CR_SANITIZE)
+    # A plugin must not reach into the core: every symbol resolves at link time.
+    target_link_options(${target} PRIVATE "-Wl,--no-undefined")
+  endif()
+  install(TARGETS ${target} LIBRARY DESTINATION "${CR_PLUGINDIR}/${P_KIND}s")
+endfunction()

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cluster-resolver.h - the application API of libcluster-resolver.
+ *
+ *   cr_context *ctx = cr_context_new(&err);
+ *   cr_context_load_config(ctx, NULL, &err);       // default file or `auto`
+ *   cr_context_resolve(ctx, &res, &err);
+ *   cr_result_format(res, "tf_config", NULL, &text, &len, &err);
+ *
+ * Conventions: every fallible call takes a nullable caller-owned #cr_error.
+ * Strings returned as (transfer full) are freed with cr_free(); objects with
+ * their cr_*_free(), where NULL is a no-op. The library never exits, aborts
+ * on bad input or writes to stdout; diagnostics go to the log handler
+ * (stderr by default). Memory exhaustion aborts (GLib's policy).
+ * A context is not thread-safe; use one per thread.
+ */
+#ifndef CLUSTER_RESOLVER_H
+#define CLUSTER_RESOLVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cluster-resolver/error.h>
+#include <cluster-resolver/plugin.h>
+#include <cluster-resolver/spec.h>
+#include <cluster-resolver/version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** cr_context: configuration, loaded plugins and identity overrides. */
+typedef struct cr_context cr_context;
+/** cr_result: one resolution (cluster, identity, accelerators). */
+typedef struct cr_result cr_result;
+
+/** Static text for a status. Since: ABI 1.0 */
+const char *cr_strerror(cr_status code);
+
+/** Library version, e.g. "1.0.0". Since: ABI 1.0 */
+const char *cr_version(void);
+
+/**
+ * cr_log_fn:
+ * @level: severity.
+ * @source: (nullable) "resolver 'k8s'", "config", ...
+ * @message: one line, no newline, no secrets.
+ *
+ * Log handler. The default writes "cluster-resolver: SOURCE: MESSAGE" to
+ * stderr for levels up to the context's level (CR_LOG_WARNING by default).
+ * Since: ABI 1.0
+ */
+typedef void (*cr_log_fn)(cr_log_level level, const char *source, const char *message,
+			  void *user_data);
+
+/** Make a context with no config loaded. (transfer full). Since: ABI 1.0 */
+cr_context *cr_context_new(cr_error *err);
+
+/** Free @ctx, destroying plugin states and unloading plugins. Since: ABI 1.0 */
+void cr_context_free(cr_context *ctx);
+
+/** Replace the log handler (NULL restores the default). Since: ABI 1.0 */
+void cr_context_set_log_handler(cr_context *ctx, cr_log_fn fn, void *user_data);
+
+/** Most verbose level passed to the handler. Since: ABI 1.0 */
+void cr_context_set_log_level(cr_context *ctx, cr_log_level level);
+
+/**
+ * cr_context_add_plugin_dir:
+ * Search @dir for plugins before the config's plugin_path, the
+ * CLUSTER_RESOLVER_PLUGIN_PATH directories and the built-in directory.
+ * Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.0
+ */
+cr_status cr_context_add_plugin_dir(cr_context *ctx, const char *dir, cr_error *err);
+
+/**
+ * cr_context_load_config:
+ * @path: (nullable) config file. NULL: $CLUSTER_RESOLVER_CONFIG, else
+ *        /etc/cluster-resolver/cluster-resolver.conf if it exists, else the
+ *        built-in `auto` configuration.
+ *
+ * Read the file and the drop-ins of the conf.d/ directory beside it (sorted),
+ * load the named plugins and validate every resolver group against its
+ * plugin's schema. Nothing is resolved yet.
+ * Returns: CR_OK; CR_ERR_CONFIG ("FILE:LINE: ..."); CR_ERR_PLUGIN or
+ * CR_ERR_ABI (message names the plugin and its file). Since: ABI 1.0
+ */
+cr_status cr_context_load_config(cr_context *ctx, const char *path, cr_error *err);
+
+/**
+ * cr_context_load_config_string:
+ * As cr_context_load_config() for config text; @name is used in messages
+ * (no drop-ins). Since: ABI 1.0
+ */
+cr_status cr_context_load_config_string(cr_context *ctx, const char *text, const char *name,
+					cr_error *err);
+
+/**
+ * cr_context_set_task:
+ * Override this process's identity (beats the config's `task` and every
+ * resolver). @task_type NULL and @task_id -1 leave that part unset; "" and 0
+ * are real values. Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.0
+ */
+cr_status cr_context_set_task(cr_context *ctx, const char *task_type, int64_t task_id,
+			      cr_error *err);
+
+/** Override the rpc layer ("" = none). Since: ABI 1.0 */
+cr_status cr_context_set_rpc_layer(cr_context *ctx, const char *rpc_layer, cr_error *err);
+
+/**
+ * cr_context_resolve:
+ * Run the resolvers (union with the configured policies) and the
+ * accelerator layer. (out) (transfer full) *@result: free with
+ * cr_result_free(). Returns: CR_OK; CR_ERR_NOT_FOUND when every resolver
+ * declined; otherwise the failing resolver's status with its message.
+ * Since: ABI 1.0
+ */
+cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err);
+
+/**
+ * cr_context_plugins_json:
+ * Describe the plugins found on the search path (name, kind, file, ABI,
+ * version, schema) as a JSON array; broken files are listed with their
+ * error. (transfer full) Since: ABI 1.0
+ */
+cr_status cr_context_plugins_json(cr_context *ctx, char **json, cr_error *err);
+
+/** Free @result. NULL is a no-op. Since: ABI 1.0 */
+void cr_result_free(cr_result *result);
+
+/** The merged cluster. (transfer none) Since: ABI 1.0 */
+const cr_spec *cr_result_spec(const cr_result *result);
+
+/** Task type, or NULL when unknown. (transfer none) Since: ABI 1.0 */
+const char *cr_result_task_type(const cr_result *result);
+
+/** Task id, or -1 when unknown. Since: ABI 1.0 */
+int64_t cr_result_task_id(const cr_result *result);
+
+/** Effective rpc layer, or NULL. (transfer none) Since: ABI 1.0 */
+const char *cr_result_rpc_layer(const cr_result *result);
+
+/** Environment ("cloud", "google", ...), or NULL. Since: ABI 1.0 */
+const char *cr_result_environment(const cr_result *result);
+
+/**
+ * cr_result_master:
+ * Master URL: for @task_type/@task_id (NULL/-1 = this process's identity),
+ * formatted with @rpc_layer (NULL = effective layer, "" = none) as
+ * "layer://address"; an empty address stays "". With no identity, the first
+ * resolver's own master string. (transfer full) *@url.
+ * Returns: CR_OK, CR_ERR_NOT_FOUND. Since: ABI 1.0
+ */
+cr_status cr_result_master(const cr_result *result, const char *task_type, int64_t task_id,
+			   const char *rpc_layer, char **url, cr_error *err);
+
+/** Number of accelerator kinds counted for this task. Since: ABI 1.0 */
+size_t cr_result_num_accelerator_kinds(const cr_result *result);
+
+/** Kind @i ("GPU") and its count, sorted by kind. Since: ABI 1.0 */
+bool cr_result_accelerator(const cr_result *result, size_t i, const char **kind, int64_t *count);
+
+/** Number of environment variables the resolvers asked `exec` to set. */
+size_t cr_result_num_env(const cr_result *result);
+
+/** Variable @i (name, value). Since: ABI 1.0 */
+bool cr_result_env(const cr_result *result, size_t i, const char **name, const char **value);
+
+/**
+ * cr_result_format:
+ * @format: "tf_config", "json", "clusterdef", ... (see cluster-resolver(1)).
+ * @options: (nullable) NULL-terminated "key=value" strings for the format.
+ * (out) (transfer full) *@out (NUL-terminated except for binary formats,
+ * @len bytes). Returns: CR_OK, CR_ERR_INVALID_ARG (unknown format or
+ * option), CR_ERR_NOT_FOUND (format needs an identity). Since: ABI 1.0
+ */
+cr_status cr_result_format(const cr_result *result, const char *format,
+			   const char *const *options, char **out, size_t *len, cr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLUSTER_RESOLVER_H */

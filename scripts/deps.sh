@@ -1,0 +1,35 @@
+#!/bin/sh
+# deps.sh [build|test] - install the Debian packages cluster-resolver needs.
+#   build: compiler, CMake and the four libraries (GLib, json-c, libcurl, libconfig)
+#   test:  build + everything the test suite and benchmarks run for real
+#          (Slurm + munge, protoc, valgrind, clang/libFuzzer, abigail, ...)
+# Installs only what is missing; needs root (or sudo) the first time.
+set -eu
+what=${1:-build}
+
+build_pkgs="cmake make gcc pkg-config libglib2.0-dev libjson-c-dev libcurl4-openssl-dev
+  libconfig-dev ca-certificates"
+test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler iproute2
+  util-linux openssl curl python3 munge slurmctld slurmd slurm-client clustershell
+  python3-kubernetes abigail-tools man-db hyperfine time"
+
+case $what in
+build) pkgs=$build_pkgs ;;
+test) pkgs=$test_pkgs ;;
+*) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+esac
+
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "deps.sh: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
