@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hostlist-private.h - limits of the hostlist parsers, shared by the core,
+ * its tests and the fuzz targets. Not installed.
+ */
+#ifndef CR_HOSTLIST_PRIVATE_H
+#define CR_HOSTLIST_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cluster-resolver/hostlist.h>
+
+/* The most names one expression may expand to (and the most entries of a
+ * tasks-per-node list). Far above any real cluster, low enough that a typo
+ * such as n[1-9999999999] fails at once instead of exhausting memory. */
+#define CR_HOSTLIST_MAX_HOSTS ((size_t)1 << 24)
+
+/* The most digits of one number in a bracket (values stay below 10^18). */
+#define CR_HOSTLIST_MAX_DIGITS 18
+
+/**
+ * cr_hostlist_expand_limit:
+ * cr_hostlist_expand() with a caller-chosen ceiling on the number of names
+ * (the fuzz targets use a small one). Same ownership and statuses.
+ */
+cr_status cr_hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts,
+				   size_t *count, cr_error *err);
+
+/**
+ * cr_tasks_per_node_expand_limit:
+ * cr_tasks_per_node_expand() with a caller-chosen ceiling on the entries.
+ */
+cr_status cr_tasks_per_node_expand_limit(const char *list, size_t max_entries,
+					 uint32_t **counts, size_t *n, cr_error *err);
+
+#endif /* CR_HOSTLIST_PRIVATE_H */

@@ -1,0 +1,705 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hostlist.c - Slurm host lists and tasks-per-node lists.
+ *
+ * Grammar accepted by cr_hostlist_expand() (Slurm's, without its bugs):
+ *
+ *   hostlist := item (sep item)* [","]      sep: "," or blanks, blanks around
+ *                                           a "," are ignored
+ *   item     := (text | group)+             text: any bytes but , [ ] blanks
+ *   group    := "[" range ("," range)* "]"
+ *   range    := NUM | NUM "-" NUM           NUM: 1 to 18 ASCII digits, lo <= hi
+ *
+ * Several groups in one item give their cartesian product, the leftmost
+ * group varying slowest (rack[1-2]-n[1-2]: rack1-n1 rack1-n2 rack2-n1 ...).
+ * Every value is zero-padded to the width of its range's first number
+ * (n[009-1000] gives n009 ... n999 n1000, as scontrol does). Order and
+ * duplicates are kept.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "hostlist-private.h"
+
+/* Longest stretch of the input quoted in an error message. */
+#define HL_QUOTE_MAX 160
+
+typedef struct hl_range {
+	uint64_t lo;
+	uint64_t hi;
+	int width;
+} hl_range;
+
+/* One piece of an item: literal text, or a bracket group (a slice of the
+ * item's ranges). */
+typedef struct hl_seg {
+	const char *text; /* NULL for a group */
+	size_t len;
+	size_t first; /* group: index of its first range */
+	size_t n;     /* group: number of ranges */
+} hl_seg;
+
+typedef struct hl_parser {
+	const char *what; /* "hostlist", "tasks-per-node list" */
+	const char *expr;
+	size_t pos;
+	cr_error *err;
+} hl_parser;
+
+static cr_status hl_fail(hl_parser *p, size_t pos, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+static void hl_quote(const char *expr, char *out, size_t outsz)
+{
+	size_t len = strlen(expr);
+	size_t keep = len > HL_QUOTE_MAX ? HL_QUOTE_MAX - 3 : len;
+	size_t o = 0;
+
+	for (size_t i = 0; i < keep && o + 1 < outsz; i++) {
+		unsigned char c = (unsigned char)expr[i];
+		out[o++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+	}
+	if (keep < len)
+		for (int i = 0; i < 3 && o + 1 < outsz; i++)
+			out[o++] = '.';
+	out[o] = '\0';
+}
+
+/* Record 'invalid WHAT "EXPR": WHY at position N' (N is 1-based). */
+static cr_status hl_fail(hl_parser *p, size_t pos, const char *fmt, ...)
+{
+	char quoted[HL_QUOTE_MAX + 1];
+	char why[CR_ERROR_MSG_MAX];
+	va_list ap;
+
+	if (p->err == NULL)
+		return CR_ERR_PARSE;
+	va_start(ap, fmt);
+	g_vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	hl_quote(p->expr, quoted, sizeof(quoted));
+	p->err->struct_size = sizeof(*p->err);
+	p->err->code = CR_ERR_PARSE;
+	if (pos == 0)
+		g_snprintf(p->err->message, sizeof(p->err->message), "invalid %s \"%s\": %s",
+			   p->what, quoted, why);
+	else
+		g_snprintf(p->err->message, sizeof(p->err->message),
+			   "invalid %s \"%s\": %s at position %zu", p->what, quoted, why, pos);
+	return CR_ERR_PARSE;
+}
+
+static cr_status hl_set_error(cr_error *err, cr_status code, const char *fmt, ...)
+	G_GNUC_PRINTF(3, 4);
+
+static cr_status hl_set_error(cr_error *err, cr_status code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return code;
+	err->struct_size = sizeof(*err);
+	err->code = code;
+	va_start(ap, fmt);
+	g_vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* "'x'" for a printable byte, "byte 0xNN" otherwise, "end of input" at NUL. */
+static const char *hl_describe(char c, char *buf, size_t bufsz)
+{
+	unsigned char u = (unsigned char)c;
+
+	if (c == '\0')
+		return "end of input";
+	if (u >= 0x20 && u < 0x7f)
+		g_snprintf(buf, bufsz, "'%c'", c);
+	else
+		g_snprintf(buf, bufsz, "byte 0x%02x", u);
+	return buf;
+}
+
+static bool hl_is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool hl_is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static void hl_skip_blanks(hl_parser *p)
+{
+	while (hl_is_blank(p->expr[p->pos]))
+		p->pos++;
+}
+
+/* Read 1..CR_HOSTLIST_MAX_DIGITS ASCII digits at p->pos. @open is the
+ * position of the enclosing '[' (for "unterminated"). */
+static cr_status hl_number(hl_parser *p, size_t open, uint64_t *value, int *width)
+{
+	const char *s = p->expr + p->pos;
+	char buf[16];
+	size_t n = 0;
+	uint64_t v = 0;
+
+	if (!hl_is_digit(s[0])) {
+		if (s[0] == '\0')
+			return hl_fail(p, open + 1, "unterminated '['");
+		if (s[0] == '[')
+			return hl_fail(p, p->pos + 1, "nested '['");
+		if (s[0] == ',' || s[0] == ']')
+			return hl_fail(p, p->pos + 1, "empty range");
+		return hl_fail(p, p->pos + 1, "expected a digit, found %s",
+			       hl_describe(s[0], buf, sizeof(buf)));
+	}
+	while (hl_is_digit(s[n])) {
+		if (n == CR_HOSTLIST_MAX_DIGITS)
+			return hl_fail(p, p->pos + 1, "number longer than %d digits",
+				       CR_HOSTLIST_MAX_DIGITS);
+		v = v * 10 + (uint64_t)(s[n] - '0');
+		n++;
+	}
+	p->pos += n;
+	*value = v;
+	*width = (int)n;
+	return CR_OK;
+}
+
+/* Parse "[r,r-r,...]" at p->pos (on the '['), appending to @ranges. */
+static cr_status hl_group(hl_parser *p, GArray *ranges, size_t *n_out)
+{
+	size_t open = p->pos;
+	size_t n = 0;
+	char buf[16];
+	cr_status st;
+
+	p->pos++;
+	for (;;) {
+		hl_range r;
+		size_t start = p->pos;
+		int hi_width;
+		char c;
+
+		st = hl_number(p, open, &r.lo, &r.width);
+		if (st != CR_OK)
+			return st;
+		r.hi = r.lo;
+		if (p->expr[p->pos] == '-') {
+			p->pos++;
+			st = hl_number(p, open, &r.hi, &hi_width);
+			if (st != CR_OK)
+				return st;
+			if (r.hi < r.lo)
+				return hl_fail(p, start + 1, "reversed range %.*s",
+					       (int)(p->pos - start), p->expr + start);
+		}
+		g_array_append_val(ranges, r);
+		n++;
+		c = p->expr[p->pos];
+		if (c == ']') {
+			p->pos++;
+			*n_out = n;
+			return CR_OK;
+		}
+		if (c == ',') {
+			p->pos++;
+			continue;
+		}
+		if (c == '\0')
+			return hl_fail(p, open + 1, "unterminated '['");
+		if (c == '[')
+			return hl_fail(p, p->pos + 1, "nested '['");
+		return hl_fail(p, p->pos + 1, "expected ',' or ']', found %s",
+			       hl_describe(c, buf, sizeof(buf)));
+	}
+}
+
+/* Split one item into literal and group segments. */
+static cr_status hl_item(hl_parser *p, GArray *segs, GArray *ranges)
+{
+	for (;;) {
+		char c = p->expr[p->pos];
+		hl_seg seg = { NULL, 0, 0, 0 };
+		cr_status st;
+
+		if (c == '\0' || c == ',' || hl_is_blank(c))
+			return CR_OK;
+		if (c == ']')
+			return hl_fail(p, p->pos + 1, "unexpected ']'");
+		if (c == '[') {
+			seg.first = ranges->len;
+			st = hl_group(p, ranges, &seg.n);
+			if (st != CR_OK)
+				return st;
+		} else {
+			seg.text = p->expr + p->pos;
+			while ((c = p->expr[p->pos]) != '\0' && c != ',' && c != '[' && c != ']' &&
+			       !hl_is_blank(c))
+				p->pos++;
+			seg.len = (size_t)(p->expr + p->pos - seg.text);
+		}
+		g_array_append_val(segs, seg);
+	}
+}
+
+/* Append @v zero-padded to @width. */
+static void hl_append_number(GString *s, uint64_t v, int width)
+{
+	char digits[24];
+	int n = 0;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	for (int i = n; i < width; i++)
+		g_string_append_c(s, '0');
+	while (n > 0)
+		g_string_append_c(s, digits[--n]);
+}
+
+/* Number of names an item expands to, or 0 when above @max. */
+static size_t hl_item_count(const GArray *segs, const GArray *ranges, size_t max)
+{
+	uint64_t total = 1;
+
+	for (guint i = 0; i < segs->len; i++) {
+		const hl_seg *seg = &g_array_index(segs, hl_seg, i);
+		uint64_t group = 0;
+
+		if (seg->text != NULL)
+			continue;
+		for (size_t r = seg->first; r < seg->first + seg->n; r++) {
+			const hl_range *rg = &g_array_index(ranges, hl_range, r);
+
+			group += rg->hi - rg->lo + 1;
+			if (group > max)
+				return 0;
+		}
+		if (total > max / group)
+			return 0;
+		total *= group;
+	}
+	return total > max ? 0 : (size_t)total;
+}
+
+/* Odometer position of one group: which range, which value. */
+typedef struct hl_cursor {
+	size_t range;
+	uint64_t value;
+} hl_cursor;
+
+/* Advance the odometer; the rightmost group moves fastest. */
+static void hl_advance(const GArray *segs, const GArray *ranges, hl_cursor *cur)
+{
+	for (guint i = segs->len; i-- > 0;) {
+		const hl_seg *seg = &g_array_index(segs, hl_seg, i);
+		const hl_range *rg;
+
+		if (seg->text != NULL)
+			continue;
+		rg = &g_array_index(ranges, hl_range, cur[i].range);
+		if (cur[i].value < rg->hi) {
+			cur[i].value++;
+			return;
+		}
+		if (cur[i].range + 1 < seg->first + seg->n) {
+			cur[i].range++;
+			cur[i].value = g_array_index(ranges, hl_range, cur[i].range).lo;
+			return;
+		}
+		cur[i].range = seg->first;
+		cur[i].value = g_array_index(ranges, hl_range, seg->first).lo;
+	}
+}
+
+static void hl_emit(const GArray *segs, const GArray *ranges, size_t count, GPtrArray *out)
+{
+	hl_cursor *cur = g_new0(hl_cursor, segs->len);
+	GString *name = g_string_sized_new(64);
+
+	for (guint i = 0; i < segs->len; i++) {
+		const hl_seg *seg = &g_array_index(segs, hl_seg, i);
+
+		if (seg->text == NULL) {
+			cur[i].range = seg->first;
+			cur[i].value = g_array_index(ranges, hl_range, seg->first).lo;
+		}
+	}
+	for (size_t k = 0; k < count; k++) {
+		g_string_truncate(name, 0);
+		for (guint i = 0; i < segs->len; i++) {
+			const hl_seg *seg = &g_array_index(segs, hl_seg, i);
+
+			if (seg->text != NULL)
+				g_string_append_len(name, seg->text, (gssize)seg->len);
+			else
+				hl_append_number(name, cur[i].value,
+						 g_array_index(ranges, hl_range, cur[i].range).width);
+		}
+		g_ptr_array_add(out, g_strndup(name->str, name->len));
+		hl_advance(segs, ranges, cur);
+	}
+	g_string_free(name, TRUE);
+	g_free(cur);
+}
+
+static cr_status hl_expand_all(hl_parser *p, size_t max, GPtrArray *out)
+{
+	GArray *segs = g_array_new(FALSE, FALSE, sizeof(hl_seg));
+	GArray *ranges = g_array_new(FALSE, FALSE, sizeof(hl_range));
+	cr_status st = CR_OK;
+
+	hl_skip_blanks(p);
+	while (p->expr[p->pos] != '\0') {
+		size_t start = p->pos;
+		size_t count;
+
+		if (p->expr[p->pos] == ',') {
+			st = hl_fail(p, p->pos + 1, "empty host name");
+			goto out;
+		}
+		g_array_set_size(segs, 0);
+		g_array_set_size(ranges, 0);
+		st = hl_item(p, segs, ranges);
+		if (st != CR_OK)
+			goto out;
+		count = hl_item_count(segs, ranges, max - out->len);
+		if (count == 0) {
+			st = hl_fail(p, start + 1, "expands to more than %zu hosts", max);
+			goto out;
+		}
+		hl_emit(segs, ranges, count, out);
+		hl_skip_blanks(p);
+		if (p->expr[p->pos] == ',') {
+			p->pos++;
+			hl_skip_blanks(p);
+		}
+	}
+out:
+	g_array_free(segs, TRUE);
+	g_array_free(ranges, TRUE);
+	return st;
+}
+
+cr_status cr_hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts,
+				   size_t *count, cr_error *err)
+{
+	hl_parser p = { "hostlist", expr, 0, err };
+	GPtrArray *out;
+	cr_status st;
+
+	if (hosts == NULL)
+		return hl_set_error(err, CR_ERR_INVALID_ARG, "hostlist: no output vector");
+	*hosts = NULL;
+	if (count != NULL)
+		*count = 0;
+	if (expr == NULL)
+		return hl_set_error(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
+	out = g_ptr_array_new_with_free_func(g_free);
+	st = hl_expand_all(&p, max_hosts, out);
+	if (st != CR_OK) {
+		g_ptr_array_free(out, TRUE);
+		return st;
+	}
+	if (count != NULL)
+		*count = out->len;
+	g_ptr_array_set_free_func(out, NULL);
+	g_ptr_array_add(out, NULL);
+	*hosts = (char **)g_ptr_array_free(out, FALSE);
+	return CR_OK;
+}
+
+cr_status cr_hostlist_expand(const char *expr, char ***hosts, size_t *count, cr_error *err)
+{
+	return cr_hostlist_expand_limit(expr, CR_HOSTLIST_MAX_HOSTS, hosts, count, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Compression                                                               */
+
+/* A name split around its last run of digits: PREFIX NUMBER SUFFIX. */
+typedef struct hl_name {
+	const char *name;
+	size_t prefix_len;
+	const char *suffix; /* NULL: no usable number, the name stays literal */
+	uint64_t value;
+	int width; /* digits as written */
+} hl_name;
+
+static cr_status hl_split_name(const char *name, hl_name *out, cr_error *err)
+{
+	size_t len = strlen(name);
+	size_t end = len;
+	size_t start;
+
+	if (len == 0)
+		return hl_set_error(err, CR_ERR_INVALID_ARG, "cannot compress an empty host name");
+	for (size_t i = 0; i < len; i++)
+		if (name[i] == ',' || name[i] == '[' || name[i] == ']' || hl_is_blank(name[i]))
+			return hl_set_error(err, CR_ERR_INVALID_ARG,
+					    "cannot compress host name \"%s\": it contains '%c'",
+					    name, hl_is_blank(name[i]) ? ' ' : name[i]);
+	out->name = name;
+	out->suffix = NULL;
+	while (end > 0 && !hl_is_digit(name[end - 1]))
+		end--;
+	start = end;
+	while (start > 0 && hl_is_digit(name[start - 1]))
+		start--;
+	if (start == end || end - start > CR_HOSTLIST_MAX_DIGITS)
+		return CR_OK;
+	out->prefix_len = start;
+	out->suffix = name + end;
+	out->width = (int)(end - start);
+	out->value = 0;
+	for (size_t i = start; i < end; i++)
+		out->value = out->value * 10 + (uint64_t)(name[i] - '0');
+	return CR_OK;
+}
+
+/* Digits of @v printed without padding. */
+static int hl_digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* Whether @n can come from a range started with width @width: its digits
+ * are exactly what the expansion would print. */
+static bool hl_fits_width(const hl_name *n, int width)
+{
+	int natural = hl_digits(n->value);
+
+	return n->width == (natural > width ? natural : width);
+}
+
+static bool hl_same_stem(const hl_name *a, const hl_name *b)
+{
+	return a->suffix != NULL && b->suffix != NULL && a->prefix_len == b->prefix_len &&
+	       memcmp(a->name, b->name, a->prefix_len) == 0 && strcmp(a->suffix, b->suffix) == 0;
+}
+
+static void hl_append_range(GString *s, const hl_range *r)
+{
+	hl_append_number(s, r->lo, r->width);
+	if (r->hi != r->lo) {
+		g_string_append_c(s, '-');
+		hl_append_number(s, r->hi, r->width);
+	}
+}
+
+/* Write one stem's ranges: "n5" for a single name, else "n[1-3,7]-ib". */
+static void hl_flush(GString *s, const hl_name *stem, const GArray *ranges)
+{
+	const hl_range *first = &g_array_index(ranges, hl_range, 0);
+	bool bracket = ranges->len > 1 || first->hi != first->lo;
+
+	if (s->len > 0)
+		g_string_append_c(s, ',');
+	g_string_append_len(s, stem->name, (gssize)stem->prefix_len);
+	if (bracket)
+		g_string_append_c(s, '[');
+	for (guint i = 0; i < ranges->len; i++) {
+		if (i > 0)
+			g_string_append_c(s, ',');
+		hl_append_range(s, &g_array_index(ranges, hl_range, i));
+	}
+	if (bracket)
+		g_string_append_c(s, ']');
+	g_string_append(s, stem->suffix);
+}
+
+/* Extend the current stem with @n; returns false when @n starts a new one. */
+static bool hl_extend(const hl_name *stem, GArray *ranges, const hl_name *n)
+{
+	hl_range *last;
+	hl_range r;
+
+	if (ranges->len == 0 || !hl_same_stem(stem, n))
+		return false;
+	last = &g_array_index(ranges, hl_range, ranges->len - 1);
+	if (last->hi != UINT64_MAX && n->value == last->hi + 1 && hl_fits_width(n, last->width)) {
+		last->hi = n->value;
+		return true;
+	}
+	r.lo = r.hi = n->value;
+	r.width = n->width;
+	g_array_append_val(ranges, r);
+	return true;
+}
+
+cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **expr,
+			       cr_error *err)
+{
+	GString *s;
+	GArray *ranges;
+	hl_name stem = { NULL, 0, NULL, 0, 0 };
+	cr_status st = CR_OK;
+
+	if (expr == NULL || (hosts == NULL && count > 0))
+		return hl_set_error(err, CR_ERR_INVALID_ARG, "hostlist compress: NULL argument");
+	*expr = NULL;
+	s = g_string_new(NULL);
+	ranges = g_array_new(FALSE, FALSE, sizeof(hl_range));
+	for (size_t i = 0; i < count; i++) {
+		hl_name n;
+		hl_range r;
+
+		if (hosts[i] == NULL) {
+			st = hl_set_error(err, CR_ERR_INVALID_ARG,
+					  "hostlist compress: host %zu is NULL", i);
+			goto out;
+		}
+		st = hl_split_name(hosts[i], &n, err);
+		if (st != CR_OK)
+			goto out;
+		if (hl_extend(&stem, ranges, &n))
+			continue;
+		if (ranges->len > 0)
+			hl_flush(s, &stem, ranges);
+		g_array_set_size(ranges, 0);
+		if (n.suffix == NULL) {
+			if (s->len > 0)
+				g_string_append_c(s, ',');
+			g_string_append(s, n.name);
+			continue;
+		}
+		stem = n;
+		r.lo = r.hi = n.value;
+		r.width = n.width;
+		g_array_append_val(ranges, r);
+	}
+	if (ranges->len > 0)
+		hl_flush(s, &stem, ranges);
+out:
+	g_array_free(ranges, TRUE);
+	if (st != CR_OK) {
+		g_string_free(s, TRUE);
+		return st;
+	}
+	*expr = g_string_free(s, FALSE);
+	return CR_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tasks per node: "3(x2),2,1" -> 3 3 2 1                                    */
+
+/* Read an unsigned 32-bit decimal number at p->pos. */
+static cr_status tpn_number(hl_parser *p, uint32_t *out)
+{
+	const char *s = p->expr + p->pos;
+	char buf[16];
+	uint64_t v = 0;
+	size_t n = 0;
+
+	if (!hl_is_digit(s[0]))
+		return hl_fail(p, p->pos + 1, "expected a digit, found %s",
+			       hl_describe(s[0], buf, sizeof(buf)));
+	while (hl_is_digit(s[n])) {
+		v = v * 10 + (uint64_t)(s[n] - '0');
+		if (v > UINT32_MAX)
+			return hl_fail(p, p->pos + 1, "number larger than %" PRIu32, UINT32_MAX);
+		n++;
+	}
+	p->pos += n;
+	*out = (uint32_t)v;
+	return CR_OK;
+}
+
+/* Parse one "N" or "N(xR)" item. */
+static cr_status tpn_item(hl_parser *p, uint32_t *value, uint32_t *repeat)
+{
+	char buf[16];
+	cr_status st;
+
+	st = tpn_number(p, value);
+	if (st != CR_OK)
+		return st;
+	*repeat = 1;
+	if (p->expr[p->pos] != '(')
+		return CR_OK;
+	p->pos++;
+	if (p->expr[p->pos] != 'x')
+		return hl_fail(p, p->pos + 1, "expected 'x', found %s",
+			       hl_describe(p->expr[p->pos], buf, sizeof(buf)));
+	p->pos++;
+	st = tpn_number(p, repeat);
+	if (st != CR_OK)
+		return st;
+	if (p->expr[p->pos] != ')')
+		return hl_fail(p, p->pos + 1, "expected ')', found %s",
+			       hl_describe(p->expr[p->pos], buf, sizeof(buf)));
+	p->pos++;
+	return CR_OK;
+}
+
+static cr_status tpn_parse(hl_parser *p, size_t max, GArray *out)
+{
+	char buf[16];
+
+	if (p->expr[0] == '\0')
+		return hl_fail(p, 0, "empty list");
+	for (;;) {
+		uint32_t value, repeat;
+		cr_status st;
+
+		st = tpn_item(p, &value, &repeat);
+		if (st != CR_OK)
+			return st;
+		if (repeat > max - out->len)
+			return hl_fail(p, 0, "more than %zu entries", max);
+		for (uint32_t i = 0; i < repeat; i++)
+			g_array_append_val(out, value);
+		if (p->expr[p->pos] == '\0')
+			return CR_OK;
+		if (p->expr[p->pos] != ',')
+			return hl_fail(p, p->pos + 1, "expected ',', found %s",
+				       hl_describe(p->expr[p->pos], buf, sizeof(buf)));
+		if (p->expr[p->pos + 1] == '\0')
+			return hl_fail(p, p->pos + 1, "trailing ','");
+		p->pos++;
+	}
+}
+
+cr_status cr_tasks_per_node_expand_limit(const char *list, size_t max_entries,
+					 uint32_t **counts, size_t *n, cr_error *err)
+{
+	hl_parser p = { "tasks-per-node list", list, 0, err };
+	GArray *out;
+	cr_status st;
+
+	if (counts == NULL || n == NULL)
+		return hl_set_error(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL output");
+	*counts = NULL;
+	*n = 0;
+	if (list == NULL)
+		return hl_set_error(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL list");
+	out = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	st = tpn_parse(&p, max_entries, out);
+	if (st != CR_OK) {
+		g_array_free(out, TRUE);
+		return st;
+	}
+	*n = out->len;
+	*counts = (uint32_t *)(void *)g_array_free(out, FALSE);
+	return CR_OK;
+}
+
+cr_status cr_tasks_per_node_expand(const char *list, uint32_t **counts, size_t *n,
+				   cr_error *err)
+{
+	return cr_tasks_per_node_expand_limit(list, CR_HOSTLIST_MAX_HOSTS, counts, n, err);
+}
