@@ -20,18 +20,18 @@
 #define CR_HOSTLIST_MAX_DIGITS 18
 
 /**
- * cr_hostlist_expand_limit:
+ * hostlist_expand_limit: (private: not exported, no cr_ prefix)
  * cr_hostlist_expand() with a caller-chosen ceiling on the number of names
  * (the fuzz targets use a small one). Same ownership and statuses.
  */
-cr_status cr_hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts,
+cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts,
 				   size_t *count, cr_error *err);
 
 /**
- * cr_tasks_per_node_expand_limit:
+ * tasks_per_node_expand_limit:
  * cr_tasks_per_node_expand() with a caller-chosen ceiling on the entries.
  */
-cr_status cr_tasks_per_node_expand_limit(const char *list, size_t max_entries,
+cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries,
 					 uint32_t **counts, size_t *n, cr_error *err);
 
 #endif /* CR_HOSTLIST_PRIVATE_H */

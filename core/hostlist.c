@@ -389,7 +389,7 @@ out:
 	return st;
 }
 
-cr_status cr_hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts,
+cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts,
 				   size_t *count, cr_error *err)
 {
 	hl_parser p = { "hostlist", expr, 0, err };
@@ -419,7 +419,7 @@ cr_status cr_hostlist_expand_limit(const char *expr, size_t max_hosts, char ***h
 
 cr_status cr_hostlist_expand(const char *expr, char ***hosts, size_t *count, cr_error *err)
 {
-	return cr_hostlist_expand_limit(expr, CR_HOSTLIST_MAX_HOSTS, hosts, count, err);
+	return hostlist_expand_limit(expr, CR_HOSTLIST_MAX_HOSTS, hosts, count, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -674,7 +674,7 @@ static cr_status tpn_parse(hl_parser *p, size_t max, GArray *out)
 	}
 }
 
-cr_status cr_tasks_per_node_expand_limit(const char *list, size_t max_entries,
+cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries,
 					 uint32_t **counts, size_t *n, cr_error *err)
 {
 	hl_parser p = { "tasks-per-node list", list, 0, err };
@@ -701,5 +701,5 @@ cr_status cr_tasks_per_node_expand_limit(const char *list, size_t max_entries,
 cr_status cr_tasks_per_node_expand(const char *list, uint32_t **counts, size_t *n,
 				   cr_error *err)
 {
-	return cr_tasks_per_node_expand_limit(list, CR_HOSTLIST_MAX_HOSTS, counts, n, err);
+	return tasks_per_node_expand_limit(list, CR_HOSTLIST_MAX_HOSTS, counts, n, err);
 }

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-hostlist.c - `cluster-resolver hostlist expand EXPR` and
+ * `cluster-resolver hostlist compress [NAME...]`, the admin's view of the
+ * library's Slurm hostlist code. Uses only the public API.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cluster-resolver/hostlist.h>
+#include <cluster-resolver/spec.h>
+
+#include "commands.h"
+
+static const char hostlist_usage[] =
+	"usage: cluster-resolver hostlist expand EXPR\n"
+	"       cluster-resolver hostlist compress [NAME...]\n"
+	"\n"
+	"expand    print the names of a Slurm hostlist, one a line, in order\n"
+	"compress  read names (arguments, else stdin; blank or comma separated)\n"
+	"          and print one hostlist expression; order is kept\n";
+
+static int hostlist_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print "cluster-resolver: WHY" and the usage on stderr; exit status 2. */
+static int hostlist_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cluster-resolver: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fputs(hostlist_usage, stderr);
+	return 2;
+}
+
+/* Flush stdout; a full disk or closed pipe is an error, not silence. */
+static int hostlist_finish_output(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "cluster-resolver: writing to stdout: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int hostlist_expand_cmd(const char *expr)
+{
+	cr_error err = CR_ERROR_INIT;
+	char **hosts = NULL;
+	size_t count = 0;
+
+	if (cr_hostlist_expand(expr, &hosts, &count, &err) != CR_OK) {
+		fprintf(stderr, "cluster-resolver: %s\n", err.message);
+		return 1;
+	}
+	for (size_t i = 0; i < count; i++) {
+		fputs(hosts[i], stdout);
+		putchar('\n');
+	}
+	cr_strv_free(hosts);
+	return hostlist_finish_output();
+}
+
+/* Read all of @f into a NUL-terminated buffer. */
+static char *hostlist_slurp(FILE *f)
+{
+	size_t cap = 1 << 16, len = 0, n;
+	char *buf = malloc(cap);
+
+	while (buf != NULL && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len - 1 == 0) {
+			char *bigger = realloc(buf, cap * 2);
+
+			if (bigger == NULL) {
+				free(buf);
+				return NULL;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	if (buf == NULL || ferror(f)) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Split @text in place on blanks and commas into @names (grown as needed). */
+static size_t hostlist_split(char *text, char ***names, size_t *cap)
+{
+	static const char seps[] = " \t\r\n\v\f,";
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *tok = strtok_r(text, seps, &save); tok != NULL;
+	     tok = strtok_r(NULL, seps, &save)) {
+		if (n == *cap) {
+			size_t grown = *cap ? *cap * 2 : 1024;
+			char **bigger = realloc(*names, grown * sizeof(char *));
+
+			if (bigger == NULL)
+				return (size_t)-1;
+			*names = bigger;
+			*cap = grown;
+		}
+		(*names)[n++] = tok;
+	}
+	return n;
+}
+
+static int hostlist_compress_cmd(int argc, char **argv)
+{
+	cr_error err = CR_ERROR_INIT;
+	char **names = NULL;
+	char *text = NULL, *expr = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 1;
+
+	if (argc > 0) {
+		names = argv;
+		n = (size_t)argc;
+	} else {
+		text = hostlist_slurp(stdin);
+		if (text == NULL) {
+			fprintf(stderr, "cluster-resolver: reading stdin: %s\n", strerror(errno));
+			goto out;
+		}
+		n = hostlist_split(text, &names, &cap);
+		if (n == (size_t)-1) {
+			fputs("cluster-resolver: out of memory\n", stderr);
+			goto out;
+		}
+	}
+	if (cr_hostlist_compress((const char *const *)names, n, &expr, &err) != CR_OK) {
+		fprintf(stderr, "cluster-resolver: %s\n", err.message);
+		goto out;
+	}
+	puts(expr);
+	rc = hostlist_finish_output();
+out:
+	cr_free(expr);
+	if (names != argv)
+		free(names);
+	free(text);
+	return rc;
+}
+
+int cli_cmd_hostlist(int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : NULL;
+
+	if (sub == NULL)
+		return hostlist_usage_error("hostlist: missing subcommand");
+	if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
+		fputs(hostlist_usage, stdout);
+		return hostlist_finish_output();
+	}
+	if (strcmp(sub, "expand") == 0) {
+		if (argc != 3)
+			return hostlist_usage_error("hostlist expand: expected one EXPR");
+		return hostlist_expand_cmd(argv[2]);
+	}
+	if (strcmp(sub, "compress") == 0)
+		return hostlist_compress_cmd(argc - 2, argv + 2);
+	return hostlist_usage_error("hostlist: unknown subcommand '%s'", sub);
+}
