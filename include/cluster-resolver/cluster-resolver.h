@@ -126,6 +126,18 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
  */
 cr_status cr_context_plugins_json(cr_context *ctx, char **json, cr_error *err);
 
+/** As cr_context_plugins_json(), as a human-readable table. Since: ABI 1.0 */
+cr_status cr_context_plugins_text(cr_context *ctx, char **text, cr_error *err);
+
+/**
+ * cr_context_check:
+ * Create every configured plugin instance (which validates nested options
+ * without contacting anything) and describe the configuration; secret
+ * options are shown as "(secret)". (transfer full) *@text.
+ * Returns: CR_OK, CR_ERR_CONFIG, CR_ERR_PLUGIN. Since: ABI 1.0
+ */
+cr_status cr_context_check(cr_context *ctx, char **text, cr_error *err);
+
 /** Free @result. NULL is a no-op. Since: ABI 1.0 */
 void cr_result_free(cr_result *result);
 
@@ -160,6 +172,18 @@ size_t cr_result_num_accelerator_kinds(const cr_result *result);
 
 /** Kind @i ("GPU") and its count, sorted by kind. Since: ABI 1.0 */
 bool cr_result_accelerator(const cr_result *result, size_t i, const char **kind, int64_t *count);
+
+/**
+ * cr_result_accelerators_json:
+ * Accelerator counts of this process's task (@task_type NULL, @task_id -1)
+ * or of another task (what the resolvers reported for it), as
+ * `{"GPU": 8}`; with @devices, `{"num_accelerators": {...}, "devices":
+ * [...]}` listing each local device. (transfer full) *@json.
+ * Returns: CR_OK, CR_ERR_INVALID_ARG, CR_ERR_NOT_FOUND (no such task).
+ * Since: ABI 1.0
+ */
+cr_status cr_result_accelerators_json(const cr_result *result, const char *task_type,
+				      int64_t task_id, bool devices, char **json, cr_error *err);
 
 /** Number of environment variables the resolvers asked `exec` to set. */
 size_t cr_result_num_env(const cr_result *result);

@@ -283,7 +283,9 @@ typedef struct cr_host_api {
 	cr_status (*error_set)(cr_error *err, cr_status code, const char *fmt, ...) CR_PRINTF(3, 4);
 	/** Static text for a status ("declined", "network error"). */
 	const char *(*strerror)(cr_status code);
-	/** Log a line; the host prefixes "resolver 'NAME': " and filters by level. */
+	/** Log a line; the host prefixes "resolver 'NAME': " and filters by level.
+	 *  Error messages set with error_set are prefixed the same way, so a
+	 *  plugin does not name itself in them. */
 	void (*log)(cr_plugin_ctx *ctx, cr_log_level level, const char *fmt, ...) CR_PRINTF(3, 4);
 	/** Whether a log line at @level would be shown. */
 	bool (*log_enabled)(cr_plugin_ctx *ctx, cr_log_level level);
@@ -411,7 +413,8 @@ typedef struct cr_host_api {
 	/** The backend's own master/session-master string (used verbatim). */
 	cr_status (*result_set_master)(cr_result_builder *b, const char *master, cr_error *err);
 	/** Accelerators of one task (a pod's nvidia.com/gpu limit, Slurm's
-	 *  binding). @kind is "GPU" or "TPU". */
+	 *  binding). @kind is "GPU" or "TPU". @job NULL (and @index -1) means
+	 *  this process's own task, whichever it turns out to be. */
 	cr_status (*result_set_task_accelerators)(cr_result_builder *b, const char *job,
 						  int64_t index, const char *kind, int64_t count,
 						  cr_error *err);
@@ -604,7 +607,8 @@ extern CR_HIDDEN const cr_host_api *cr_host;
 	{                                                                         \
 		if (host == NULL || desc == NULL)                                 \
 			return CR_ERR_INVALID_ARG;                                \
-		if (host_abi_major != CR_ABI_MAJOR || host_abi_minor < CR_ABI_MINOR) \
+		if (host_abi_major != CR_ABI_MAJOR ||                           \
+		    host_abi_minor + 1u <= (unsigned)CR_ABI_MINOR)               \
 			return host->error_set(err, CR_ERR_ABI,                   \
 					       "plugin '%s' needs ABI %d.%d, host has %u.%u", \
 					       (desc_var).name, CR_ABI_MAJOR,     \

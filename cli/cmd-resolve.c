@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd-resolve.c - `resolve`, `master` and `accelerators`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+/* Parse "--name VALUE" / "--name=VALUE" at argv[*i]. */
+static bool opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n) != 0)
+		return false;
+	if (argv[*i][n] == '=') {
+		*val = argv[*i] + n + 1;
+		return true;
+	}
+	if (argv[*i][n] != '\0')
+		return false;
+	if (*i + 1 >= argc) {
+		*val = NULL;
+		return true;
+	}
+	*val = argv[++*i];
+	return true;
+}
+
+static int resolve_ctx(const cli_opts *o, cr_context **ctx, cr_result **res)
+{
+	cr_error err = CR_ERROR_INIT;
+	int rc = cli_open(o, ctx);
+	cr_status st;
+
+	*res = NULL;
+	if (rc != CLI_OK)
+		return rc;
+	st = cr_context_resolve(*ctx, res, &err);
+	if (st != CR_OK) {
+		cli_error("%s", err.message);
+		return st == CR_ERR_CONFIG || st == CR_ERR_PLUGIN || st == CR_ERR_ABI ? CLI_USAGE
+										       : CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+int cli_cmd_resolve(const cli_opts *o, int argc, char **argv)
+{
+	const char *format = "tf_config";
+	cr_error err = CR_ERROR_INIT;
+	cr_context *ctx = NULL;
+	cr_result *res = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (opt_value(argc, argv, &i, "--format", &format) && format != NULL)
+			continue;
+		cli_error("resolve: unexpected argument '%s'", argv[i]);
+		return CLI_USAGE;
+	}
+	rc = resolve_ctx(o, &ctx, &res);
+	if (rc == CLI_OK && cr_result_format(res, format, NULL, &text, &len, &err) != CR_OK) {
+		cli_error("%s", err.message);
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && fwrite(text, 1, len, stdout) != len)
+		rc = CLI_FAIL;
+	cr_free(text);
+	cr_result_free(res);
+	cr_context_free(ctx);
+	return rc;
+}
+
+int cli_cmd_master(const cli_opts *o, int argc, char **argv)
+{
+	cr_error err = CR_ERROR_INIT;
+	cr_context *ctx = NULL;
+	cr_result *res = NULL;
+	char *url = NULL;
+	int rc;
+
+	if (argc > 1) {
+		cli_error("master: unexpected argument '%s'", argv[1]);
+		return CLI_USAGE;
+	}
+	rc = resolve_ctx(o, &ctx, &res);
+	/* --task-type/--task-id/--rpc-layer name the task whose master is asked. */
+	if (rc == CLI_OK &&
+	    cr_result_master(res, o->task_type, o->task_id, o->rpc_layer, &url, &err) != CR_OK) {
+		cli_error("%s", err.message);
+		rc = CLI_FAIL;
+	}
+	if (rc == CLI_OK)
+		printf("%s\n", url);
+	cr_free(url);
+	cr_result_free(res);
+	cr_context_free(ctx);
+	return rc;
+}
+
+int cli_cmd_accelerators(const cli_opts *o, int argc, char **argv)
+{
+	cr_error err = CR_ERROR_INIT;
+	cr_context *ctx = NULL;
+	cr_result *res = NULL;
+	char *json = NULL;
+	bool devices = false;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			devices = true;
+			continue;
+		}
+		cli_error("accelerators: unexpected argument '%s'", argv[i]);
+		return CLI_USAGE;
+	}
+	rc = resolve_ctx(o, &ctx, &res);
+	if (rc == CLI_OK &&
+	    cr_result_accelerators_json(res, NULL, -1, devices, &json, &err) != CR_OK) {
+		cli_error("%s", err.message);
+		rc = CLI_FAIL;
+	}
+	if (rc == CLI_OK)
+		printf("%s\n", json);
+	cr_free(json);
+	cr_result_free(res);
+	cr_context_free(ctx);
+	return rc;
+}

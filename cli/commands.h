@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * commands.h - the subcommands of `cluster-resolver`. Each is a thin client
+ * of the library API and returns the process exit status:
+ * 0 success, 1 resolution failure, 2 usage or configuration error.
+ */
+#ifndef CR_CLI_COMMANDS_H
+#define CR_CLI_COMMANDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cluster-resolver/cluster-resolver.h>
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Options every command understands (parsed by main.c). */
+typedef struct cli_opts {
+	const char *config;
+	const char *task_type;
+	int64_t task_id; /* -1 = not given */
+	const char *rpc_layer;
+	int verbose;
+} cli_opts;
+
+/* Print "cluster-resolver: MESSAGE" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Exit status for a failed library call: 2 for config/plugin/usage errors. */
+int cli_status_exit(cr_status st);
+/* Make a context, load the config, apply --task-type/--task-id/--rpc-layer. */
+int cli_open(const cli_opts *o, cr_context **ctx);
+/* Parse a non-negative task id; false (with a message) when invalid. */
+bool cli_parse_task_id(const char *text, int64_t *out);
+
+int cli_cmd_resolve(const cli_opts *o, int argc, char **argv);
+int cli_cmd_master(const cli_opts *o, int argc, char **argv);
+int cli_cmd_accelerators(const cli_opts *o, int argc, char **argv);
+int cli_cmd_exec(const cli_opts *o, int argc, char **argv);
+int cli_cmd_plugins(const cli_opts *o, int argc, char **argv);
+int cli_cmd_check_config(const cli_opts *o, int argc, char **argv);
+/* `hostlist` needs no config: it gets the raw arguments. */
+int cli_cmd_hostlist(int argc, char **argv);
+
+#endif /* CR_CLI_COMMANDS_H */

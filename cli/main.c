@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - `cluster-resolver`: global options and dispatch. Results go to
+ * stdout, diagnostics to stderr.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const char usage_text[] =
+	"usage: cluster-resolver [OPTIONS] COMMAND [ARGS]\n"
+	"\n"
+	"Commands:\n"
+	"  resolve [--format F]          print the cluster (tf_config, json, clusterdef)\n"
+	"  master                        print the master URL of this (or the given) task\n"
+	"  accelerators [--json]         print this task's accelerator counts\n"
+	"  exec [--format F,...] -- PROGRAM [ARGS]  run PROGRAM with the cluster in its env\n"
+	"  plugins [--json]              list installed plugins, their ABI and options\n"
+	"  check-config [FILE]           validate a configuration file\n"
+	"  hostlist expand EXPR | compress   Slurm hostlist tools\n"
+	"\n"
+	"Options (before or after COMMAND):\n"
+	"  -c, --config FILE     configuration file (default: $CLUSTER_RESOLVER_CONFIG,\n"
+	"                        else /etc/cluster-resolver/cluster-resolver.conf, else auto)\n"
+	"  --task-type T         override this process's task type\n"
+	"  --task-id N           override this process's task id\n"
+	"  --rpc-layer R         override the rpc layer (\"\" for none)\n"
+	"  -v, --verbose         more diagnostics (repeat for debug)\n"
+	"  -h, --help            this text\n"
+	"  --version             print the version\n"
+	"\n"
+	"Exit status: 0 success, 1 resolution failed, 2 usage or configuration error.\n";
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cluster-resolver: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_status_exit(cr_status st)
+{
+	switch (st) {
+	case CR_OK:
+		return CLI_OK;
+	case CR_ERR_CONFIG:
+	case CR_ERR_PLUGIN:
+	case CR_ERR_ABI:
+	case CR_ERR_INVALID_ARG:
+		return CLI_USAGE;
+	default:
+		return CLI_FAIL;
+	}
+}
+
+bool cli_parse_task_id(const char *text, int64_t *out)
+{
+	char *end = NULL;
+	long long v;
+
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || v < 0 || v > 2147483647 || text[0] == '+' ||
+	    text[0] == ' ') {
+		cli_error("invalid task id \"%s\": expected an integer 0..2147483647", text);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+int cli_open(const cli_opts *o, cr_context **out)
+{
+	cr_error err = CR_ERROR_INIT;
+	cr_context *ctx = cr_context_new(&err);
+	cr_status st;
+
+	*out = NULL;
+	cr_context_set_log_level(ctx, o->verbose >= 2   ? CR_LOG_DEBUG
+				      : o->verbose == 1 ? CR_LOG_INFO
+							: CR_LOG_WARNING);
+	st = cr_context_load_config(ctx, o->config, &err);
+	if (st == CR_OK && (o->task_type != NULL || o->task_id >= 0))
+		st = cr_context_set_task(ctx, o->task_type, o->task_id, &err);
+	if (st == CR_OK && o->rpc_layer != NULL)
+		st = cr_context_set_rpc_layer(ctx, o->rpc_layer, &err);
+	if (st != CR_OK) {
+		cli_error("%s", err.message);
+		cr_context_free(ctx);
+		return st == CR_ERR_NOT_FOUND ? CLI_USAGE : cli_status_exit(st);
+	}
+	*out = ctx;
+	return CLI_OK;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(const cli_opts *o, int argc, char **argv);
+} commands[] = {
+	{ "resolve", cli_cmd_resolve },
+	{ "master", cli_cmd_master },
+	{ "accelerators", cli_cmd_accelerators },
+	{ "exec", cli_cmd_exec },
+	{ "plugins", cli_cmd_plugins },
+	{ "check-config", cli_cmd_check_config },
+};
+
+/* Take one global option at argv[*i]; returns 1 taken, 0 not global, -1 error. */
+static int take_global(cli_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *val = NULL;
+	const char *eq = strchr(a, '=');
+	size_t nlen = eq != NULL ? (size_t)(eq - a) : strlen(a);
+	static const char *const with_value[] = { "--config", "--task-type", "--task-id",
+						   "--rpc-layer", NULL };
+	int which = -1;
+
+	if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0 || strcmp(a, "-vv") == 0) {
+		o->verbose += strcmp(a, "-vv") == 0 ? 2 : 1;
+		return 1;
+	}
+	if (strcmp(a, "-c") == 0)
+		which = 0;
+	for (int k = 0; which < 0 && with_value[k] != NULL; k++)
+		if (strlen(with_value[k]) == nlen && strncmp(a, with_value[k], nlen) == 0)
+			which = k;
+	if (which < 0)
+		return 0;
+	if (eq != NULL && strcmp(a, "-c") != 0) {
+		val = eq + 1;
+	} else if (*i + 1 < argc) {
+		val = argv[++*i];
+	} else {
+		cli_error("option %s needs a value", a);
+		return -1;
+	}
+	switch (which) {
+	case 0:
+		o->config = val;
+		break;
+	case 1:
+		o->task_type = val;
+		break;
+	case 2:
+		if (!cli_parse_task_id(val, &o->task_id))
+			return -1;
+		break;
+	case 3:
+		o->rpc_layer = val;
+		break;
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	cli_opts o = { .task_id = -1 };
+	char **rest = calloc((size_t)argc + 1, sizeof(char *));
+	int nrest = 0, rc = CLI_USAGE;
+	bool dashdash = false;
+
+	if (rest == NULL)
+		return CLI_FAIL;
+	for (int i = 1; i < argc; i++) {
+		int t = 0;
+
+		if (!dashdash && strcmp(argv[i], "--") == 0)
+			dashdash = true;
+		/* `hostlist` takes its own arguments verbatim. */
+		if (!dashdash && !(nrest > 0 && strcmp(rest[0], "hostlist") == 0))
+			t = take_global(&o, argc, argv, &i);
+		if (t < 0)
+			goto out;
+		if (t == 0)
+			rest[nrest++] = argv[i];
+	}
+	if (nrest == 0 || strcmp(rest[0], "-h") == 0 || strcmp(rest[0], "--help") == 0 ||
+	    strcmp(rest[0], "help") == 0) {
+		fputs(usage_text, nrest == 0 ? stderr : stdout);
+		rc = nrest == 0 ? CLI_USAGE : CLI_OK;
+		goto out;
+	}
+	if (strcmp(rest[0], "--version") == 0) {
+		printf("cluster-resolver %s (plugin ABI %d.%d)\n", cr_version(), CR_ABI_MAJOR,
+		       CR_ABI_MINOR);
+		rc = CLI_OK;
+		goto out;
+	}
+	if (strcmp(rest[0], "hostlist") == 0) {
+		rc = cli_cmd_hostlist(nrest, rest);
+		goto out;
+	}
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
+		if (strcmp(rest[0], commands[k].name) == 0) {
+			rc = commands[k].fn(&o, nrest, rest);
+			goto out;
+		}
+	}
+	cli_error("unknown command '%s' (try --help)", rest[0]);
+out:
+	free(rest);
+	return rc;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * accel.c - the accelerator layer. The count for this process's task is, in
+ * order: the config's num_accelerators, what a resolver knows about the task
+ * (a pod's GPU limit, Slurm's binding), then the local accelerator plugins.
+ */
+#include <string.h>
+
+#include <glib.h>
+
+#include "core-private.h"
+
+/* Accelerator plugins tried, in this order, when the config lists none. */
+static const char *const auto_accel[] = { "nvidia", "tpu", NULL };
+
+static cr_status auto_instances(cr_context *ctx, cr_error *err)
+{
+	for (const char *const *n = auto_accel; *n != NULL; n++) {
+		char *path = loader_find(ctx, *n);
+		cr_plugin *plugin = NULL;
+		cr_status st;
+
+		if (path == NULL)
+			continue;
+		g_free(path);
+		st = loader_load(ctx, *n, CR_PLUGIN_ACCELERATOR, &plugin, err);
+		if (st != CR_OK)
+			return st;
+		cr_instance *inst = instance_new(ctx, CR_PLUGIN_ACCELERATOR, plugin, *n, NULL);
+
+		inst->where = g_strdup("(built-in)");
+		inst->policy = CR_POLICY_OPTIONAL;
+		g_ptr_array_add(ctx->accelerators, inst);
+	}
+	ctx->accelerators_listed = true;
+	return CR_OK;
+}
+
+static cr_status run_accel(cr_instance *inst, cr_result *res, cr_error *err)
+{
+	const cr_accel_ops *ops = inst->plugin->desc->accelerator;
+	cr_accel_list list = { .inst = inst, .devices = res->devices };
+	cr_status st = instance_create(inst, err);
+
+	if (st != CR_OK)
+		return st;
+	st = ops->probe != NULL ? ops->probe(inst->state, &inst->pctx, err) : CR_OK;
+	if (st == CR_OK)
+		st = ops->enumerate(inst->state, &inst->pctx, &list, err);
+	if (st != CR_OK && st != CR_DECLINED && err != NULL) {
+		err->code = st;
+		cr_error_prefix(err, "%s: ", inst->label);
+	}
+	return st;
+}
+
+cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err)
+{
+	cr_status st = CR_OK;
+
+	if (!ctx->accelerators_listed && (st = auto_instances(ctx, err)) != CR_OK)
+		return st;
+	for (guint i = 0; i < ctx->accelerators->len; i++) {
+		cr_instance *inst = g_ptr_array_index(ctx->accelerators, i);
+		cr_error aerr = CR_ERROR_INIT;
+
+		st = run_accel(inst, res, &aerr);
+		if (st == CR_DECLINED) {
+			ctx_log(ctx, CR_LOG_INFO, inst->label, "declined%s%s",
+				aerr.message[0] ? ": " : "", aerr.message);
+		} else if (st != CR_OK && inst->policy == CR_POLICY_OPTIONAL) {
+			ctx_log(ctx, CR_LOG_WARNING, NULL, "%s (optional, skipped)", aerr.message);
+		} else if (st != CR_OK) {
+			if (err != NULL)
+				*err = aerr;
+			return st;
+		}
+	}
+	if (g_hash_table_size(ctx->cfg_accel) > 0) {
+		GHashTableIter it;
+		gpointer k, v;
+
+		g_hash_table_remove_all(res->accel);
+		g_hash_table_iter_init(&it, ctx->cfg_accel);
+		while (g_hash_table_iter_next(&it, &k, &v))
+			accel_counts_put(res->accel, k, *(int64_t *)v);
+		g_free(res->accel_source);
+		res->accel_source = g_strdup("config");
+	} else if (res->accel_source == NULL && res->devices->len > 0) {
+		for (guint i = 0; i < res->devices->len; i++) {
+			const accel_device *d = g_ptr_array_index(res->devices, i);
+			int64_t *n = g_hash_table_lookup(res->accel, d->dev.kind);
+
+			accel_counts_put(res->accel, d->dev.kind, n != NULL ? *n + 1 : 1);
+		}
+		res->accel_source = g_strdup("local devices");
+	}
+	return CR_OK;
+}
+
+static gint cmp_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void write_counts(GString *out, GHashTable *counts)
+{
+	GPtrArray *kinds = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer k;
+
+	if (counts != NULL) {
+		g_hash_table_iter_init(&it, counts);
+		while (g_hash_table_iter_next(&it, &k, NULL))
+			g_ptr_array_add(kinds, k);
+	}
+	g_ptr_array_sort(kinds, cmp_str);
+	g_string_append_c(out, '{');
+	for (guint i = 0; i < kinds->len; i++) {
+		const char *kind = g_ptr_array_index(kinds, i);
+
+		if (i > 0)
+			g_string_append(out, ", ");
+		jw_string(out, kind);
+		g_string_append_printf(out, ": %" G_GINT64_FORMAT,
+				       *(int64_t *)g_hash_table_lookup(counts, kind));
+	}
+	g_string_append_c(out, '}');
+	g_ptr_array_unref(kinds);
+}
+
+static void write_device(GString *out, const accel_device *d)
+{
+	const cr_accel_device *v = &d->dev;
+
+	g_string_append(out, "{\"plugin\": ");
+	jw_string(out, d->plugin);
+	g_string_append(out, ", \"kind\": ");
+	jw_string(out, v->kind);
+#define STR_FIELD(f)                                            \
+	if (v->f != NULL) {                                     \
+		g_string_append(out, ", \"" #f "\": ");         \
+		jw_string(out, v->f);                           \
+	}
+#define INT_FIELD(f)                                                        \
+	if (v->f >= 0)                                                      \
+		g_string_append_printf(out, ", \"" #f "\": %d", (int)v->f);
+	STR_FIELD(vendor);
+	STR_FIELD(model);
+	INT_FIELD(index);
+	INT_FIELD(physical_index);
+	STR_FIELD(uuid);
+	if (v->memory_bytes > 0)
+		g_string_append_printf(out, ", \"memory_bytes\": %" G_GUINT64_FORMAT, v->memory_bytes);
+	STR_FIELD(pci_bus_id);
+	STR_FIELD(visible_by);
+	INT_FIELD(parent_index);
+#undef STR_FIELD
+#undef INT_FIELD
+	g_string_append_c(out, '}');
+}
+
+cr_status cr_result_accelerators_json(const cr_result *r, const char *task_type, int64_t task_id,
+				      bool devices, char **json, cr_error *err)
+{
+	GString *out;
+	GHashTable *counts;
+	bool own;
+
+	if (r == NULL || json == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_result_accelerators_json: NULL argument");
+	if ((task_type == NULL) != (task_id < 0))
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "accelerators of one task need both a task type and a task id");
+	own = task_type == NULL ||
+	      (g_strcmp0(task_type, r->task_type) == 0 && task_id == r->task_id);
+	if (!own && cr_spec_task_address(r->spec, task_type, task_id, NULL, err) != CR_OK)
+		return err != NULL ? err->code : CR_ERR_NOT_FOUND;
+	if (own) {
+		counts = r->accel;
+	} else {
+		char *key = task_key(task_type, task_id);
+
+		counts = g_hash_table_lookup(r->task_accel, key);
+		g_free(key);
+	}
+	out = g_string_new(NULL);
+	if (devices) {
+		g_string_append(out, "{\"num_accelerators\": ");
+		write_counts(out, counts);
+		g_string_append(out, ", \"devices\": [");
+		for (guint i = 0; own && i < r->devices->len; i++) {
+			if (i > 0)
+				g_string_append(out, ", ");
+			write_device(out, g_ptr_array_index(r->devices, i));
+		}
+		g_string_append(out, "]}");
+	} else {
+		write_counts(out, counts);
+	}
+	*json = g_string_free(out, FALSE);
+	return CR_OK;
+}

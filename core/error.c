@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* error.c - status texts and the error record helpers. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "core-private.h"
+
+static const char *const status_text[] = {
+	[CR_OK] = "success",
+	[CR_DECLINED] = "declined",
+	[CR_ERR_INVALID_ARG] = "invalid argument",
+	[CR_ERR_CONFIG] = "configuration error",
+	[CR_ERR_UNSUPPORTED] = "not supported",
+	[CR_ERR_ABI] = "ABI mismatch",
+	[CR_ERR_NOT_FOUND] = "not found",
+	[CR_ERR_IO] = "I/O error",
+	[CR_ERR_NETWORK] = "network error",
+	[CR_ERR_TIMEOUT] = "timed out",
+	[CR_ERR_AUTH] = "authentication failed",
+	[CR_ERR_PARSE] = "parse error",
+	[CR_ERR_CONFLICT] = "conflict",
+	[CR_ERR_BACKEND] = "backend not ready",
+	[CR_ERR_NOMEM] = "out of memory",
+	[CR_ERR_INTERNAL] = "internal error",
+	[CR_ERR_PLUGIN] = "plugin error",
+};
+
+const char *cr_strerror(cr_status code)
+{
+	if ((unsigned)code < G_N_ELEMENTS(status_text) && status_text[code] != NULL)
+		return status_text[code];
+	return "unknown status";
+}
+
+const char *cr_version(void)
+{
+	return CR_VERSION_STRING;
+}
+
+cr_status cr_error_setv(cr_error *err, cr_status code, const char *fmt, va_list ap)
+{
+	if (err == NULL)
+		return code;
+	err->struct_size = sizeof(*err);
+	err->code = code;
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	/* Messages are one line: a stray newline would break log parsers. */
+	for (char *p = err->message; *p != '\0'; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return code;
+}
+
+cr_status cr_error_set(cr_error *err, cr_status code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cr_error_setv(err, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+cr_status cr_error_prefix(cr_error *err, const char *fmt, ...)
+{
+	char prefix[CR_ERROR_MSG_MAX];
+	char old[CR_ERROR_MSG_MAX];
+	va_list ap;
+
+	if (err == NULL)
+		return CR_ERR_INTERNAL;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	/* Truncation keeps the prefix: it names the source. */
+	g_strlcpy(old, err->message, sizeof(old));
+	g_strlcpy(err->message, prefix, sizeof(err->message));
+	g_strlcat(err->message, old, sizeof(err->message));
+	return err->code;
+}
+
+void cr_free(void *ptr)
+{
+	g_free(ptr);
+}
+
+void cr_strv_free(char **strv)
+{
+	g_strfreev(strv);
+}

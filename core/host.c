@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * host.c - the function table handed to every plugin (#cr_host_api):
+ * logging, typed config access, environment and files, vendor libraries.
+ * HTTP, JSON and result builders live in their own files.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <glib.h>
+
+#include "core-private.h"
+
+/* ---- logging ------------------------------------------------------------- */
+
+void ctx_log(cr_context *ctx, cr_log_level level, const char *source, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (ctx == NULL || level > ctx->log_level)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (char *p = msg; *p != '\0'; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	ctx->log_fn(level, source, msg, ctx->log_data);
+}
+
+static void host_log(cr_plugin_ctx *pctx, cr_log_level level, const char *fmt, ...)
+	G_GNUC_PRINTF(3, 4);
+static void host_log(cr_plugin_ctx *pctx, cr_log_level level, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (pctx == NULL || pctx->ctx == NULL || level > pctx->ctx->log_level)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ctx_log(pctx->ctx, level, pctx->inst != NULL ? pctx->inst->label : NULL, "%s", msg);
+}
+
+static bool host_log_enabled(cr_plugin_ctx *pctx, cr_log_level level)
+{
+	return pctx != NULL && pctx->ctx != NULL && level <= pctx->ctx->log_level;
+}
+
+static cr_status host_error_set(cr_error *err, cr_status code, const char *fmt, ...)
+	G_GNUC_PRINTF(3, 4);
+static cr_status host_error_set(cr_error *err, cr_status code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cr_error_setv(err, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* ---- config views: a cr_cfg is a libconfig setting ----------------------- */
+
+static const config_setting_t *S(const cr_cfg *c)
+{
+	return (const config_setting_t *)(const void *)c;
+}
+
+static const cr_cfg *C(const config_setting_t *s)
+{
+	return (const cr_cfg *)(const void *)s;
+}
+
+static const cr_cfg *cfg_get(const cr_cfg *group, const char *name)
+{
+	if (group == NULL || name == NULL || config_setting_type(S(group)) != CONFIG_TYPE_GROUP)
+		return NULL;
+	return C(config_setting_get_member(S(group), name));
+}
+
+static cr_cfg_type cfg_type(const cr_cfg *v)
+{
+	if (v == NULL)
+		return CR_CFG_NONE;
+	switch (config_setting_type(S(v))) {
+	case CONFIG_TYPE_GROUP:
+		return CR_CFG_GROUP;
+	case CONFIG_TYPE_INT:
+		return CR_CFG_INT;
+	case CONFIG_TYPE_INT64:
+		return CR_CFG_INT64;
+	case CONFIG_TYPE_FLOAT:
+		return CR_CFG_FLOAT;
+	case CONFIG_TYPE_STRING:
+		return CR_CFG_STRING;
+	case CONFIG_TYPE_BOOL:
+		return CR_CFG_BOOL;
+	case CONFIG_TYPE_ARRAY:
+		return CR_CFG_ARRAY;
+	case CONFIG_TYPE_LIST:
+		return CR_CFG_LIST;
+	}
+	return CR_CFG_NONE;
+}
+
+static size_t cfg_length(const cr_cfg *v)
+{
+	return v != NULL ? (size_t)config_setting_length(S(v)) : 0;
+}
+
+static const cr_cfg *cfg_elem(const cr_cfg *v, size_t i)
+{
+	if (v == NULL || i >= cfg_length(v))
+		return NULL;
+	return C(config_setting_get_elem(S(v), (unsigned)i));
+}
+
+static const char *cfg_name(const cr_cfg *v)
+{
+	return v != NULL ? config_setting_name(S(v)) : NULL;
+}
+
+static const char *cfg_string(const cr_cfg *v)
+{
+	if (v == NULL || config_setting_type(S(v)) != CONFIG_TYPE_STRING)
+		return NULL;
+	return config_setting_get_string(S(v));
+}
+
+static bool cfg_int(const cr_cfg *v, int64_t *out)
+{
+	int ty = v != NULL ? config_setting_type(S(v)) : CONFIG_TYPE_NONE;
+
+	if (ty != CONFIG_TYPE_INT && ty != CONFIG_TYPE_INT64)
+		return false;
+	if (out != NULL)
+		*out = config_setting_get_int64(S(v));
+	return true;
+}
+
+static bool cfg_float(const cr_cfg *v, double *out)
+{
+	int64_t i;
+
+	if (cfg_int(v, &i)) {
+		if (out != NULL)
+			*out = (double)i;
+		return true;
+	}
+	if (v == NULL || config_setting_type(S(v)) != CONFIG_TYPE_FLOAT)
+		return false;
+	if (out != NULL)
+		*out = config_setting_get_float(S(v));
+	return true;
+}
+
+static bool cfg_bool(const cr_cfg *v, bool *out)
+{
+	if (v == NULL || config_setting_type(S(v)) != CONFIG_TYPE_BOOL)
+		return false;
+	if (out != NULL)
+		*out = config_setting_get_bool(S(v)) != 0;
+	return true;
+}
+
+static const char *cfg_file(const cr_cfg *v)
+{
+	return cfg_file_of(S(v));
+}
+
+static int cfg_line(const cr_cfg *v)
+{
+	return v != NULL ? (int)config_setting_source_line(S(v)) : 0;
+}
+
+/* Schema-aware getters: the user's value, else the declared default. */
+static const cr_option *opt_schema(cr_plugin_ctx *pctx, const char *name)
+{
+	if (pctx == NULL || pctx->inst == NULL)
+		return NULL;
+	return schema_find(pctx->inst->plugin->desc, name);
+}
+
+static const cr_cfg *opt_value(cr_plugin_ctx *pctx, const char *name)
+{
+	if (pctx == NULL || pctx->inst == NULL)
+		return NULL;
+	return cfg_get(C(pctx->inst->setting), name);
+}
+
+static const char *opt_string(cr_plugin_ctx *pctx, const char *name)
+{
+	const cr_cfg *v = opt_value(pctx, name);
+	const cr_option *o;
+
+	if (v != NULL)
+		return cfg_string(v);
+	o = opt_schema(pctx, name);
+	return o != NULL ? o->default_value : NULL;
+}
+
+static int64_t opt_int(cr_plugin_ctx *pctx, const char *name)
+{
+	const cr_cfg *v = opt_value(pctx, name);
+	const cr_option *o;
+	int64_t i = 0;
+
+	if (v != NULL && cfg_int(v, &i))
+		return i;
+	o = opt_schema(pctx, name);
+	if (o != NULL && o->default_value != NULL)
+		return g_ascii_strtoll(o->default_value, NULL, 0);
+	return 0;
+}
+
+static bool opt_bool(cr_plugin_ctx *pctx, const char *name)
+{
+	const cr_cfg *v = opt_value(pctx, name);
+	const cr_option *o;
+	bool b = false;
+
+	if (v != NULL && cfg_bool(v, &b))
+		return b;
+	o = opt_schema(pctx, name);
+	return o != NULL && g_strcmp0(o->default_value, "true") == 0;
+}
+
+static double opt_float(cr_plugin_ctx *pctx, const char *name)
+{
+	const cr_cfg *v = opt_value(pctx, name);
+	const cr_option *o;
+	double d = 0;
+
+	if (v != NULL && cfg_float(v, &d))
+		return d;
+	o = opt_schema(pctx, name);
+	if (o != NULL && o->default_value != NULL)
+		return g_ascii_strtod(o->default_value, NULL);
+	return 0;
+}
+
+static bool opt_is_set(cr_plugin_ctx *pctx, const char *name)
+{
+	return opt_value(pctx, name) != NULL;
+}
+
+/* ---- environment and files ----------------------------------------------- */
+
+const char *ctx_getenv(cr_context *ctx, const char *name)
+{
+	gpointer value;
+
+	if (ctx != NULL && ctx->env_override != NULL &&
+	    g_hash_table_lookup_extended(ctx->env_override, name, NULL, &value))
+		return value;
+	return g_getenv(name);
+}
+
+static const char *host_getenv(cr_plugin_ctx *pctx, const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	return ctx_getenv(pctx != NULL ? pctx->ctx : NULL, name);
+}
+
+static char *rooted(cr_plugin_ctx *pctx, const char *path)
+{
+	if (pctx != NULL && pctx->ctx != NULL && pctx->ctx->file_root != NULL)
+		return g_build_filename(pctx->ctx->file_root, path, NULL);
+	return g_strdup(path);
+}
+
+static cr_status host_read_file(cr_plugin_ctx *pctx, const char *path, size_t max, char **data,
+				size_t *len, cr_error *err)
+{
+	char *real, *buf = NULL;
+	FILE *f;
+	size_t cap = 4096, n = 0;
+	cr_status st = CR_OK;
+
+	if (path == NULL || data == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "read_file: NULL argument");
+	if (max == 0)
+		max = 64u << 20;
+	*data = NULL;
+	real = rooted(pctx, path);
+	f = fopen(real, "rb");
+	if (f == NULL) {
+		st = cr_error_set(err, errno == ENOENT ? CR_ERR_NOT_FOUND : CR_ERR_IO,
+				  "cannot read %s: %s", path, g_strerror(errno));
+		goto out;
+	}
+	buf = g_malloc(cap + 1);
+	for (;;) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+
+		n += got;
+		if (n > max) {
+			st = cr_error_set(err, CR_ERR_IO, "cannot read %s: larger than %zu bytes", path,
+					  max);
+			goto out;
+		}
+		if (got == 0)
+			break;
+		if (n == cap) {
+			cap *= 2;
+			buf = g_realloc(buf, cap + 1);
+		}
+	}
+	if (ferror(f)) {
+		st = cr_error_set(err, CR_ERR_IO, "cannot read %s: %s", path, g_strerror(errno));
+		goto out;
+	}
+	buf[n] = '\0';
+	*data = buf;
+	buf = NULL;
+	if (len != NULL)
+		*len = n;
+out:
+	if (f != NULL)
+		fclose(f);
+	g_free(buf);
+	g_free(real);
+	return st;
+}
+
+static gint cmp_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static cr_status host_list_dir(cr_plugin_ctx *pctx, const char *path, char ***names, cr_error *err)
+{
+	char *real = rooted(pctx, path);
+	GError *gerr = NULL;
+	GDir *d = g_dir_open(real, 0, &gerr);
+	GPtrArray *list;
+	const char *n;
+	cr_status st;
+
+	g_free(real);
+	*names = NULL;
+	if (d == NULL) {
+		st = cr_error_set(err,
+				  g_error_matches(gerr, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+					  ? CR_ERR_NOT_FOUND
+					  : CR_ERR_IO,
+				  "cannot list %s: %s", path, gerr->message);
+		g_error_free(gerr);
+		return st;
+	}
+	list = g_ptr_array_new();
+	while ((n = g_dir_read_name(d)) != NULL)
+		g_ptr_array_add(list, g_strdup(n));
+	g_dir_close(d);
+	g_ptr_array_sort(list, cmp_str);
+	g_ptr_array_add(list, NULL);
+	*names = (char **)g_ptr_array_free(list, FALSE);
+	return CR_OK;
+}
+
+static void host_free(void *ptr)
+{
+	g_free(ptr);
+}
+
+static void host_strv_free(char **strv)
+{
+	g_strfreev(strv);
+}
+
+/* ---- vendor libraries and time ------------------------------------------- */
+
+static cr_status host_dl_open(cr_plugin_ctx *pctx, const char *soname, void **handle,
+			      cr_error *err)
+{
+	void *h;
+
+	if (soname == NULL || handle == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "dl_open: NULL argument");
+	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	*handle = h;
+	if (h == NULL)
+		return cr_error_set(err, CR_DECLINED, "cannot load %s: %s", soname, dlerror());
+	return CR_OK;
+}
+
+static void *host_dl_sym(void *handle, const char *symbol)
+{
+	return handle != NULL && symbol != NULL ? dlsym(handle, symbol) : NULL;
+}
+
+static void host_dl_close(void *handle)
+{
+	if (handle != NULL)
+		dlclose(handle);
+}
+
+static int64_t host_monotonic_ms(void)
+{
+	return g_get_monotonic_time() / 1000;
+}
+
+static void host_sleep_ms(cr_plugin_ctx *pctx, int64_t ms)
+{
+	/* CR_TEST_SLEEP_SCALE=0 lets retry tests run without waiting. */
+	const char *scale = g_getenv("CR_TEST_SLEEP_SCALE");
+
+	if (scale != NULL)
+		ms = (int64_t)((double)ms * g_ascii_strtod(scale, NULL));
+	if (ms > 0)
+		g_usleep((gulong)ms * 1000);
+}
+
+static const cr_host_api the_host = {
+	.struct_size = sizeof(cr_host_api),
+	.abi_major = CR_ABI_MAJOR,
+	.abi_minor = CR_ABI_MINOR,
+	.error_set = host_error_set,
+	.strerror = cr_strerror,
+	.log = host_log,
+	.log_enabled = host_log_enabled,
+	.cfg_get = cfg_get,
+	.cfg_type = cfg_type,
+	.cfg_length = cfg_length,
+	.cfg_elem = cfg_elem,
+	.cfg_name = cfg_name,
+	.cfg_string = cfg_string,
+	.cfg_int = cfg_int,
+	.cfg_float = cfg_float,
+	.cfg_bool = cfg_bool,
+	.cfg_file = cfg_file,
+	.cfg_line = cfg_line,
+	.opt_string = opt_string,
+	.opt_int = opt_int,
+	.opt_bool = opt_bool,
+	.opt_float = opt_float,
+	.opt_is_set = opt_is_set,
+	.getenv = host_getenv,
+	.read_file = host_read_file,
+	.list_dir = host_list_dir,
+	.free = host_free,
+	.strv_free = host_strv_free,
+	.http_request = http_perform,
+	.http_status = http_status,
+	.http_body = http_body,
+	.http_header = http_header,
+	.http_response_free = http_response_free,
+	.json_parse = host_json_parse,
+	.json_free = host_json_free,
+	.json_get = host_json_get,
+	.json_type = host_json_type,
+	.json_string = host_json_string,
+	.json_int = host_json_int,
+	.json_double = host_json_double,
+	.json_bool = host_json_bool,
+	.json_length = host_json_length,
+	.json_index = host_json_index,
+	.json_each = host_json_each,
+	.hostlist_expand = cr_hostlist_expand,
+	.hostlist_compress = cr_hostlist_compress,
+	.result_add_job = host_result_add_job,
+	.result_append_task = host_result_append_task,
+	.result_add_task = host_result_add_task,
+	.result_set_task = host_result_set_task,
+	.result_set_rpc_layer = host_result_set_rpc_layer,
+	.result_set_environment = host_result_set_environment,
+	.result_set_master = host_result_set_master,
+	.result_set_task_accelerators = host_result_set_task_accelerators,
+	.result_set_env = host_result_set_env,
+	.accel_add = host_accel_add,
+	.text_set = host_text_set,
+	.dl_open = host_dl_open,
+	.dl_sym = host_dl_sym,
+	.dl_close = host_dl_close,
+	.monotonic_ms = host_monotonic_ms,
+	.sleep_ms = host_sleep_ms,
+};
+
+const cr_host_api *host_api(void)
+{
+	return &the_host;
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * http.c - HTTP(S) for plugins over libcurl. TLS is verified unless the
+ * request says otherwise; trust anchors and client credentials may be files
+ * or PEM text. Header values and bodies are never logged: they carry tokens.
+ */
+#include <string.h>
+
+#include <curl/curl.h>
+#include <glib.h>
+
+#include "core-private.h"
+
+#define DEFAULT_TIMEOUT_MS 30000L
+#define DEFAULT_CONNECT_TIMEOUT_MS 5000L
+#define DEFAULT_MAX_BODY ((size_t)256 << 20)
+
+struct cr_http_response {
+	long status;
+	GString *body;
+	GPtrArray *headers; /* "name", "value", ... (name lower-case) */
+	size_t max_body;
+	bool too_big;
+};
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
+{
+	cr_http_response *r = user;
+	size_t n = size * nmemb;
+
+	if (r->body->len + n > r->max_body) {
+		r->too_big = true;
+		return 0; /* aborts the transfer */
+	}
+	g_string_append_len(r->body, data, (gssize)n);
+	return n;
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
+{
+	cr_http_response *r = user;
+	size_t n = size * nmemb;
+	const char *colon = memchr(data, ':', n);
+
+	/* A new status line (redirect, 100-continue) starts a new header set. */
+	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0)
+		g_ptr_array_set_size(r->headers, 0);
+	if (colon != NULL) {
+		char *name = g_ascii_strdown(data, colon - data);
+		char *value = g_strndup(colon + 1, n - (size_t)(colon + 1 - data));
+
+		g_ptr_array_add(r->headers, name);
+		g_ptr_array_add(r->headers, g_strstrip(value));
+	}
+	return n;
+}
+
+static void once_init(void)
+{
+	static gsize done = 0;
+
+	if (g_once_init_enter(&done)) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		g_once_init_leave(&done, 1);
+	}
+}
+
+static cr_status curl_status(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return CR_ERR_TIMEOUT;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+		return CR_ERR_NETWORK;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CACERT_BADFILE:
+		return CR_ERR_AUTH;
+	default:
+		return CR_ERR_NETWORK;
+	}
+}
+
+static void set_blob(CURL *c, CURLoption opt, const char *pem)
+{
+	struct curl_blob blob = { .data = (void *)pem, .len = strlen(pem), .flags = CURL_BLOB_COPY };
+
+	curl_easy_setopt(c, opt, &blob);
+}
+
+static void apply_tls(CURL *c, const cr_http_request *req)
+{
+	if (req->ca_file != NULL)
+		curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_file);
+	if (req->ca_pem != NULL)
+		set_blob(c, CURLOPT_CAINFO_BLOB, req->ca_pem);
+	if (req->cert_file != NULL)
+		curl_easy_setopt(c, CURLOPT_SSLCERT, req->cert_file);
+	if (req->cert_pem != NULL)
+		set_blob(c, CURLOPT_SSLCERT_BLOB, req->cert_pem);
+	if (req->cert_file != NULL || req->cert_pem != NULL)
+		curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+	if (req->key_file != NULL)
+		curl_easy_setopt(c, CURLOPT_SSLKEY, req->key_file);
+	if (req->key_pem != NULL)
+		set_blob(c, CURLOPT_SSLKEY_BLOB, req->key_pem);
+	if (req->insecure) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+}
+
+cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
+		       cr_error *err)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct curl_slist *hdrs = NULL;
+	cr_http_response *r;
+	CURLcode rc;
+	CURL *c;
+	cr_status st = CR_OK;
+
+	if (resp != NULL)
+		*resp = NULL;
+	if (req == NULL || resp == NULL || req->url == NULL || req->method == NULL ||
+	    req->struct_size < offsetof(cr_http_request, flags) + sizeof(uint32_t))
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "http_request: invalid request");
+	if (!g_str_has_prefix(req->url, "http://") && !g_str_has_prefix(req->url, "https://"))
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "%s: only http:// and https:// URLs are supported", req->url);
+	once_init();
+	c = curl_easy_init();
+	if (c == NULL)
+		return cr_error_set(err, CR_ERR_INTERNAL, "%s: cannot initialise libcurl", req->url);
+	r = g_new0(cr_http_response, 1);
+	r->body = g_string_new(NULL);
+	r->headers = g_ptr_array_new_with_free_func(g_free);
+	r->max_body = req->max_body != 0 ? req->max_body : DEFAULT_MAX_BODY;
+
+	curl_easy_setopt(c, CURLOPT_URL, req->url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "cluster-resolver/" CR_VERSION_STRING);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+			 req->timeout_ms > 0 ? req->timeout_ms : DEFAULT_TIMEOUT_MS);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+			 req->connect_timeout_ms > 0 ? req->connect_timeout_ms
+						     : DEFAULT_CONNECT_TIMEOUT_MS);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
+	if (strcmp(req->method, "HEAD") == 0)
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	if (req->body != NULL) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+	}
+	for (const char *const *h = req->headers; h != NULL && *h != NULL; h++)
+		hdrs = curl_slist_append(hdrs, *h);
+	if (hdrs != NULL)
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+	apply_tls(c, req);
+
+	if (pctx != NULL && pctx->inst != NULL)
+		ctx_log(pctx->ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
+	rc = curl_easy_perform(c);
+	if (r->too_big) {
+		st = cr_error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes", req->method,
+				  req->url, r->max_body);
+	} else if (rc != CURLE_OK) {
+		st = cr_error_set(err, curl_status(rc), "%s %s: %s", req->method, req->url,
+				  errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc));
+	} else {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	}
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(c);
+	if (st != CR_OK) {
+		http_response_free(r);
+		return st;
+	}
+	*resp = r;
+	return CR_OK;
+}
+
+long http_status(const cr_http_response *resp)
+{
+	return resp != NULL ? resp->status : 0;
+}
+
+const char *http_body(const cr_http_response *resp, size_t *len)
+{
+	if (resp == NULL) {
+		if (len != NULL)
+			*len = 0;
+		return NULL;
+	}
+	if (len != NULL)
+		*len = resp->body->len;
+	return resp->body->str;
+}
+
+const char *http_header(const cr_http_response *resp, const char *name)
+{
+	const char *found = NULL;
+
+	if (resp == NULL || name == NULL)
+		return NULL;
+	for (guint i = 0; i + 1 < resp->headers->len; i += 2)
+		if (g_ascii_strcasecmp(g_ptr_array_index(resp->headers, i), name) == 0)
+			found = g_ptr_array_index(resp->headers, i + 1);
+	return found;
+}
+
+void http_response_free(cr_http_response *resp)
+{
+	if (resp == NULL)
+		return;
+	g_string_free(resp->body, TRUE);
+	g_ptr_array_unref(resp->headers);
+	g_free(resp);
+}

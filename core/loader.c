@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loader.c - finding, checking and loading plugin files.
+ *
+ * Only regular files are loaded, never through a symlink, never from the
+ * current directory, and never when the file or its directory is writable by
+ * group or others. Each refusal is one line naming the file and the reason.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib.h>
+
+#include "core-private.h"
+
+/* The end of the ABI 1.0 part of each struct a plugin hands us. */
+#define DESC_MIN_SIZE (offsetof(cr_plugin_desc, flags) + sizeof(uint64_t))
+#define RESOLVER_OPS_MIN_SIZE (offsetof(cr_resolver_ops, master) + sizeof(void *))
+#define ACCEL_OPS_MIN_SIZE (offsetof(cr_accel_ops, enumerate) + sizeof(void *))
+#define OPTION_MIN_SIZE (offsetof(cr_option, help) + sizeof(const char *))
+
+const char *kind_name(cr_plugin_kind kind)
+{
+	return kind == CR_PLUGIN_ACCELERATOR ? "accelerator" : "resolver";
+}
+
+static void add_dirs(GPtrArray *out, const char *list)
+{
+	gchar **parts;
+
+	if (list == NULL || *list == '\0')
+		return;
+	parts = g_strsplit(list, ":", -1);
+	for (gchar **p = parts; *p != NULL; p++) {
+		/* Relative entries (and "") would mean the current directory. */
+		if (g_path_is_absolute(*p))
+			g_ptr_array_add(out, g_strdup(*p));
+	}
+	g_strfreev(parts);
+}
+
+GPtrArray *loader_search_path(cr_context *ctx)
+{
+	GPtrArray *dirs = g_ptr_array_new_with_free_func(g_free);
+
+	for (guint i = 0; i < ctx->added_dirs->len; i++)
+		g_ptr_array_add(dirs, g_strdup(g_ptr_array_index(ctx->added_dirs, i)));
+	for (guint i = 0; i < ctx->config_dirs->len; i++)
+		g_ptr_array_add(dirs, g_strdup(g_ptr_array_index(ctx->config_dirs, i)));
+	add_dirs(dirs, g_getenv("CLUSTER_RESOLVER_PLUGIN_PATH"));
+	g_ptr_array_add(dirs, g_strdup(CR_BUILTIN_PLUGINDIR "/resolvers"));
+	g_ptr_array_add(dirs, g_strdup(CR_BUILTIN_PLUGINDIR "/accelerators"));
+	return dirs;
+}
+
+static bool valid_short_name(const char *name)
+{
+	if (*name == '\0')
+		return false;
+	for (const char *p = name; *p != '\0'; p++)
+		if (!g_ascii_isalnum(*p) && *p != '_' && *p != '-')
+			return false;
+	return true;
+}
+
+char *loader_find(cr_context *ctx, const char *name)
+{
+	GPtrArray *dirs = loader_search_path(ctx);
+	char *found = NULL;
+
+	for (guint i = 0; i < dirs->len && found == NULL; i++) {
+		char *file = g_strdup_printf("%s.so", name);
+		char *path = g_build_filename(g_ptr_array_index(dirs, i), file, NULL);
+		struct stat st;
+
+		if (lstat(path, &st) == 0)
+			found = path;
+		else
+			g_free(path);
+		g_free(file);
+	}
+	g_ptr_array_unref(dirs);
+	return found;
+}
+
+static cr_status check_file(const char *path, cr_error *err)
+{
+	struct stat st;
+	char *dir;
+	cr_status rc = CR_OK;
+
+	if (lstat(path, &st) != 0)
+		return cr_error_set(err, errno == ENOENT ? CR_ERR_NOT_FOUND : CR_ERR_PLUGIN,
+				    "plugin %s: %s", path, g_strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return cr_error_set(err, CR_ERR_PLUGIN,
+				    "refusing plugin %s: it is a symbolic link", path);
+	if (!S_ISREG(st.st_mode))
+		return cr_error_set(err, CR_ERR_PLUGIN,
+				    "refusing plugin %s: not a regular file", path);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return cr_error_set(err, CR_ERR_PLUGIN,
+				    "refusing plugin %s: it is group- or world-writable (mode %04o)",
+				    path, (unsigned)(st.st_mode & 07777));
+	dir = g_path_get_dirname(path);
+	if (stat(dir, &st) != 0)
+		rc = cr_error_set(err, CR_ERR_PLUGIN, "plugin %s: directory %s: %s", path, dir,
+				  g_strerror(errno));
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		rc = cr_error_set(err, CR_ERR_PLUGIN,
+				  "refusing plugin %s: its directory %s is group- or world-writable (mode %04o)",
+				  path, dir, (unsigned)(st.st_mode & 07777));
+	g_free(dir);
+	return rc;
+}
+
+static cr_status check_ops(const cr_plugin_desc *d, const char *path, cr_error *err)
+{
+	const char *missing = NULL;
+
+	if (d->kind == CR_PLUGIN_RESOLVER) {
+		const cr_resolver_ops *o = d->resolver;
+
+		if (o == NULL)
+			missing = "resolver ops table";
+		else if (o->struct_size < RESOLVER_OPS_MIN_SIZE)
+			return cr_error_set(err, CR_ERR_ABI,
+					    "plugin '%s' (%s): resolver ops struct_size %zu is smaller than ABI 1.0's %zu",
+					    d->name, path, o->struct_size, (size_t)RESOLVER_OPS_MIN_SIZE);
+		else if (o->create == NULL)
+			missing = "op 'create'";
+		else if (o->destroy == NULL)
+			missing = "op 'destroy'";
+		else if (o->resolve == NULL)
+			missing = "op 'resolve'";
+	} else if (d->kind == CR_PLUGIN_ACCELERATOR) {
+		const cr_accel_ops *o = d->accelerator;
+
+		if (o == NULL)
+			missing = "accelerator ops table";
+		else if (o->struct_size < ACCEL_OPS_MIN_SIZE)
+			return cr_error_set(err, CR_ERR_ABI,
+					    "plugin '%s' (%s): accelerator ops struct_size %zu is smaller than ABI 1.0's %zu",
+					    d->name, path, o->struct_size, (size_t)ACCEL_OPS_MIN_SIZE);
+		else if (o->create == NULL)
+			missing = "op 'create'";
+		else if (o->destroy == NULL)
+			missing = "op 'destroy'";
+		else if (o->enumerate == NULL)
+			missing = "op 'enumerate'";
+	} else {
+		return cr_error_set(err, CR_ERR_PLUGIN, "plugin '%s' (%s): unknown kind %d", d->name,
+				    path, (int)d->kind);
+	}
+	if (missing != NULL)
+		return cr_error_set(err, CR_ERR_PLUGIN, "plugin '%s' (%s): required %s is NULL",
+				    d->name, path, missing);
+	return CR_OK;
+}
+
+static cr_status check_desc(const cr_plugin_desc *d, const char *path, const char *expect_name,
+			    cr_error *err)
+{
+	if (d == NULL)
+		return cr_error_set(err, CR_ERR_PLUGIN, "plugin %s returned no descriptor", path);
+	if (d->struct_size < DESC_MIN_SIZE)
+		return cr_error_set(err, CR_ERR_ABI,
+				    "plugin %s: descriptor struct_size %zu is smaller than ABI 1.0's %zu",
+				    path, d->struct_size, (size_t)DESC_MIN_SIZE);
+	if (d->name == NULL || !valid_short_name(d->name))
+		return cr_error_set(err, CR_ERR_PLUGIN, "plugin %s: invalid plugin name", path);
+	if (d->abi_major != CR_ABI_MAJOR)
+		return cr_error_set(err, CR_ERR_ABI,
+				    "plugin '%s' (%s) was built for ABI %u.%u; this host has ABI %d.%d (major differs)",
+				    d->name, path, d->abi_major, d->abi_minor, CR_ABI_MAJOR,
+				    CR_ABI_MINOR);
+	if (d->abi_minor > CR_ABI_MINOR)
+		return cr_error_set(err, CR_ERR_ABI,
+				    "plugin '%s' (%s) needs ABI %u.%u; this host has only ABI %d.%d",
+				    d->name, path, d->abi_major, d->abi_minor, CR_ABI_MAJOR,
+				    CR_ABI_MINOR);
+	if (expect_name != NULL && strcmp(d->name, expect_name) != 0)
+		return cr_error_set(err, CR_ERR_PLUGIN, "plugin %s calls itself '%s', not '%s'", path,
+				    d->name, expect_name);
+	if (d->options != NULL && d->option_size < OPTION_MIN_SIZE)
+		return cr_error_set(err, CR_ERR_ABI,
+				    "plugin '%s' (%s): option_size %zu is smaller than ABI 1.0's %zu",
+				    d->name, path, d->option_size, (size_t)OPTION_MIN_SIZE);
+	return check_ops(d, path, err);
+}
+
+void loader_plugin_free(cr_plugin *plugin)
+{
+	if (plugin == NULL)
+		return;
+	/* CR_PLUGIN_NO_DLCLOSE=1 keeps symbols for valgrind's leak stacks. */
+	if (plugin->handle != NULL && g_strcmp0(g_getenv("CR_PLUGIN_NO_DLCLOSE"), "1") != 0)
+		dlclose(plugin->handle);
+	g_free(plugin->path);
+	g_free(plugin->name);
+	g_free(plugin);
+}
+
+cr_status loader_open_file(cr_context *ctx, const char *path, const char *expect_name,
+			   cr_plugin **out, cr_error *err)
+{
+	cr_plugin_entry_fn entry;
+	const cr_plugin_desc *desc = NULL;
+	cr_error perr = CR_ERROR_INIT;
+	void *handle;
+	cr_status st;
+
+	*out = NULL;
+	st = check_file(path, err);
+	if (st != CR_OK)
+		return st;
+	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (handle == NULL)
+		return cr_error_set(err, CR_ERR_PLUGIN, "cannot load plugin %s: %s", path, dlerror());
+	*(void **)(&entry) = dlsym(handle, CR_PLUGIN_ENTRY_SYMBOL);
+	if (entry == NULL) {
+		dlclose(handle);
+		return cr_error_set(err, CR_ERR_PLUGIN,
+				    "plugin %s has no '%s' symbol (not a cluster-resolver plugin)",
+				    path, CR_PLUGIN_ENTRY_SYMBOL);
+	}
+	st = entry(host_api(), CR_ABI_MAJOR, CR_ABI_MINOR, &desc, &perr);
+	if (st != CR_OK) {
+		dlclose(handle);
+		return cr_error_set(err, st == CR_ERR_ABI ? CR_ERR_ABI : CR_ERR_PLUGIN,
+				    "plugin %s refused to load: %s", path,
+				    perr.message[0] != '\0' ? perr.message : cr_strerror(st));
+	}
+	st = check_desc(desc, path, expect_name, err);
+	if (st != CR_OK) {
+		dlclose(handle);
+		return st;
+	}
+	*out = g_new0(cr_plugin, 1);
+	(*out)->path = g_strdup(path);
+	(*out)->name = g_strdup(desc->name);
+	(*out)->handle = handle;
+	(*out)->desc = desc;
+	(void)ctx;
+	return CR_OK;
+}
+
+cr_status loader_load(cr_context *ctx, const char *name, cr_plugin_kind kind, cr_plugin **out,
+		      cr_error *err)
+{
+	char *path = NULL;
+	const char *expect = NULL;
+	cr_plugin *plugin = NULL;
+	cr_status st;
+
+	*out = NULL;
+	if (g_path_is_absolute(name)) {
+		path = g_strdup(name);
+	} else if (valid_short_name(name)) {
+		path = loader_find(ctx, name);
+		expect = name;
+		if (path == NULL) {
+			GPtrArray *dirs = loader_search_path(ctx);
+			char *list;
+
+			g_ptr_array_add(dirs, NULL);
+			list = g_strjoinv(":", (gchar **)dirs->pdata);
+			st = cr_error_set(err, CR_ERR_NOT_FOUND,
+					  "%s plugin '%s' not found (searched %s)", kind_name(kind),
+					  name, list);
+			g_free(list);
+			g_ptr_array_unref(dirs);
+			return st;
+		}
+	} else {
+		return cr_error_set(err, CR_ERR_CONFIG,
+				    "plugin \"%s\" must be a short name ([A-Za-z0-9_-]) or an absolute path",
+				    name);
+	}
+	/* One load per file: several instances may share a plugin. */
+	for (guint i = 0; i < ctx->plugins->len; i++) {
+		cr_plugin *p = g_ptr_array_index(ctx->plugins, i);
+
+		if (strcmp(p->path, path) == 0)
+			plugin = p;
+	}
+	if (plugin == NULL) {
+		st = loader_open_file(ctx, path, expect, &plugin, err);
+		if (st != CR_OK) {
+			g_free(path);
+			return st;
+		}
+		g_ptr_array_add(ctx->plugins, plugin);
+	}
+	g_free(path);
+	if (plugin->desc->kind != kind)
+		return cr_error_set(err, CR_ERR_CONFIG, "plugin '%s' (%s) is a %s plugin, not a %s plugin",
+				    plugin->name, plugin->path, kind_name(plugin->desc->kind),
+				    kind_name(kind));
+	*out = plugin;
+	return CR_OK;
+}

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * result.c - what a resolver hands the host (builders, copied) and what the
+ * application gets back (cr_result accessors, master URL).
+ */
+#include <string.h>
+
+#include <glib.h>
+
+#include "core-private.h"
+
+char *task_key(const char *job, int64_t index)
+{
+	return g_strdup_printf("%s\n%" G_GINT64_FORMAT, job, index);
+}
+
+void accel_counts_put(GHashTable *counts, const char *kind, int64_t n)
+{
+	g_hash_table_insert(counts, g_strdup(kind), g_memdup2(&n, sizeof(n)));
+}
+
+static GHashTable *counts_new(void)
+{
+	return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}
+
+cr_result_builder *builder_new(cr_instance *inst)
+{
+	cr_result_builder *b = g_new0(cr_result_builder, 1);
+
+	b->inst = inst;
+	b->spec = cr_spec_new();
+	b->task_id = -1;
+	b->task_accel = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					      (GDestroyNotify)g_hash_table_unref);
+	b->own_accel = counts_new();
+	b->env = g_ptr_array_new_with_free_func(g_free);
+	return b;
+}
+
+void builder_free(cr_result_builder *b)
+{
+	if (b == NULL)
+		return;
+	cr_spec_free(b->spec);
+	g_free(b->task_type);
+	g_free(b->rpc_layer);
+	g_free(b->environment);
+	g_free(b->master);
+	g_hash_table_unref(b->task_accel);
+	g_hash_table_unref(b->own_accel);
+	g_ptr_array_unref(b->env);
+	g_free(b);
+}
+
+#define CHECK_B(b, ...)                                                                        \
+	do {                                                                                   \
+		if ((b) == NULL || __VA_ARGS__)                                                \
+			return cr_error_set(err, CR_ERR_INVALID_ARG, "%s: invalid argument",   \
+					    G_STRFUNC);                                        \
+	} while (0)
+
+cr_status host_result_add_job(cr_result_builder *b, const char *job, cr_error *err)
+{
+	CHECK_B(b, job == NULL);
+	return cr_spec_add_job(b->spec, job, err);
+}
+
+cr_status host_result_append_task(cr_result_builder *b, const char *job, const char *address,
+				  cr_error *err)
+{
+	CHECK_B(b, job == NULL || address == NULL);
+	return cr_spec_append_task(b->spec, job, address, err);
+}
+
+cr_status host_result_add_task(cr_result_builder *b, const char *job, int64_t index,
+			       const char *address, cr_error *err)
+{
+	CHECK_B(b, job == NULL || address == NULL);
+	return cr_spec_add_task(b->spec, job, index, address, err);
+}
+
+cr_status host_result_set_task(cr_result_builder *b, const char *task_type, int64_t task_id,
+			       cr_error *err)
+{
+	CHECK_B(b, task_type == NULL);
+	if (task_id < 0 || task_id > G_MAXINT32)
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "task id %" G_GINT64_FORMAT " is out of range (0..2147483647)",
+				    task_id);
+	g_free(b->task_type);
+	b->task_type = g_strdup(task_type);
+	b->task_id = task_id;
+	b->has_task = true;
+	return CR_OK;
+}
+
+static cr_status set_str(char **slot, const char *value, cr_error *err)
+{
+	if (value == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "NULL value");
+	g_free(*slot);
+	*slot = g_strdup(value);
+	return CR_OK;
+}
+
+cr_status host_result_set_rpc_layer(cr_result_builder *b, const char *rpc_layer, cr_error *err)
+{
+	CHECK_B(b, false);
+	return set_str(&b->rpc_layer, rpc_layer, err);
+}
+
+cr_status host_result_set_environment(cr_result_builder *b, const char *env, cr_error *err)
+{
+	CHECK_B(b, false);
+	return set_str(&b->environment, env, err);
+}
+
+cr_status host_result_set_master(cr_result_builder *b, const char *master, cr_error *err)
+{
+	CHECK_B(b, false);
+	return set_str(&b->master, master, err);
+}
+
+cr_status host_result_set_task_accelerators(cr_result_builder *b, const char *job, int64_t index,
+					    const char *kind, int64_t count, cr_error *err)
+{
+	GHashTable *counts;
+	char *key;
+
+	CHECK_B(b, kind == NULL || *kind == '\0' || count < 0);
+	if (job == NULL) { /* this process's own task */
+		accel_counts_put(b->own_accel, kind, count);
+		return CR_OK;
+	}
+	key = task_key(job, index);
+	counts = g_hash_table_lookup(b->task_accel, key);
+	if (counts == NULL) {
+		counts = counts_new();
+		g_hash_table_insert(b->task_accel, key, counts);
+	} else {
+		g_free(key);
+	}
+	accel_counts_put(counts, kind, count);
+	return CR_OK;
+}
+
+cr_status host_result_set_env(cr_result_builder *b, const char *name, const char *value,
+			      cr_error *err)
+{
+	CHECK_B(b, name == NULL || value == NULL || *name == '\0' || strchr(name, '=') != NULL);
+	for (guint i = 0; i + 1 < b->env->len; i += 2) {
+		if (strcmp(g_ptr_array_index(b->env, i), name) == 0) {
+			g_free(b->env->pdata[i + 1]);
+			b->env->pdata[i + 1] = g_strdup(value);
+			return CR_OK;
+		}
+	}
+	g_ptr_array_add(b->env, g_strdup(name));
+	g_ptr_array_add(b->env, g_strdup(value));
+	return CR_OK;
+}
+
+void accel_device_free(gpointer p)
+{
+	accel_device *d = p;
+
+	g_free(d->plugin);
+	g_free((char *)d->dev.kind);
+	g_free((char *)d->dev.vendor);
+	g_free((char *)d->dev.model);
+	g_free((char *)d->dev.uuid);
+	g_free((char *)d->dev.pci_bus_id);
+	g_free((char *)d->dev.visible_by);
+	g_free(d);
+}
+
+cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_error *err)
+{
+	accel_device *d;
+
+	if (list == NULL || dev == NULL || dev->kind == NULL || *dev->kind == '\0' ||
+	    dev->struct_size < offsetof(cr_accel_device, parent_index) + sizeof(int32_t))
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "accel_add: invalid device");
+	d = g_new0(accel_device, 1);
+	d->plugin = g_strdup(list->inst != NULL ? list->inst->name : "");
+	d->dev = *dev;
+	d->dev.struct_size = sizeof(cr_accel_device);
+	d->dev.kind = g_strdup(dev->kind);
+	d->dev.vendor = g_strdup(dev->vendor);
+	d->dev.model = g_strdup(dev->model);
+	d->dev.uuid = g_strdup(dev->uuid);
+	d->dev.pci_bus_id = g_strdup(dev->pci_bus_id);
+	d->dev.visible_by = g_strdup(dev->visible_by);
+	g_ptr_array_add(list->devices, d);
+	return CR_OK;
+}
+
+cr_status host_text_set(cr_text *out, const char *text, cr_error *err)
+{
+	if (out == NULL || text == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "text_set: NULL argument");
+	g_free(out->text);
+	out->text = g_strdup(text);
+	return CR_OK;
+}
+
+/* ---- cr_result ----------------------------------------------------------- */
+
+cr_result *result_new(void)
+{
+	cr_result *r = g_new0(cr_result, 1);
+
+	r->spec = cr_spec_new();
+	r->task_id = -1;
+	r->accel = counts_new();
+	r->devices = g_ptr_array_new_with_free_func(accel_device_free);
+	r->env = g_ptr_array_new_with_free_func(g_free);
+	r->task_accel = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					      (GDestroyNotify)g_hash_table_unref);
+	return r;
+}
+
+void cr_result_free(cr_result *r)
+{
+	if (r == NULL)
+		return;
+	cr_spec_free(r->spec);
+	g_free(r->task_type);
+	g_free(r->rpc_layer);
+	g_free(r->environment);
+	g_free(r->master);
+	g_free(r->accel_source);
+	g_hash_table_unref(r->accel);
+	g_hash_table_unref(r->task_accel);
+	g_ptr_array_unref(r->devices);
+	g_ptr_array_unref(r->env);
+	g_free(r);
+}
+
+const cr_spec *cr_result_spec(const cr_result *r)
+{
+	return r != NULL ? r->spec : NULL;
+}
+
+const char *cr_result_task_type(const cr_result *r)
+{
+	return r != NULL ? r->task_type : NULL;
+}
+
+int64_t cr_result_task_id(const cr_result *r)
+{
+	return r != NULL ? r->task_id : -1;
+}
+
+const char *cr_result_rpc_layer(const cr_result *r)
+{
+	return r != NULL ? r->rpc_layer : NULL;
+}
+
+const char *cr_result_environment(const cr_result *r)
+{
+	return r != NULL ? r->environment : NULL;
+}
+
+char *format_master_url(const char *address, const char *rpc_layer)
+{
+	/* TensorFlow gives "grpc://" for an empty address; we give "" (fix). */
+	if (address == NULL || *address == '\0')
+		return g_strdup("");
+	if (rpc_layer == NULL || *rpc_layer == '\0')
+		return g_strdup(address);
+	return g_strdup_printf("%s://%s", rpc_layer, address);
+}
+
+cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t task_id,
+			   const char *rpc_layer, char **url, cr_error *err)
+{
+	const char *addr = NULL;
+	const char *layer = rpc_layer != NULL ? rpc_layer : (r != NULL ? r->rpc_layer : NULL);
+	cr_status st;
+
+	if (r == NULL || url == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_result_master: NULL argument");
+	*url = NULL;
+	/* No task asked for: the first resolver's own master, else our task's. */
+	if (task_type == NULL && task_id < 0 && r->master != NULL) {
+		*url = g_strdup(r->master);
+		return CR_OK;
+	}
+	if (task_type == NULL && task_id < 0 && r->task_type != NULL && r->task_id >= 0) {
+		task_type = r->task_type;
+		task_id = r->task_id;
+	}
+	if (task_type != NULL && task_id >= 0) {
+		st = cr_spec_task_address(r->spec, task_type, task_id, &addr, err);
+		if (st != CR_OK)
+			return st;
+		*url = format_master_url(addr, layer);
+		return CR_OK;
+	}
+	if (task_type != NULL || task_id >= 0)
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "a master for one task needs both a task type and a task id");
+	*url = g_strdup("");
+	return CR_OK;
+}
+
+static gint cmp_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Kinds sorted by name; the caller frees the array (not the strings). */
+static GPtrArray *sorted_kinds(const cr_result *r)
+{
+	GPtrArray *kinds = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer k;
+
+	g_hash_table_iter_init(&it, r->accel);
+	while (g_hash_table_iter_next(&it, &k, NULL))
+		g_ptr_array_add(kinds, k);
+	g_ptr_array_sort(kinds, cmp_str);
+	return kinds;
+}
+
+size_t cr_result_num_accelerator_kinds(const cr_result *r)
+{
+	return r != NULL ? g_hash_table_size(r->accel) : 0;
+}
+
+bool cr_result_accelerator(const cr_result *r, size_t i, const char **kind, int64_t *count)
+{
+	GPtrArray *kinds;
+	bool ok = false;
+
+	if (r == NULL)
+		return false;
+	kinds = sorted_kinds(r);
+	if (i < kinds->len) {
+		const char *k = g_ptr_array_index(kinds, i);
+
+		if (kind != NULL)
+			*kind = k;
+		if (count != NULL)
+			*count = *(int64_t *)g_hash_table_lookup(r->accel, k);
+		ok = true;
+	}
+	g_ptr_array_unref(kinds);
+	return ok;
+}
+
+size_t cr_result_num_env(const cr_result *r)
+{
+	return r != NULL ? r->env->len / 2 : 0;
+}
+
+bool cr_result_env(const cr_result *r, size_t i, const char **name, const char **value)
+{
+	if (r == NULL || 2 * i + 1 >= r->env->len)
+		return false;
+	if (name != NULL)
+		*name = g_ptr_array_index(r->env, 2 * i);
+	if (value != NULL)
+		*value = g_ptr_array_index(r->env, 2 * i + 1);
+	return true;
+}

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * simple.c - a cluster written in the config file (TensorFlow's
+ * SimpleClusterResolver):
+ *
+ *   { plugin = "simple";
+ *     cluster = { worker = [ "w0:2222", "w1:2222" ];              # dense job
+ *                 ps = ( { index = 1; address = "p1:2222"; } ); };  # sparse job
+ *     task_type = "worker"; task_id = 0; rpc_layer = "grpc"; }
+ *
+ * or cluster_json = "<as_dict JSON>" for job names libconfig cannot spell.
+ * Everything is checked in create(), so a bad entry is reported with its
+ * file and line before anything runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cluster-resolver/plugin.h>
+
+typedef struct simple_task {
+	char *job;
+	int64_t index; /* -1: append (dense) */
+	char *address; /* NULL: only declares the job */
+} simple_task;
+
+typedef struct simple_state {
+	simple_task *tasks;
+	size_t ntasks, cap;
+	const cr_cfg *accel; /* num_accelerators group, borrowed until destroy */
+} simple_state;
+
+static char *simple_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (d != NULL)
+		memcpy(d, s, n);
+	return d;
+}
+
+static cr_status simple_push(simple_state *s, const char *job, int64_t index, const char *address,
+			     cr_error *err)
+{
+	if (s->ntasks == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		simple_task *t = realloc(s->tasks, cap * sizeof(*t));
+
+		if (t == NULL)
+			return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+		s->tasks = t;
+		s->cap = cap;
+	}
+	s->tasks[s->ntasks].job = simple_strdup(job);
+	s->tasks[s->ntasks].index = index;
+	s->tasks[s->ntasks].address = address != NULL ? simple_strdup(address) : NULL;
+	s->ntasks++;
+	return CR_OK;
+}
+
+static void simple_destroy(void *state)
+{
+	simple_state *s = state;
+
+	if (s == NULL)
+		return;
+	for (size_t i = 0; i < s->ntasks; i++) {
+		free(s->tasks[i].job);
+		free(s->tasks[i].address);
+	}
+	free(s->tasks);
+	free(s);
+}
+
+#define AT(v) cr_host->cfg_file(v), cr_host->cfg_line(v)
+
+/* One element of a sparse job: { index = 1; address = "p1:2222"; }. */
+static cr_status simple_sparse_task(simple_state *s, const char *job, const cr_cfg *g, cr_error *err)
+{
+	const cr_cfg *iv = cr_host->cfg_get(g, "index");
+	const cr_cfg *av = cr_host->cfg_get(g, "address");
+	int64_t index;
+
+	if (cr_host->cfg_length(g) != 2 || iv == NULL || av == NULL ||
+	    !cr_host->cfg_int(iv, &index) || cr_host->cfg_string(av) == NULL)
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "%s:%d: job '%s': a sparse task is { index = N; address = \"host:port\"; }",
+					  AT(g), job);
+	if (index < 0 || index > 2147483647)
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "%s:%d: job '%s': task index %lld is out of range (0..2147483647)",
+					  AT(iv), job, (long long)index);
+	return simple_push(s, job, index, cr_host->cfg_string(av), err);
+}
+
+static cr_status simple_job(simple_state *s, const cr_cfg *jv, cr_error *err)
+{
+	const char *job = cr_host->cfg_name(jv);
+	cr_cfg_type t = cr_host->cfg_type(jv);
+	size_t n = cr_host->cfg_length(jv);
+	cr_status st = simple_push(s, job, -1, NULL, err);
+
+	if (t != CR_CFG_ARRAY && t != CR_CFG_LIST)
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "%s:%d: job '%s' must be a list of addresses or of { index; address; } groups",
+					  AT(jv), job);
+	for (size_t i = 0; i < n && st == CR_OK; i++) {
+		const cr_cfg *e = cr_host->cfg_elem(jv, i);
+
+		if (cr_host->cfg_type(e) == CR_CFG_STRING)
+			st = simple_push(s, job, -1, cr_host->cfg_string(e), err);
+		else if (cr_host->cfg_type(e) == CR_CFG_GROUP)
+			st = simple_sparse_task(s, job, e, err);
+		else
+			st = cr_host->error_set(err, CR_ERR_CONFIG,
+						"%s:%d: job '%s': task %zu must be an address string or a { index; address; } group",
+						AT(e), job, i);
+	}
+	return st;
+}
+
+typedef struct json_walk {
+	simple_state *s;
+	const char *what;
+	const char *job;
+	cr_status st;
+	cr_error *err;
+} json_walk;
+
+static bool simple_json_task(const char *key, const cr_json *v, void *data)
+{
+	json_walk *w = data;
+	char *end = NULL;
+	long long idx = strtoll(key, &end, 10);
+	bool digits = *key != '\0';
+
+	for (const char *p = key; *p != '\0'; p++)
+		digits = digits && *p >= '0' && *p <= '9';
+	if (!digits || *end != '\0' || idx > 2147483647) {
+		w->st = cr_host->error_set(w->err, CR_ERR_CONFIG,
+					   "%s: job '%s': task index \"%s\" is not a non-negative integer",
+					   w->what, w->job, key);
+		return false;
+	}
+	if (cr_host->json_string(v) == NULL) {
+		w->st = cr_host->error_set(w->err, CR_ERR_CONFIG,
+					   "%s: job '%s' task %s: address must be a string", w->what,
+					   w->job, key);
+		return false;
+	}
+	w->st = simple_push(w->s, w->job, idx, cr_host->json_string(v), w->err);
+	return w->st == CR_OK;
+}
+
+static bool simple_json_job(const char *job, const cr_json *v, void *data)
+{
+	json_walk *w = data;
+
+	w->job = job;
+	w->st = simple_push(w->s, job, -1, NULL, w->err);
+	if (w->st == CR_OK && cr_host->json_type(v) == CR_JSON_ARRAY) {
+		for (size_t i = 0; i < cr_host->json_length(v) && w->st == CR_OK; i++) {
+			const char *a = cr_host->json_string(cr_host->json_index(v, i));
+
+			if (a == NULL)
+				w->st = cr_host->error_set(w->err, CR_ERR_CONFIG,
+							   "%s: job '%s' task %zu: address must be a string",
+							   w->what, job, i);
+			else
+				w->st = simple_push(w->s, job, -1, a, w->err);
+		}
+	} else if (w->st == CR_OK && cr_host->json_type(v) == CR_JSON_OBJECT) {
+		cr_host->json_each(v, simple_json_task, w);
+	} else if (w->st == CR_OK) {
+		w->st = cr_host->error_set(w->err, CR_ERR_CONFIG,
+					   "%s: the tasks for job '%s' must be a list or an object from indices to addresses",
+					   w->what, job);
+	}
+	return w->st == CR_OK;
+}
+
+static cr_status simple_cluster_json(simple_state *s, const cr_cfg *v, cr_error *err)
+{
+	const char *text = cr_host->cfg_string(v);
+	char what[512];
+	cr_json *root = NULL;
+	json_walk w = { .s = s, .what = what, .st = CR_OK, .err = err };
+	cr_status st;
+
+	snprintf(what, sizeof(what), "%s:%d: cluster_json", AT(v));
+	st = cr_host->json_parse(text, strlen(text), what, &root, err);
+	if (st != CR_OK)
+		return CR_ERR_CONFIG;
+	if (cr_host->json_type(root) != CR_JSON_OBJECT)
+		w.st = cr_host->error_set(err, CR_ERR_CONFIG,
+					  "%s: must be an object mapping job names to tasks", what);
+	else
+		cr_host->json_each(root, simple_json_job, &w);
+	cr_host->json_free(root);
+	return w.st;
+}
+
+static cr_status simple_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state,
+			       cr_error *err)
+{
+	const cr_cfg *cluster = cr_host->cfg_get(config, "cluster");
+	const cr_cfg *cjson = cr_host->cfg_get(config, "cluster_json");
+	const cr_cfg *accel = cr_host->cfg_get(config, "num_accelerators");
+	simple_state *s = calloc(1, sizeof(*s));
+	cr_status st = CR_OK;
+
+	if (s == NULL)
+		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+	if (cluster != NULL && cjson != NULL)
+		st = cr_host->error_set(err, CR_ERR_CONFIG,
+					"%s:%d: set either 'cluster' or 'cluster_json', not both",
+					AT(cjson));
+	else if (cr_host->opt_is_set(ctx, "task_type") != cr_host->opt_is_set(ctx, "task_id"))
+		st = cr_host->error_set(err, CR_ERR_CONFIG,
+					"%s:%d: 'task_type' and 'task_id' must be set together",
+					AT(config));
+	else if (cr_host->opt_is_set(ctx, "task_id") &&
+		 (cr_host->opt_int(ctx, "task_id") < 0 ||
+		  cr_host->opt_int(ctx, "task_id") > 2147483647))
+		st = cr_host->error_set(err, CR_ERR_CONFIG, "%s:%d: task_id must be 0..2147483647",
+					AT(cr_host->cfg_get(config, "task_id")));
+	for (size_t i = 0; st == CR_OK && cluster != NULL && i < cr_host->cfg_length(cluster); i++)
+		st = simple_job(s, cr_host->cfg_elem(cluster, i), err);
+	if (st == CR_OK && cjson != NULL)
+		st = simple_cluster_json(s, cjson, err);
+	for (size_t i = 0; st == CR_OK && accel != NULL && i < cr_host->cfg_length(accel); i++) {
+		const cr_cfg *a = cr_host->cfg_elem(accel, i);
+		int64_t n;
+
+		if (!cr_host->cfg_int(a, &n) || n < 0)
+			st = cr_host->error_set(err, CR_ERR_CONFIG,
+						"%s:%d: num_accelerators: '%s' must be a non-negative integer",
+						AT(a), cr_host->cfg_name(a));
+	}
+	if (st != CR_OK) {
+		simple_destroy(s);
+		return st;
+	}
+	s->accel = accel;
+	*state = s;
+	return CR_OK;
+}
+
+static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
+				cr_error *err)
+{
+	simple_state *s = state;
+	const char *rpc = cr_host->opt_string(ctx, "rpc_layer");
+	const char *master = cr_host->opt_string(ctx, "master");
+	const char *env = cr_host->opt_string(ctx, "environment");
+	cr_status st = CR_OK;
+
+	for (size_t i = 0; i < s->ntasks && st == CR_OK; i++) {
+		const simple_task *t = &s->tasks[i];
+
+		if (t->address == NULL)
+			st = cr_host->result_add_job(b, t->job, err);
+		else if (t->index < 0)
+			st = cr_host->result_append_task(b, t->job, t->address, err);
+		else
+			st = cr_host->result_add_task(b, t->job, t->index, t->address, err);
+	}
+	if (st == CR_OK && cr_host->opt_is_set(ctx, "task_type"))
+		st = cr_host->result_set_task(b, cr_host->opt_string(ctx, "task_type"),
+					      cr_host->opt_int(ctx, "task_id"), err);
+	if (st == CR_OK && rpc != NULL)
+		st = cr_host->result_set_rpc_layer(b, rpc, err);
+	if (st == CR_OK && env != NULL)
+		st = cr_host->result_set_environment(b, env, err);
+	if (st == CR_OK) {
+		/* TensorFlow's Simple master: the configured string, with the rpc
+		 * layer in front; an empty master stays empty. */
+		char buf[1024];
+
+		if (master == NULL || *master == '\0')
+			buf[0] = '\0';
+		else if (rpc != NULL && *rpc != '\0')
+			snprintf(buf, sizeof(buf), "%s://%s", rpc, master);
+		else
+			snprintf(buf, sizeof(buf), "%s", master);
+		st = cr_host->result_set_master(b, buf, err);
+	}
+	for (size_t i = 0; st == CR_OK && s->accel != NULL && i < cr_host->cfg_length(s->accel); i++) {
+		const cr_cfg *a = cr_host->cfg_elem(s->accel, i);
+		int64_t n = 0;
+
+		cr_host->cfg_int(a, &n);
+		/* job NULL: this process's own task. */
+		st = cr_host->result_set_task_accelerators(b, NULL, -1, cr_host->cfg_name(a), n, err);
+	}
+	return st;
+}
+
+static const cr_option simple_options[] = {
+	{ "cluster", CR_OPT_GROUP, NULL, 0,
+	  "jobs: a list of addresses (dense) or of { index; address; } groups (sparse)" },
+	{ "cluster_json", CR_OPT_STRING, NULL, 0, "the cluster as TensorFlow as_dict JSON" },
+	{ "task_type", CR_OPT_STRING, NULL, 0, "this process's job name" },
+	{ "task_id", CR_OPT_INT, NULL, 0, "this process's index in its job" },
+	{ "rpc_layer", CR_OPT_STRING, NULL, 0, "rpc layer, e.g. \"grpc\"" },
+	{ "environment", CR_OPT_STRING, NULL, 0, "environment name, e.g. \"cloud\"" },
+	{ "master", CR_OPT_STRING, "", 0, "master address returned when no task is given" },
+	{ "num_accelerators", CR_OPT_GROUP, NULL, 0, "accelerators of this task, e.g. { GPU = 8; }" },
+	CR_OPTIONS_END,
+};
+
+static const cr_resolver_ops simple_ops = {
+	.struct_size = sizeof(cr_resolver_ops),
+	.create = simple_create,
+	.destroy = simple_destroy,
+	.probe = NULL,
+	.resolve = simple_resolve,
+	.master = NULL,
+};
+
+static const cr_plugin_desc simple_desc = {
+	.struct_size = sizeof(cr_plugin_desc),
+	.abi_major = CR_ABI_MAJOR,
+	.abi_minor = CR_ABI_MINOR,
+	.kind = CR_PLUGIN_RESOLVER,
+	.name = "simple",
+	.version = CR_VERSION_STRING,
+	.description = "a cluster written in the configuration (TensorFlow's SimpleClusterResolver)",
+	.options = simple_options,
+	.option_size = sizeof(cr_option),
+	.resolver = &simple_ops,
+	.accelerator = NULL,
+	.flags = 0,
+};
+
+CR_PLUGIN_DEFINE(simple_desc)
