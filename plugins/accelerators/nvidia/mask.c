@@ -247,9 +247,11 @@ static cr_status mask_nvidia(cr_plugin_ctx *ctx, const struct nvidia_gpus *gpus,
 }
 
 /* Find what one CUDA_VISIBLE_DEVICES entry selects among @keep. Sets
- * @hit; returns the number selected (0 = invalid entry: stop here). */
+ * @hit; returns the number selected, or 0 with *@why saying why the entry
+ * is invalid (CUDA stops there). *@withheld: a UUID NVIDIA_VISIBLE_DEVICES
+ * hid. */
 static int mask_cuda_entry(const struct nvidia_gpus *gpus, const bool *keep, const char *tok,
-			   bool *hit, bool *withheld)
+			   bool *hit, bool *withheld, const char **why)
 {
 	long want, seen = 0;
 	size_t i;
@@ -257,17 +259,21 @@ static int mask_cuda_entry(const struct nvidia_gpus *gpus, const bool *keep, con
 
 	memset(hit, 0, gpus->n * sizeof(*hit));
 	*withheld = false;
+	*why = "matches no visible GPU";
 	if (mask_is_uuid(tok)) {
 		n = mask_match_uuid(gpus, keep, tok, hit);
+		if (n < 0)
+			*why = "names more than one GPU";
 		if (n == 0) {
-			memset(hit, 0, gpus->n * sizeof(*hit));
 			*withheld = mask_match_uuid(gpus, NULL, tok, hit) != 0;
 			memset(hit, 0, gpus->n * sizeof(*hit));
 		}
 		return n < 0 ? 0 : n;
 	}
-	if (!mask_is_index(tok, &want))
+	if (!mask_is_index(tok, &want)) {
+		*why = "is not a GPU index or UUID";
 		return 0;
+	}
 	for (i = 0; i < gpus->n; i++) {
 		if (!keep[i])
 			continue;
@@ -314,19 +320,24 @@ static cr_status mask_cuda(cr_plugin_ctx *ctx, const struct nvidia_gpus *gpus, c
 		goto out;
 	}
 	while ((tok = mask_next(&cursor)) != NULL) {
-		if (mask_cuda_entry(gpus, keep, tok, hit, &withheld) > 0 &&
-		    mask_take(gpus, hit, taken, picks, count))
-			continue;
+		const char *why;
+
+		if (mask_cuda_entry(gpus, keep, tok, hit, &withheld, &why) > 0) {
+			if (mask_take(gpus, hit, taken, picks, count))
+				continue;
+			why = "repeats an earlier entry";
+		}
 		if (withheld) {
 			st = cr_host->error_set(err, CR_ERR_CONFLICT,
 						MASK_CUDA "='%s' names '%s', which "
-						MASK_NVIDIA " withholds from this container",
-						value, tok);
+						MASK_NVIDIA "='%s' withholds from this "
+						"process", value, tok,
+						cr_host->getenv(ctx, MASK_NVIDIA));
 		} else if (strcmp(tok, "-1") != 0 && strcmp(tok, "NoDevFiles") != 0 &&
 			   !(tok[0] == '\0' && cursor == NULL && *count == 0)) {
 			cr_host->log(ctx, CR_LOG_WARNING,
-				     MASK_CUDA "='%s': '%s' is not a visible GPU; CUDA "
-				     "ignores it and every entry after it", value, tok);
+				     MASK_CUDA "='%s': '%s' %s; CUDA ignores it and every "
+				     "entry after it", value, tok, why);
 		}
 		break;
 	}
