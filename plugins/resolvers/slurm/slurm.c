@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slurm.c - the slurm resolver: the cluster of a Slurm step from the
+ * environment srun gives each task (tf-semantics §8 with the §14 fixes).
+ *
+ * Addresses are "node:port", the port counting up from port_base for the
+ * tasks of one node (in rank order). Jobs take consecutive ranks in the order
+ * the config writes them; this task's identity follows from SLURM_PROCID.
+ * Nodes keep nodelist order; ranks go to nodes by Slurm's distribution
+ * (slurm-layout.c); GPUs by Slurm's binding (slurm-gpu.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm.h"
+
+static const cr_option slurm_options[] = {
+	{ "jobs", CR_OPT_GROUP, NULL, 0,
+	  "jobs and their task counts, in order: { ps = 1; worker = 3; } "
+	  "(default: one worker job of every task)" },
+	{ "port_base", CR_OPT_INT, "8888", 0,
+	  "port of the first task on each node; the next tasks count up" },
+	{ "tasks_per_node", CR_OPT_ANY, NULL, 0,
+	  "tasks on every node (an integer) or per host ({ node1 = 2; }); "
+	  "default: SLURM_STEP_TASKS_PER_NODE" },
+	{ "gpus_per_node", CR_OPT_INT, NULL, 0,
+	  "GPUs of each node (default: what Slurm bound)" },
+	{ "gpus_per_task", CR_OPT_INT, NULL, 0,
+	  "GPUs of each task (default: Slurm's binding, else GPUs / tasks per node)" },
+	{ "auto_set_gpu", CR_OPT_BOOL, "true", 0,
+	  "give this task CUDA_VISIBLE_DEVICES for its own GPUs (exec)" },
+	{ "rpc_layer", CR_OPT_STRING, "grpc", 0, "RPC layer of the cluster" },
+	CR_OPTIONS_END,
+};
+
+typedef struct slurm_state {
+	slurm_config cfg;
+} slurm_state;
+
+static cr_status slurm_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state,
+			      cr_error *err)
+{
+	slurm_state *s = calloc(1, sizeof(*s));
+	cr_status st;
+
+	if (s == NULL)
+		return cr_host->error_set(err, CR_ERR_NOMEM, "resolver 'slurm': out of memory");
+	st = slurm_config_read(ctx, config, &s->cfg, err);
+	if (st != CR_OK) {
+		slurm_config_clear(&s->cfg);
+		free(s);
+		return st;
+	}
+	*state = s;
+	return CR_OK;
+}
+
+static void slurm_destroy(void *state)
+{
+	slurm_state *s = state;
+
+	if (s == NULL)
+		return;
+	slurm_config_clear(&s->cfg);
+	free(s);
+}
+
+/* Inside a Slurm step or job? Elsewhere this backend does not apply. */
+static cr_status slurm_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
+{
+	if (cr_host->getenv(ctx, "SLURM_PROCID") != NULL ||
+	    cr_host->getenv(ctx, "SLURM_JOB_ID") != NULL ||
+	    cr_host->getenv(ctx, "SLURM_JOBID") != NULL)
+		return CR_OK;
+	return CR_DECLINED;
+}
+
+/* This task's rank from SLURM_PROCID, checked; -1 when unset. */
+static cr_status slurm_rank(cr_plugin_ctx *ctx, const slurm_env *env, const slurm_layout *lay,
+			    long *rank, cr_error *err)
+{
+	const char *v = cr_host->getenv(ctx, "SLURM_PROCID");
+	uint32_t r;
+	cr_status st;
+
+	*rank = -1;
+	if (v == NULL)
+		return CR_OK;
+	st = slurm_parse_uint("SLURM_PROCID", v, &r, err);
+	if (st != CR_OK)
+		return st;
+	if (r >= lay->n_tasks)
+		return cr_host->error_set(err, CR_ERR_BACKEND,
+					  "SLURM_PROCID \"%s\" is not below the %zu tasks of %s \"%s\"",
+					  v, lay->n_tasks,
+					  env->tpn != NULL ? env->tpn_var : "tasks_per_node",
+					  env->tpn != NULL ? env->tpn : "(config)");
+	*rank = (long)r;
+	return CR_OK;
+}
+
+/* Cross-checks between the variables, where they are all Slurm's own. */
+static cr_status slurm_check(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
+			     const slurm_layout *lay, long rank, cr_error *err)
+{
+	uint32_t n;
+	cr_status st;
+
+	if (cfg->tpn_source != SLURM_TPN_ENV)
+		return CR_OK;
+	if (env->ntasks != NULL) {
+		st = slurm_parse_uint(env->ntasks_var, env->ntasks, &n, err);
+		if (st != CR_OK)
+			return st;
+		if (n != lay->n_tasks)
+			return cr_host->error_set(err, CR_ERR_BACKEND,
+						  "%s \"%s\" disagrees with %s \"%s\" (%zu tasks)",
+						  env->ntasks_var, env->ntasks, env->tpn_var,
+						  env->tpn, lay->n_tasks);
+	}
+	if (env->in_step && rank >= 0 && lay->local_node >= 0 &&
+	    lay->node_of[rank] != (uint32_t)lay->local_node)
+		return cr_host->error_set(err, CR_ERR_BACKEND,
+					  "SLURM_PROCID \"%s\" runs on %s by the %s layout, but this "
+					  "is %s",
+					  cr_host->getenv(ctx, "SLURM_PROCID"),
+					  lay->hosts[lay->node_of[rank]], lay->dist,
+					  lay->hosts[lay->local_node]);
+	return CR_OK;
+}
+
+static cr_status slurm_check_jobs(const slurm_config *cfg, const slurm_env *env,
+				  const slurm_layout *lay, cr_error *err)
+{
+	uint64_t sum = 0;
+
+	for (size_t j = 0; j < cfg->n_jobs; j++)
+		sum += cfg->jobs[j].count;
+	if (cfg->n_jobs > 0 && sum != lay->n_tasks)
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "jobs ask for %llu tasks, but %s \"%s\" "
+					  "gives %zu",
+					  (unsigned long long)sum,
+					  cfg->tpn_source == SLURM_TPN_ENV ? env->tpn_var
+									   : "tasks_per_node",
+					  cfg->tpn_source == SLURM_TPN_ENV ? env->tpn : "(config)",
+					  lay->n_tasks);
+	if (cfg->port_base + lay->max_tpn - 1 > 65535)
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "port_base %lld + %u tasks on a node "
+					  "passes port 65535",
+					  (long long)cfg->port_base, lay->max_tpn);
+	return CR_OK;
+}
+
+/* One job: its tasks are the next @count ranks. */
+static cr_status slurm_emit_job(const slurm_config *cfg, const slurm_layout *lay,
+				const slurm_gpus *gpus, const char *job, size_t start,
+				size_t count, long rank, cr_result_builder *b, cr_error *err)
+{
+	cr_status st = cr_host->result_add_job(b, job, err);
+	char *addr = NULL;
+	size_t cap = 0;
+
+	for (size_t i = 0; st == CR_OK && i < count; i++) {
+		size_t r = start + i;
+		const char *host = lay->hosts[lay->node_of[r]];
+		size_t need = strlen(host) + 8;
+
+		if (need > cap) {
+			free(addr);
+			cap = need * 2;
+			if ((addr = malloc(cap)) == NULL)
+				return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+		}
+		snprintf(addr, cap, "%s:%lld", host,
+			 (long long)(cfg->port_base + lay->local_of[r]));
+		st = cr_host->result_append_task(b, job, addr, err);
+		if (st == CR_OK && gpus->known)
+			st = cr_host->result_set_task_accelerators(b, job, (int64_t)i, "GPU",
+								   gpus->per_task, err);
+		if (st == CR_OK && (long)r == rank)
+			st = cr_host->result_set_task(b, job, (int64_t)i, err);
+	}
+	free(addr);
+	return st;
+}
+
+static cr_status slurm_emit(const slurm_config *cfg, const slurm_layout *lay,
+			    const slurm_gpus *gpus, long rank, cr_result_builder *b, cr_error *err)
+{
+	size_t start = 0;
+	cr_status st = CR_OK;
+
+	if (cfg->n_jobs == 0)
+		st = slurm_emit_job(cfg, lay, gpus, "worker", 0, lay->n_tasks, rank, b, err);
+	for (size_t j = 0; st == CR_OK && j < cfg->n_jobs; j++) {
+		st = slurm_emit_job(cfg, lay, gpus, cfg->jobs[j].name, start, cfg->jobs[j].count,
+				    rank, b, err);
+		start += cfg->jobs[j].count;
+	}
+	if (st == CR_OK && cfg->rpc_layer != NULL && cfg->rpc_layer[0] != '\0')
+		st = cr_host->result_set_rpc_layer(b, cfg->rpc_layer, err);
+	if (st == CR_OK && cfg->auto_set_gpu && gpus->mine != NULL)
+		st = cr_host->result_set_env(b, "CUDA_VISIBLE_DEVICES", gpus->mine, err);
+	return st;
+}
+
+static cr_status slurm_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
+			       cr_error *err)
+{
+	slurm_state *s = state;
+	slurm_env env;
+	slurm_layout lay;
+	slurm_gpus gpus = { false, 0, NULL };
+	long rank = -1;
+	cr_status st;
+
+	slurm_env_read(ctx, &env);
+	st = slurm_layout_build(ctx, &s->cfg, &env, &lay, err);
+	if (st == CR_OK)
+		st = slurm_rank(ctx, &env, &lay, &rank, err);
+	if (st == CR_OK)
+		st = slurm_check(ctx, &s->cfg, &env, &lay, rank, err);
+	if (st == CR_OK)
+		st = slurm_check_jobs(&s->cfg, &env, &lay, err);
+	if (st == CR_OK)
+		st = slurm_gpus_resolve(ctx, &s->cfg, &lay, rank, &gpus, err);
+	if (st == CR_OK)
+		st = slurm_emit(&s->cfg, &lay, &gpus, rank, b, err);
+	slurm_gpus_clear(&gpus);
+	slurm_layout_clear(&lay);
+	return st;
+}
+
+static const cr_resolver_ops slurm_ops = {
+	.struct_size = sizeof(cr_resolver_ops),
+	.create = slurm_create,
+	.destroy = slurm_destroy,
+	.probe = slurm_probe,
+	.resolve = slurm_resolve,
+	.master = NULL,
+};
+
+static const cr_plugin_desc slurm_desc = {
+	.struct_size = sizeof(cr_plugin_desc),
+	.abi_major = CR_ABI_MAJOR,
+	.abi_minor = CR_ABI_MINOR,
+	.kind = CR_PLUGIN_RESOLVER,
+	.name = "slurm",
+	.version = "1.0.0",
+	.description = "tasks of a Slurm step (srun) or job, from its environment",
+	.options = slurm_options,
+	.option_size = sizeof(cr_option),
+	.resolver = &slurm_ops,
+	.accelerator = NULL,
+	.flags = 0,
+};
+
+CR_PLUGIN_DEFINE(slurm_desc)

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slurm.h - private declarations of the slurm resolver plugin.
+ */
+#ifndef CR_PLUGIN_SLURM_H
+#define CR_PLUGIN_SLURM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cluster-resolver/plugin.h>
+
+/* Where the number of tasks on each node comes from. */
+typedef enum slurm_tpn_source {
+	SLURM_TPN_ENV = 0,   /* SLURM_STEP_TASKS_PER_NODE (or the job's) */
+	SLURM_TPN_INT = 1,   /* tasks_per_node = N: N on every node of the list */
+	SLURM_TPN_GROUP = 2, /* tasks_per_node = { host = N; ... }: hosts too */
+} slurm_tpn_source;
+
+/* One job of the `jobs` option; the name is borrowed from the config. */
+typedef struct slurm_job {
+	const char *name;
+	uint32_t count;
+} slurm_job;
+
+/* The plugin's configuration, read once in create(). */
+typedef struct slurm_config {
+	slurm_job *jobs; /* NULL: one "worker" job of every task */
+	size_t n_jobs;
+	int64_t port_base;
+	slurm_tpn_source tpn_source;
+	uint32_t tpn_int;
+	const char **tpn_hosts; /* SLURM_TPN_GROUP: borrowed names */
+	uint32_t *tpn_counts;
+	size_t tpn_n;
+	bool gpn_set;
+	uint32_t gpn;
+	bool gpt_set;
+	uint32_t gpt;
+	bool auto_set_gpu;
+	const char *rpc_layer;
+} slurm_config;
+
+/* Which environment describes the tasks: the step's, or the job's. */
+typedef struct slurm_env {
+	const char *nodelist_var, *nodelist;
+	const char *tpn_var, *tpn;
+	const char *ntasks_var, *ntasks; /* nullable */
+	bool in_step;
+} slurm_env;
+
+/* Where every rank runs. */
+typedef struct slurm_layout {
+	char **env_hosts;   /* from host->hostlist_expand, or NULL */
+	const char **hosts; /* node names in nodelist order */
+	size_t n_nodes;
+	uint32_t *tpn; /* tasks on each node */
+	uint32_t max_tpn;
+	size_t n_tasks;
+	uint32_t *node_of;  /* rank -> node index */
+	uint32_t *local_of; /* rank -> index among the tasks of its node */
+	const char *dist;   /* distribution used: "block", "cyclic", ... */
+	long local_node;    /* this process's node, or -1 when unknown */
+} slurm_layout;
+
+/* GPUs of the tasks, when Slurm or the config says anything about them. */
+typedef struct slurm_gpus {
+	bool known;
+	uint32_t per_task;
+	char *mine; /* malloc'd CUDA_VISIBLE_DEVICES value for this task, or NULL */
+} slurm_gpus;
+
+cr_status slurm_config_read(cr_plugin_ctx *ctx, const cr_cfg *config, slurm_config *cfg,
+			    cr_error *err);
+void slurm_config_clear(slurm_config *cfg);
+
+void slurm_env_read(cr_plugin_ctx *ctx, slurm_env *env);
+cr_status slurm_parse_uint(const char *var, const char *value, uint32_t *out, cr_error *err);
+
+cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
+			     slurm_layout *lay, cr_error *err);
+void slurm_layout_clear(slurm_layout *lay);
+
+cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg,
+			     const slurm_layout *lay, long rank, slurm_gpus *gpus, cr_error *err);
+void slurm_gpus_clear(slurm_gpus *gpus);
+
+/**
+ * slurm_tpn_parse:
+ * Expand a tasks-per-node list ("3(x2),1") into @max entries at most. Pure
+ * (no host calls), so the fuzz targets link it alone.
+ * Returns: 0, or -1 with *@pos (1-based, 0 = whole list) and @why filled.
+ */
+int slurm_tpn_parse(const char *list, size_t max, uint32_t **counts, size_t *n, size_t *pos,
+		    char *why, size_t why_size);
+
+#endif /* CR_PLUGIN_SLURM_H */
