@@ -1,0 +1,80 @@
+#!/bin/sh
+# test-slurm-real.sh - `cluster-resolver resolve` in the tasks of a real Slurm
+# (munge + slurmctld + 4 slurmd on 127.0.0.1, started here, stopped by pid at
+# the end, pass or fail) under every distribution, with per-task GPUs, with
+# an arbitrary hostfile, and in a step inside an sbatch allocation.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+src=${CR_TEST_SOURCE_DIR:-$(cd "$here/../../.." && pwd)}
+if [ "${CR_HERMETIC:-}" != 1 ]; then
+	exec "$src/scripts/hermetic.sh" "$0" "$@"
+fi
+: "${CR_CLI:?CR_CLI must name the cluster-resolver binary}"
+for tool in munged slurmctld slurmd srun sbatch; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "1..0 # SKIP $tool not installed (Debian: munge slurmctld slurmd slurm-client)"
+		exit 77
+	fi
+done
+
+dir=$(mktemp -d /tmp/cr-slurm-test.XXXXXX)
+trap '"$here/stop-slurm.sh" "$dir"' EXIT
+trap 'exit 1' INT TERM
+SLURM_TEST_NODES=4 SLURM_TEST_CPUS=4 SLURM_TEST_GPUS=2 "$here/start-slurm.sh" "$dir"
+. "$dir/env.sh"
+
+printf 'resolvers = ( { plugin = "slurm"; } );\n' >"$dir/cr.conf"
+cat >"$dir/task.sh" <<TASK
+#!/bin/sh
+# one line per task: PROCID|NODE|LOCALID|CVD|CVD-after-exec|JSON
+json=\$("$CR_CLI" --config "$dir/cr.conf" resolve --format json 2>&1)
+cvd=\$("$CR_CLI" --config "$dir/cr.conf" exec -- /bin/sh -c 'printf %s "\${CUDA_VISIBLE_DEVICES-unset}"' 2>&1)
+printf '%s|%s|%s|%s|%s|%s\n' "\$SLURM_PROCID" "\$SLURMD_NODENAME" "\$SLURM_LOCALID" \
+	"\${CUDA_VISIBLE_DEVICES-unset}" "\$cvd" "\$json"
+TASK
+chmod +x "$dir/task.sh"
+
+fail=0
+check() { # NAME NTASKS [GPUS] -- SRUN ARGS
+	name=$1 n=$2
+	shift 2
+	gpus=
+	[ "$1" != -- ] && { gpus=$1; shift; }
+	shift
+	if ! srun --time=1 "$@" "$dir/task.sh" >"$dir/out" 2>"$dir/err"; then
+		echo "not ok - $name: srun $* failed: $(cat "$dir/err")"
+		fail=1
+		return
+	fi
+	/usr/bin/python3 "$here/check-tasks.py" "$name" "$n" $gpus <"$dir/out" || fail=1
+}
+
+check "srun -N4 -n8" 8 -- -N4 -n8
+check "srun -N4 -n8 -m block" 8 -- -N4 -n8 --distribution=block
+check "srun -N4 -n8 -m cyclic" 8 -- -N4 -n8 --distribution=cyclic
+check "srun -N4 -n8 -m plane=3" 8 -- -N4 -n8 --distribution=plane=3
+check "srun -N3 -n5 -m cyclic" 5 -- -N3 -n5 --distribution=cyclic
+check "srun -N4 -n8 --gpus-per-task=1" 8 1 -- -N4 -n8 --gpus-per-task=1
+check "srun -N4 -n8 -m cyclic --gpus-per-task=1" 8 1 -- -N4 -n8 -m cyclic --gpus-per-task=1
+printf 'node3\nnode1\nnode1\nnode2\nnode3\nnode4\n' >"$dir/hostfile"
+SLURM_HOSTFILE="$dir/hostfile" check "srun -n6 -m arbitrary" 6 -- -n6 --distribution=arbitrary
+
+# A smaller step inside an sbatch allocation.
+cat >"$dir/job.sh" <<JOB
+#!/bin/sh
+srun -N2 -n3 "$dir/task.sh" >"$dir/job-step.out" 2>"$dir/job-step.err"
+JOB
+jobid=$(sbatch --parsable -N4 -n8 --time=1 -o "$dir/job.log" "$dir/job.sh")
+n=0
+while [ ! -s "$dir/job-step.out" ] || squeue -h -j "$jobid" 2>/dev/null | grep -q .; do
+	n=$((n + 1))
+	if [ "$n" -gt 300 ]; then
+		echo "not ok - sbatch: job $jobid did not finish in 30 s"
+		fail=1
+		break
+	fi
+	sleep 0.1
+done
+/usr/bin/python3 "$here/check-tasks.py" "sbatch -N4 -n8, step srun -N2 -n3" 3 \
+	<"$dir/job-step.out" || { fail=1; cat "$dir/job-step.err" "$dir/job.log" >&2; }
+exit $fail
