@@ -428,8 +428,8 @@ static config_t *new_config(cr_context *ctx, const char *name)
 	config_t *cfg = g_new0(config_t, 1);
 
 	config_init(cfg);
-	config_name_set(cfg, name);
 	g_ptr_array_add(ctx->configs, cfg);
+	(void)name; /* named after reading: reading replaces the root setting */
 	return cfg;
 }
 
@@ -452,8 +452,12 @@ static cr_status load_one_file(cr_context *ctx, const char *path, cr_error *err)
 	config_set_include_dir(cfg, dir);
 	g_free(dir);
 	errno = 0;
-	if (config_read_file(cfg, path) != CONFIG_TRUE)
-		return read_error(cfg, path, err);
+	if (config_read_file(cfg, path) != CONFIG_TRUE) {
+		st = read_error(cfg, path, err);
+		config_name_set(cfg, path);
+		return st;
+	}
+	config_name_set(cfg, path);
 	st = read_root(ctx, cfg, err);
 	return st;
 }
@@ -510,9 +514,14 @@ cr_status config_load_string(cr_context *ctx, const char *text, const char *name
 
 	g_free(ctx->config_name);
 	ctx->config_name = g_strdup(name);
-	if (config_read_string(cfg, text) != CONFIG_TRUE)
-		return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s", name, config_error_line(cfg),
-				    config_error_text(cfg));
+	if (config_read_string(cfg, text) != CONFIG_TRUE) {
+		cr_status st = cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s", name,
+					    config_error_line(cfg), config_error_text(cfg));
+
+		config_name_set(cfg, name);
+		return st;
+	}
+	config_name_set(cfg, name);
 	return read_root(ctx, cfg, err);
 }
 
