@@ -216,7 +216,9 @@ static void encode_job(GByteArray *out, const cr_spec *spec, size_t job_i)
 	GByteArray *job = g_byte_array_new();
 	size_t n = spec_job_len(spec, job_i);
 
-	pb_bytes(job, 1, name, strlen(name));
+	/* proto3 leaves a default ("") string out; protoc --encode does too. */
+	if (*name != '\0')
+		pb_bytes(job, 1, name, strlen(name));
 	for (size_t t = 0; t < n; t++) {
 		int32_t idx;
 		const char *addr;
