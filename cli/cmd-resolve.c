@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd-resolve.c - `resolve`, `master` and `accelerators`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -26,6 +27,18 @@ static bool opt_value(int argc, char **argv, int *i, const char *name, const cha
 	return true;
 }
 
+/* "key=value" for cr_result_format's options; free(). Aborts when out of memory. */
+static char *cli_format_option(const char *key, const char *value)
+{
+	size_t n = strlen(key) + strlen(value) + 2;
+	char *s = malloc(n);
+
+	if (s == NULL)
+		abort();
+	snprintf(s, n, "%s=%s", key, value);
+	return s;
+}
+
 static int resolve_ctx(const cli_opts *o, cr_context **ctx, cr_result **res)
 {
 	cr_error err = CR_ERROR_INIT;
@@ -46,28 +59,43 @@ static int resolve_ctx(const cli_opts *o, cr_context **ctx, cr_result **res)
 
 int cli_cmd_resolve(const cli_opts *o, int argc, char **argv)
 {
-	const char *format = "tf_config";
+	const char *format = "tf_config", *dialect = NULL, *jobs = NULL;
 	cr_error err = CR_ERROR_INIT;
 	cr_context *ctx = NULL;
 	cr_result *res = NULL;
-	char *text = NULL;
-	size_t len = 0;
+	char *text = NULL, *fopts[3] = { NULL, NULL, NULL };
+	size_t len = 0, nopts = 0;
+	cr_status st;
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
 		if (opt_value(argc, argv, &i, "--format", &format) && format != NULL)
 			continue;
+		if (opt_value(argc, argv, &i, "--dialect", &dialect) && dialect != NULL)
+			continue;
+		if (opt_value(argc, argv, &i, "--jobs", &jobs) && jobs != NULL)
+			continue;
 		cli_error("resolve: unexpected argument '%s'", argv[i]);
 		return CLI_USAGE;
 	}
+	/* --dialect D / --jobs J become the format's "dialect=D" / "jobs=J". */
+	if (dialect != NULL)
+		fopts[nopts++] = cli_format_option("dialect", dialect);
+	if (jobs != NULL)
+		fopts[nopts++] = cli_format_option("jobs", jobs);
 	rc = resolve_ctx(o, &ctx, &res);
-	if (rc == CLI_OK && cr_result_format(res, format, NULL, &text, &len, &err) != CR_OK) {
-		cli_error("%s", err.message);
-		rc = CLI_USAGE;
+	if (rc == CLI_OK) {
+		st = cr_result_format(res, format, (const char *const *)fopts, &text, &len, &err);
+		if (st != CR_OK) {
+			cli_error("%s", err.message);
+			rc = cli_status_exit(st);
+		}
 	}
 	if (rc == CLI_OK && fwrite(text, 1, len, stdout) != len)
 		rc = CLI_FAIL;
 	cr_free(text);
+	free(fopts[0]);
+	free(fopts[1]);
 	cr_result_free(res);
 	cr_context_free(ctx);
 	return rc;

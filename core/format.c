@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "core-private.h"
+#include "format-frameworks.h"
 
 typedef cr_status (*format_fn)(const cr_result *r, const char *const *options, GString *out,
 			       cr_error *err);
@@ -84,6 +85,12 @@ static const struct {
 	{ "tf_config", fmt_tf_config },
 	{ "json", fmt_json },
 	{ "clusterdef", fmt_clusterdef },
+	{ "env", fmt_env },
+	{ "torch", fmt_torch },
+	{ "jax", fmt_jax },
+	{ "hostfile", fmt_hostfile },
+	{ "horovod", fmt_horovod },
+	{ "hosts", fmt_hosts },
 };
 
 cr_status cr_result_format(const cr_result *r, const char *format, const char *const *options,

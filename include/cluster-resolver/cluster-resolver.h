@@ -202,6 +202,27 @@ bool cr_result_env(const cr_result *result, size_t i, const char **name, const c
 cr_status cr_result_format(const cr_result *result, const char *format,
 			   const char *const *options, char **out, size_t *len, cr_error *err);
 
+/**
+ * cr_result_env_vars:
+ * @format: a format that sets variables: "tf_config" (TF_CONFIG), "torch"
+ *     (MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK,
+ *     LOCAL_WORLD_SIZE, NODE_RANK, GROUP_RANK), "jax"
+ *     (JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID) or "env"
+ *     (TF_CONFIG, the torch and jax variables when this process is in the
+ *     world, then the resolvers' variables of cr_result_env()).
+ * @options: (nullable) NULL-terminated "key=value" strings; "jobs=a,b"
+ *     chooses the world's jobs for torch, jax and env.
+ * @pairs: (out) (transfer full) NULL-terminated vector name, value, name,
+ *     value, ...; free with cr_strv_free() (hostlist.h).
+ *
+ * The variables `resolve --format F` prints as export lines and `exec`
+ * sets, unquoted. Returns: CR_OK, CR_ERR_INVALID_ARG (format without
+ * variables, unknown option), CR_ERR_NOT_FOUND (no identity, task not in
+ * the world, empty world). Since: ABI 1.0
+ */
+cr_status cr_result_env_vars(const cr_result *result, const char *format,
+			     const char *const *options, char ***pairs, cr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,55 @@
+#!/bin/sh
+# `resolve --format env` sourced by sh (dash) and bash, plain and --posix,
+# must give every variable back byte for byte, for hostile values (quotes,
+# blanks, $, backticks, backslashes, newlines, tabs, globs, UTF-8): see
+# hostile.conf. References: the literal bytes below for MASTER_ADDR, the
+# `tf_config` format for TF_CONFIG, and for every variable the value `exec`
+# put into the environment directly (no shell parsing on that path).
+set -u
+here=$(dirname "$0")
+cli=${CR_CLI:?CR_CLI is not set}
+conf="$here/hostile.conf"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+vars="TF_CONFIG MASTER_ADDR MASTER_PORT WORLD_SIZE RANK LOCAL_RANK LOCAL_WORLD_SIZE
+NODE_RANK GROUP_RANK JAX_COORDINATOR_ADDRESS JAX_NUM_PROCESSES JAX_PROCESS_ID"
+
+"$cli" -c "$conf" resolve --format env >"$tmp/env.sh" || { echo "FAIL: resolve --format env"; exit 1; }
+[ "$(grep -c '^export ' "$tmp/env.sh")" = 12 ] || { echo "FAIL: expected 12 export lines"; cat "$tmp/env.sh"; exit 1; }
+
+# MASTER_ADDR: the chief's host, written out by hand.
+printf '%s\n%s' "it's a \"host\" \$HOME \`id\` \\n;*" "line two	''" >"$tmp/want.MASTER_ADDR"
+printf '\n' >>"$tmp/want.MASTER_ADDR"
+# TF_CONFIG: the tf_config format without its newline.
+"$cli" -c "$conf" resolve --format tf_config | head -c -1 >"$tmp/want.TF_CONFIG"
+
+for v in $vars; do
+	"$cli" -c "$conf" exec --format env -- sh -c 'printf "%s" "$(printenv "$1"; echo .)"' sh "$v" \
+		>"$tmp/exec.$v" || { echo "FAIL: exec for $v"; fail=1; }
+	# printenv adds a newline and the trailing '.' protects trailing newlines.
+	head -c -2 "$tmp/exec.$v" >"$tmp/ref.$v"
+done
+for f in "$tmp"/want.*; do
+	v=${f##*/want.}
+	cmp -s "$f" "$tmp/ref.$v" || { echo "FAIL: exec's $v differs from the literal"; od -c "$tmp/ref.$v" | head; fail=1; }
+done
+
+n=0
+for shell in "sh" "bash" "bash --posix" "dash"; do
+	set -- $shell
+	command -v "$1" >/dev/null || { echo "FAIL: shell $1 not installed"; fail=1; continue; }
+	for v in $vars; do
+		# shellcheck disable=SC2086
+		$shell -c '. "$1"; printf "%s" "$(printenv "$2"; echo .)"' sh "$tmp/env.sh" "$v" \
+			>"$tmp/got" 2>"$tmp/err"
+		head -c -2 "$tmp/got" >"$tmp/got.$v"
+		if [ -s "$tmp/err" ] || ! cmp -s "$tmp/got.$v" "$tmp/ref.$v"; then
+			echo "FAIL: $shell: $v does not round-trip"; cat "$tmp/err"
+			od -c "$tmp/got.$v" | head -5; od -c "$tmp/ref.$v" | head -5; fail=1
+		fi
+		n=$((n + 1))
+	done
+done
+[ "$fail" = 0 ] && echo "ok: $n variable round trips"
+exit "$fail"
