@@ -190,8 +190,13 @@ static cr_status simple_cluster_json(simple_state *s, const cr_cfg *v, cr_error 
 
 	snprintf(what, sizeof(what), "%s:%d: cluster_json", AT(v));
 	st = cr_host->json_parse(text, strlen(text), what, &root, err);
-	if (st != CR_OK)
+	if (st != CR_OK) {
+		/* A bad option is a configuration error (exit 2), not a parse
+		 * failure of the environment. */
+		if (err != NULL)
+			err->code = CR_ERR_CONFIG;
 		return CR_ERR_CONFIG;
+	}
 	if (cr_host->json_type(root) != CR_JSON_OBJECT)
 		w.st = cr_host->error_set(err, CR_ERR_CONFIG,
 					  "%s: must be an object mapping job names to tasks", what);
