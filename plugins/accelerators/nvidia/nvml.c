@@ -15,7 +15,6 @@
 
 /* nvmlReturn_t values we act on. */
 #define NVML_SUCCESS 0
-#define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_ERROR_NOT_FOUND 6
 #define NVML_ERROR_DRIVER_NOT_LOADED 9
 #define NVML_ERROR_LIBRARY_NOT_FOUND 12
