@@ -302,8 +302,10 @@ cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t ta
 	if (task_type != NULL || task_id >= 0)
 		return cr_error_set(err, CR_ERR_INVALID_ARG,
 				    "a master for one task needs both a task type and a task id");
-	*url = g_strdup("");
-	return CR_OK;
+	/* TensorFlow raises "No such job in cluster: None" here; an empty
+	 * answer would hide that nobody said which task we are. */
+	return cr_error_set(err, CR_ERR_NOT_FOUND,
+			    "no master: no task was given and this process's task is unknown");
 }
 
 static gint cmp_str(gconstpointer a, gconstpointer b)
