@@ -15,12 +15,15 @@
 
 /* nvmlReturn_t values we act on. */
 #define NVML_SUCCESS 0
+#define NVML_ERROR_NO_PERMISSION 4
 #define NVML_ERROR_NOT_FOUND 6
 #define NVML_ERROR_DRIVER_NOT_LOADED 9
 #define NVML_ERROR_LIBRARY_NOT_FOUND 12
 
 /* nvmlDeviceGetMigMode(): NVML_DEVICE_MIG_ENABLE. */
 #define NVML_DEVICE_MIG_ENABLE 1
+/* More MIG slots than any GPU has (A100/H100: 7); bounds a broken library. */
+#define NVIDIA_MIG_SLOTS_MAX 64
 
 /* nvmlMemory_t */
 struct nvidia_nvml_memory {
@@ -201,6 +204,8 @@ static cr_status nvml_list_mig(struct nvidia_nvml *nvml, cr_plugin_ctx *ctx, voi
 					  "NVML library '%s': GPU %d: nvmlDeviceGetMaxMigDeviceCount: %s (%d)",
 					  nvml->library, parent.physical_index,
 					  nvml_strerror(nvml, rc), rc);
+	if (max > NVIDIA_MIG_SLOTS_MAX)
+		max = NVIDIA_MIG_SLOTS_MAX;
 	for (j = 0; j < max; j++) {
 		struct nvidia_gpu *gpu;
 		void *mig = NULL;
@@ -245,6 +250,12 @@ static cr_status nvml_list_one(struct nvidia_nvml *nvml, cr_plugin_ctx *ctx, uns
 	int rc;
 
 	rc = nvml->handle_by_index(i, &dev);
+	if (rc == NVML_ERROR_NO_PERMISSION) {
+		/* Counted by nvmlDeviceGetCount_v2 but closed to this process
+		 * (a device cgroup: container, Slurm ConstrainDevices). */
+		cr_host->log(ctx, CR_LOG_DEBUG, "GPU %u: no permission; not usable here", i);
+		return CR_OK;
+	}
 	if (rc != NVML_SUCCESS)
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "NVML library '%s': nvmlDeviceGetHandleByIndex_v2(%u): %s (%d)",

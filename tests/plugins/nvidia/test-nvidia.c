@@ -92,6 +92,14 @@ static const accel_case cases[] = {
 	  WARN "CUDA_VISIBLE_DEVICES='GPU-ffff': 'GPU-ffff' matches no visible GPU; "
 	       "CUDA ignores it and every entry after it\n" },
 
+	/* A device cgroup lets this process open GPUs 2 and 3: CUDA's
+	 * indices count only those. */
+	{ "cgroup/count", NV("cpu-only", GOOD, ""), { NVML("cgroup-2-3.conf") }, FALSE, 0,
+	  "{\"GPU\": 2}\n", NULL },
+	{ "cgroup/cuda", NV("cpu-only", GOOD, ""), { NVML("cgroup-2-3.conf"), "CUDA_VISIBLE_DEVICES=1" },
+	  TRUE, 0, JSON("{\"GPU\": 1}", A100("0", "3", U3, "0000:4e:00.0") BY("CUDA_VISIBLE_DEVICES")),
+	  NULL },
+
 	/* NVIDIA_VISIBLE_DEVICES: the container runtime's grant. */
 	{ "nvidia-visible/all", NV("cpu-only", GOOD, ""), { DGX, "NVIDIA_VISIBLE_DEVICES=all" },
 	  FALSE, 0, "{\"GPU\": 8}\n", NULL },

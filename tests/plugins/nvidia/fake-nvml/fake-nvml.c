@@ -9,6 +9,8 @@
  *   # comment
  *   init RC            nvmlInit_v2 returns RC (e.g. 9 = Driver Not Loaded)
  *   count RC           nvmlDeviceGetCount_v2 returns RC
+ *   deny INDEX         nvmlDeviceGetHandleByIndex_v2(INDEX) answers No
+ *                      Permission, as for a GPU outside the device cgroup
  *   gpu UUID MEMORY PCI MINOR MIG NAME...
  *                      a GPU: memory in bytes, NVML bus id, /dev/nvidiaMINOR,
  *                      MIG mode 0|1, and the product name (rest of the line)
@@ -26,6 +28,7 @@
 #define NVML_ERROR_UNINITIALIZED 1
 #define NVML_ERROR_INVALID_ARGUMENT 2
 #define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_NO_PERMISSION 4
 #define NVML_ERROR_NOT_FOUND 6
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_ERROR_UNKNOWN 999
@@ -53,6 +56,7 @@ struct fake_device {
 	unsigned long long memory;
 	unsigned int minor;
 	unsigned int mig_mode;
+	int denied;
 	struct fake_device *mig[FAKE_MAX_MIG]; /* by slot; NULL = empty slot */
 	struct fake_device *parent;
 };
@@ -101,6 +105,10 @@ static int fake_line(const char *line, nvmlReturn_t *init_rc)
 		return 0;
 	if (sscanf(line, "count %d", &fake_count_rc) == 1)
 		return 0;
+	if (sscanf(line, "deny %u", &slot) == 1 && slot < FAKE_MAX_GPUS) {
+		fake_gpus[slot].denied = 1;
+		return 0;
+	}
 	if (strncmp(line, "gpu ", 4) == 0 && fake_ngpus < FAKE_MAX_GPUS) {
 		d = &fake_gpus[fake_ngpus];
 		if (sscanf(line, "gpu %95s %llu %31s %u %u %n", d->uuid, &d->memory, d->pci,
@@ -209,6 +217,8 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *dev
 		return NVML_ERROR_UNINITIALIZED;
 	if (device == NULL || index >= fake_ngpus)
 		return NVML_ERROR_INVALID_ARGUMENT;
+	if (fake_gpus[index].denied)
+		return NVML_ERROR_NO_PERMISSION;
 	*device = &fake_gpus[index];
 	return NVML_SUCCESS;
 }
