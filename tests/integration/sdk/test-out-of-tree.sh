@@ -1,0 +1,93 @@
+#!/bin/sh
+# Install the built project into a staging tree, then build
+# examples/plugin-template outside the source tree twice, once with the
+# installed CMake package and once with pkg-config alone, run its own tests
+# and load it with the installed `cluster-resolver`. Nothing from the source
+# or build tree is on any search path after the install.
+set -u
+src=${CR_TEST_SOURCE_DIR:?}
+build=${CR_TEST_BUILD_DIR:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v pkg-config >/dev/null || fail "pkg-config is not installed"
+
+# 1. Install: everything under $tmp/stage (/etc included) with prefix /opt/cr.
+DESTDIR="$tmp/stage" cmake --install "$build" --prefix /opt/cr >"$tmp/install.log" 2>&1 ||
+	{ cat "$tmp/install.log"; fail "cmake --install"; }
+prefix="$tmp/stage/opt/cr"
+pcdir=$(dirname "$(find "$prefix" -name cluster-resolver-plugin.pc | head -n 1)")
+[ -f "$pcdir/cluster-resolver.pc" ] || fail "cluster-resolver.pc not installed"
+libdir=$(dirname "$pcdir")
+for f in bin/cluster-resolver include/cluster-resolver/plugin.h include/cluster-resolver/version.h \
+	share/man/man1/cluster-resolver.1 share/man/man5/cluster-resolver.conf.5 \
+	share/man/man7/cluster-resolver-plugin.7; do
+	[ -e "$prefix/$f" ] || fail "$f not installed"
+done
+[ -f "$tmp/stage/etc/cluster-resolver/cluster-resolver.conf" ] ||
+	[ -f "$prefix/etc/cluster-resolver/cluster-resolver.conf" ] || fail "default config not installed"
+[ -f "$libdir/cluster-resolver/resolvers/simple.so" ] || fail "plugins not in \${libdir}/cluster-resolver/resolvers"
+[ -f "$libdir/cmake/ClusterResolver/ClusterResolverConfig.cmake" ] || fail "CMake package not installed"
+if grep -rl -e "$src" -e "$build" "$pcdir" "$libdir/cmake" >/dev/null 2>&1; then
+	fail "installed SDK files name the source or build tree"
+fi
+
+# The installed CLI, its library and its plugins; not the build tree's.
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CLUSTER_RESOLVER_PLUGIN_PATH="$libdir/cluster-resolver/resolvers:$libdir/cluster-resolver/accelerators"
+cli="$prefix/bin/cluster-resolver"
+"$cli" --version >/dev/null || fail "the installed CLI does not run"
+
+# pkg-config answers, relocated to the staging tree.
+export PKG_CONFIG_PATH="$pcdir"
+pc="pkg-config --define-prefix"
+[ "$($pc --variable=abi_major cluster-resolver-plugin)" = "$(sed -n 's/^#define CR_ABI_MAJOR //p' "$prefix/include/cluster-resolver/version.h")" ] ||
+	fail "abi_major differs from version.h"
+[ "$($pc --variable=resolverdir cluster-resolver-plugin)" = "$libdir/cluster-resolver/resolvers" ] ||
+	fail "resolverdir is $($pc --variable=resolverdir cluster-resolver-plugin)"
+[ -z "$($pc --libs-only-l cluster-resolver-plugin)" ] || fail "the plugin SDK must not link anything"
+
+cp -r "$src/examples/plugin-template" "$tmp/tpl"
+
+# 2. CMake package: configure, build, the template's own test, install.
+cmake -S "$tmp/tpl" -B "$tmp/tpl/build" -DCMAKE_PREFIX_PATH="$prefix" \
+	-DCMAKE_INSTALL_PREFIX="$tmp/plugins" -DCMAKE_C_FLAGS=-Werror >"$tmp/cmake.log" 2>&1 ||
+	{ cat "$tmp/cmake.log"; fail "template: cmake configure"; }
+cmake --build "$tmp/tpl/build" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "template: cmake build"; }
+(cd "$tmp/tpl/build" && ctest --output-on-failure) >"$tmp/ctest.log" 2>&1 ||
+	{ cat "$tmp/ctest.log"; fail "template: its own ctest"; }
+cmake --install "$tmp/tpl/build" >/dev/null || fail "template: cmake --install"
+so="$tmp/plugins/lib/cluster-resolver/resolvers/example.so"
+[ -f "$so" ] || so=$(find "$tmp/plugins" -name example.so | head -n 1)
+[ -f "$so" ] || fail "template: example.so not installed"
+case $so in */cluster-resolver/resolvers/example.so) ;; *) fail "template installed at $so" ;; esac
+exports=$(nm -D --defined-only "$so" | awk '$2 == "T" { print $3 }')
+[ "$exports" = cr_plugin_entry ] || fail "example.so exports [$exports], want cr_plugin_entry only"
+
+# 3. pkg-config alone (the template's Makefile), installed with DESTDIR.
+make -s -C "$tmp/tpl" PKG_CONFIG="$pc" CFLAGS="-O2 -Wall -Wextra -Werror" >"$tmp/make.log" 2>&1 ||
+	{ cat "$tmp/make.log"; fail "template: make with pkg-config"; }
+make -s -C "$tmp/tpl" PKG_CONFIG="$pc" DESTDIR="$tmp/pcinst" install >/dev/null || fail "make install"
+so2="$tmp/pcinst$libdir/cluster-resolver/resolvers/example.so"
+[ -f "$so2" ] || fail "make install did not use resolverdir ($so2)"
+
+# 4. Both builds loaded by the installed CLI.
+conf="$tmp/use.conf"
+printf 'resolvers = ( { plugin = "example"; file = "%s"; job = "trainer"; } );\n' \
+	"$tmp/tpl/tests/hosts.txt" >"$conf"
+for dir in "$(dirname "$so")" "$(dirname "$so2")"; do
+	got=$(CLUSTER_RESOLVER_PLUGIN_PATH="$dir:$CLUSTER_RESOLVER_PLUGIN_PATH" EXAMPLE_TASK_INDEX=1 \
+		"$cli" -c "$conf" resolve --format torch --jobs trainer 2>&1)
+	want="export MASTER_ADDR='node0'
+export MASTER_PORT='2222'
+export WORLD_SIZE='3'
+export RANK='1'
+export LOCAL_RANK='0'
+export LOCAL_WORLD_SIZE='1'
+export NODE_RANK='1'
+export GROUP_RANK='1'"
+	[ "$got" = "$want" ] || { echo "$got"; fail "installed CLI with $dir/example.so"; }
+	CLUSTER_RESOLVER_PLUGIN_PATH="$dir:$CLUSTER_RESOLVER_PLUGIN_PATH" "$cli" plugins |
+		grep -q "example" || fail "plugins does not list $dir/example.so"
+done
+echo "ok: installed SDK builds, tests and loads the template (CMake and pkg-config)"
