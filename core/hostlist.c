@@ -249,20 +249,29 @@ static cr_status hl_item(hl_parser *p, GArray *segs, GArray *ranges)
 	}
 }
 
-/* Append @v zero-padded to @width. */
-static void hl_append_number(GString *s, uint64_t v, int width)
+/* Write @v zero-padded to @width at @out; returns the bytes written. */
+static size_t hl_format_number(char *out, uint64_t v, int width)
 {
 	char digits[24];
-	int n = 0;
+	size_t n = 0, o = 0;
 
 	do {
 		digits[n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v != 0);
-	for (int i = n; i < width; i++)
-		g_string_append_c(s, '0');
+	for (size_t i = n; i < (size_t)width; i++)
+		out[o++] = '0';
 	while (n > 0)
-		g_string_append_c(s, digits[--n]);
+		out[o++] = digits[--n];
+	return o;
+}
+
+/* Append @v zero-padded to @width. */
+static void hl_append_number(GString *s, uint64_t v, int width)
+{
+	char buf[48];
+
+	g_string_append_len(s, buf, (gssize)hl_format_number(buf, v, width));
 }
 
 /* Number of names an item expands to, or 0 when above @max. */
@@ -320,10 +329,34 @@ static void hl_advance(const GArray *segs, const GArray *ranges, hl_cursor *cur)
 	}
 }
 
+/* Longest name an item can give: its text plus each group's widest number. */
+static size_t hl_item_max_len(const GArray *segs, const GArray *ranges)
+{
+	size_t len = 0;
+
+	for (guint i = 0; i < segs->len; i++) {
+		const hl_seg *seg = &g_array_index(segs, hl_seg, i);
+		size_t widest = 0;
+
+		if (seg->text != NULL) {
+			len += seg->len;
+			continue;
+		}
+		for (size_t r = seg->first; r < seg->first + seg->n; r++) {
+			const hl_range *rg = &g_array_index(ranges, hl_range, r);
+			size_t w = (size_t)rg->width > 20 ? (size_t)rg->width : 20;
+
+			widest = w > widest ? w : widest;
+		}
+		len += widest;
+	}
+	return len;
+}
+
 static void hl_emit(const GArray *segs, const GArray *ranges, size_t count, GPtrArray *out)
 {
 	hl_cursor *cur = g_new0(hl_cursor, segs->len);
-	GString *name = g_string_sized_new(64);
+	char *name = g_malloc(hl_item_max_len(segs, ranges) + 1);
 
 	for (guint i = 0; i < segs->len; i++) {
 		const hl_seg *seg = &g_array_index(segs, hl_seg, i);
@@ -334,20 +367,28 @@ static void hl_emit(const GArray *segs, const GArray *ranges, size_t count, GPtr
 		}
 	}
 	for (size_t k = 0; k < count; k++) {
-		g_string_truncate(name, 0);
+		size_t len = 0;
+		char *copy;
+
 		for (guint i = 0; i < segs->len; i++) {
 			const hl_seg *seg = &g_array_index(segs, hl_seg, i);
 
-			if (seg->text != NULL)
-				g_string_append_len(name, seg->text, (gssize)seg->len);
-			else
-				hl_append_number(name, cur[i].value,
-						 g_array_index(ranges, hl_range, cur[i].range).width);
+			if (seg->text != NULL) {
+				memcpy(name + len, seg->text, seg->len);
+				len += seg->len;
+			} else {
+				len += hl_format_number(
+					name + len, cur[i].value,
+					g_array_index(ranges, hl_range, cur[i].range).width);
+			}
 		}
-		g_ptr_array_add(out, g_strndup(name->str, name->len));
+		copy = g_malloc(len + 1);
+		memcpy(copy, name, len);
+		copy[len] = '\0';
+		g_ptr_array_add(out, copy);
 		hl_advance(segs, ranges, cur);
 	}
-	g_string_free(name, TRUE);
+	g_free(name);
 	g_free(cur);
 }
 

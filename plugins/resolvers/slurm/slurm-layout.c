@@ -351,14 +351,16 @@ static cr_status slurm_gtids_read(cr_plugin_ctx *ctx, uint32_t **ids, size_t *n,
 }
 
 /* This process's node: SLURMD_NODENAME in the list, else SLURM_NODEID. */
-static long slurm_local_node(cr_plugin_ctx *ctx, const slurm_layout *lay,
-			     const uint32_t *sorted)
+static long slurm_local_node(cr_plugin_ctx *ctx, const slurm_layout *lay)
 {
 	const char *name = cr_host->getenv(ctx, "SLURMD_NODENAME");
 	const char *id = cr_host->getenv(ctx, "SLURM_NODEID");
 	uint32_t v;
-	long node = name != NULL ? slurm_find_node(lay, sorted, name) : -1;
+	long node = -1;
 
+	for (size_t i = 0; name != NULL && i < lay->n_nodes && node < 0; i++)
+		if (strcmp(lay->hosts[i], name) == 0)
+			node = (long)i;
 	if (node >= 0 || id == NULL)
 		return node;
 	if (slurm_parse_uint("SLURM_NODEID", id, &v, NULL) != CR_OK || v >= lay->n_nodes)
@@ -467,16 +469,24 @@ cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 	lay->node_of = malloc(lay->n_tasks * sizeof(*lay->node_of));
 	lay->local_of = malloc(lay->n_tasks * sizeof(*lay->local_of));
 	filled = malloc(lay->n_nodes * sizeof(*filled));
-	sorted = malloc(lay->n_nodes * sizeof(*sorted));
-	if (lay->node_of == NULL || lay->local_of == NULL || filled == NULL || sorted == NULL) {
+	if (lay->node_of == NULL || lay->local_of == NULL || filled == NULL) {
 		st = slurm_nomem(err);
 		goto out;
 	}
-	for (uint32_t i = 0; i < lay->n_nodes; i++)
-		sorted[i] = i;
-	qsort_r(sorted, lay->n_nodes, sizeof(*sorted), slurm_cmp_names, (void *)lay->hosts);
-	lay->local_node = slurm_local_node(ctx, lay, sorted);
+	lay->local_node = slurm_local_node(ctx, lay);
 	st = slurm_dist_read(ctx, &dist, err);
+	if (st == CR_OK && dist.given && dist.kind == SLURM_DIST_ARBITRARY) {
+		/* a hostfile names a node per rank: look names up by bisection */
+		sorted = malloc(lay->n_nodes * sizeof(*sorted));
+		if (sorted == NULL) {
+			st = slurm_nomem(err);
+			goto out;
+		}
+		for (uint32_t i = 0; i < lay->n_nodes; i++)
+			sorted[i] = i;
+		qsort_r(sorted, lay->n_nodes, sizeof(*sorted), slurm_cmp_names,
+			(void *)lay->hosts);
+	}
 	/* SLURM_GTIDS describes the step's own layout: only a step's task list
 	 * taken from the environment can be checked against it. */
 	if (st == CR_OK && env->in_step && cfg->tpn_source == SLURM_TPN_ENV)

@@ -154,6 +154,25 @@ static cr_status slurm_check_jobs(const slurm_config *cfg, const slurm_env *env,
 	return CR_OK;
 }
 
+/* "host:port" into @buf (strlen(host) + 7 bytes at least); snprintf is a
+ * third of the time of a 16,384-node step. */
+static void slurm_format_address(char *buf, const char *host, uint32_t port)
+{
+	size_t len = strlen(host);
+	char digits[8];
+	int n = 0;
+
+	memcpy(buf, host, len);
+	buf[len++] = ':';
+	do {
+		digits[n++] = (char)('0' + port % 10);
+		port /= 10;
+	} while (port != 0);
+	while (n > 0)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+}
+
 /* One job: its tasks are the next @count ranks. */
 static cr_status slurm_emit_job(const slurm_config *cfg, const slurm_layout *lay,
 				const slurm_gpus *gpus, const char *job, size_t start,
@@ -174,8 +193,7 @@ static cr_status slurm_emit_job(const slurm_config *cfg, const slurm_layout *lay
 			if ((addr = malloc(cap)) == NULL)
 				return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
 		}
-		snprintf(addr, cap, "%s:%lld", host,
-			 (long long)(cfg->port_base + lay->local_of[r]));
+		slurm_format_address(addr, host, (uint32_t)cfg->port_base + lay->local_of[r]);
 		st = cr_host->result_append_task(b, job, addr, err);
 		if (st == CR_OK && gpus->known)
 			st = cr_host->result_set_task_accelerators(b, job, (int64_t)i, "GPU",
