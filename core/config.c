@@ -536,18 +536,24 @@ cr_status config_load_auto(cr_context *ctx, cr_error *err)
 	cr_status st;
 
 	for (const char *const *n = auto_order; *n != NULL; n++) {
-		char *path = loader_find(ctx, *n);
+		cr_plugin *plugin = NULL;
 
-		if (path != NULL)
+		/* Only resolvers: an accelerator may share the name (tpu.so). A
+		 * file that is there but broken is reported, as it would be
+		 * when named in a config. */
+		st = loader_load(ctx, *n, CR_PLUGIN_RESOLVER, &plugin, err);
+		if (st == CR_OK)
 			g_string_append_printf(text, "  { plugin = \"%s\"; policy = \"sufficient\"; },\n",
 					       *n);
-		g_free(path);
+		else if (st != CR_ERR_NOT_FOUND && st != CR_ERR_CONFIG)
+			goto out;
 	}
 	g_string_append(text, "  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"
 			      "    cluster = { worker = [ \"localhost:2222\" ]; };\n"
 			      "    task_type = \"worker\"; task_id = 0; }\n);\n");
 	ctx->auto_mode = true;
 	st = config_load_string(ctx, text->str, "(built-in auto)", err);
+out:
 	g_string_free(text, TRUE);
 	return st;
 }

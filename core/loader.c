@@ -247,58 +247,107 @@ cr_status loader_open_file(cr_context *ctx, const char *path, const char *expect
 	return CR_OK;
 }
 
+/* Load the file at @path once per context: instances share a plugin. */
+static cr_status load_path(cr_context *ctx, const char *path, const char *expect, cr_plugin **out,
+			   cr_error *err)
+{
+	cr_status st;
+
+	for (guint i = 0; i < ctx->plugins->len; i++) {
+		cr_plugin *p = g_ptr_array_index(ctx->plugins, i);
+
+		if (strcmp(p->path, path) == 0) {
+			*out = p;
+			return CR_OK;
+		}
+	}
+	st = loader_open_file(ctx, path, expect, out, err);
+	if (st == CR_OK)
+		g_ptr_array_add(ctx->plugins, *out);
+	return st;
+}
+
+static cr_status kind_mismatch(const cr_plugin *p, cr_plugin_kind kind, cr_error *err)
+{
+	return cr_error_set(err, CR_ERR_CONFIG, "plugin '%s' (%s) is a%s %s plugin, not a%s %s plugin",
+			    p->name, p->path, p->desc->kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
+			    kind_name(p->desc->kind), kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
+			    kind_name(kind));
+}
+
+static cr_status not_found(cr_context *ctx, const char *name, cr_plugin_kind kind, cr_error *err)
+{
+	GPtrArray *dirs = loader_search_path(ctx);
+	char *list;
+	cr_status st;
+
+	g_ptr_array_add(dirs, NULL);
+	list = g_strjoinv(":", (gchar **)dirs->pdata);
+	st = cr_error_set(err, CR_ERR_NOT_FOUND, "%s plugin '%s' not found (searched %s)",
+			  kind_name(kind), name, list);
+	g_free(list);
+	g_ptr_array_unref(dirs);
+	return st;
+}
+
+/* A short name may exist as a resolver and as an accelerator (tpu.so in
+ * resolvers/ and accelerators/): take the first file on the search path of
+ * the wanted kind. A file that fails to load is reported, not skipped. */
+static cr_status load_short(cr_context *ctx, const char *name, cr_plugin_kind kind,
+			    cr_plugin **out, cr_error *err)
+{
+	GPtrArray *dirs = loader_search_path(ctx);
+	char *file = g_strdup_printf("%s.so", name);
+	cr_plugin *other = NULL;
+	cr_status st = CR_ERR_NOT_FOUND;
+
+	for (guint i = 0; i < dirs->len && *out == NULL; i++) {
+		char *path = g_build_filename(g_ptr_array_index(dirs, i), file, NULL);
+		struct stat sb;
+		cr_plugin *p = NULL;
+
+		if (lstat(path, &sb) == 0) {
+			st = load_path(ctx, path, name, &p, err);
+			if (st != CR_OK) {
+				g_free(path);
+				break;
+			}
+			if (p->desc->kind == kind)
+				*out = p;
+			else if (other == NULL)
+				other = p;
+		}
+		g_free(path);
+	}
+	g_free(file);
+	g_ptr_array_unref(dirs);
+	if (*out != NULL)
+		return CR_OK;
+	if (st != CR_OK && st != CR_ERR_NOT_FOUND)
+		return st;
+	if (other != NULL)
+		return kind_mismatch(other, kind, err);
+	return not_found(ctx, name, kind, err);
+}
+
 cr_status loader_load(cr_context *ctx, const char *name, cr_plugin_kind kind, cr_plugin **out,
 		      cr_error *err)
 {
-	char *path = NULL;
-	const char *expect = NULL;
 	cr_plugin *plugin = NULL;
 	cr_status st;
 
 	*out = NULL;
-	if (g_path_is_absolute(name)) {
-		path = g_strdup(name);
-	} else if (valid_short_name(name)) {
-		path = loader_find(ctx, name);
-		expect = name;
-		if (path == NULL) {
-			GPtrArray *dirs = loader_search_path(ctx);
-			char *list;
-
-			g_ptr_array_add(dirs, NULL);
-			list = g_strjoinv(":", (gchar **)dirs->pdata);
-			st = cr_error_set(err, CR_ERR_NOT_FOUND,
-					  "%s plugin '%s' not found (searched %s)", kind_name(kind),
-					  name, list);
-			g_free(list);
-			g_ptr_array_unref(dirs);
-			return st;
-		}
-	} else {
+	if (valid_short_name(name))
+		return load_short(ctx, name, kind, out, err);
+	if (!g_path_is_absolute(name))
 		return cr_error_set(err, CR_ERR_CONFIG,
 				    "plugin \"%s\" must be a short name ([A-Za-z0-9_-]) or an absolute path",
 				    name);
-	}
-	/* One load per file: several instances may share a plugin. */
-	for (guint i = 0; i < ctx->plugins->len; i++) {
-		cr_plugin *p = g_ptr_array_index(ctx->plugins, i);
-
-		if (strcmp(p->path, path) == 0)
-			plugin = p;
-	}
-	if (plugin == NULL) {
-		st = loader_open_file(ctx, path, expect, &plugin, err);
-		if (st != CR_OK) {
-			g_free(path);
-			return st;
-		}
-		g_ptr_array_add(ctx->plugins, plugin);
-	}
-	g_free(path);
+	st = load_path(ctx, name, NULL, &plugin, err);
+	if (st != CR_OK)
+		return st;
 	if (plugin->desc->kind != kind)
-		return cr_error_set(err, CR_ERR_CONFIG, "plugin '%s' (%s) is a %s plugin, not a %s plugin",
-				    plugin->name, plugin->path, kind_name(plugin->desc->kind),
-				    kind_name(kind));
+		return kind_mismatch(plugin, kind, err);
 	*out = plugin;
 	return CR_OK;
 }

@@ -46,6 +46,7 @@ char *crt_subst(const char *text, const char *conf)
 	replace_all(s, "@PLUGINS@", g_getenv("CR_PLUGIN_BUILD_DIR"));
 	replace_all(s, "@SRC@", g_getenv("CR_TEST_SOURCE_DIR"));
 	replace_all(s, "@BUILD@", g_getenv("CR_TEST_BUILD_DIR"));
+	replace_all(s, "@TESTPLUG@", g_getenv("CR_TEST_PLUGIN_DIR"));
 	return g_string_free(s, FALSE);
 }
 

@@ -11,7 +11,8 @@
 
 /* One CLI golden case. Expected strings may use @CONF@ (the config file
  * written from @config), @DIR@ (the per-program temp dir), @PLUGINS@ (the
- * build plugin dir) and @SRC@ (the source tree). */
+ * build plugin dir), @SRC@ (the source tree), @BUILD@ (the build tree) and
+ * @TESTPLUG@ ($CR_TEST_PLUGIN_DIR, a test's own plugins). */
 typedef struct crt_cli_case {
 	const char *name;
 	const char *config;    /* written to @DIR@/NAME.conf; NULL: no --config */

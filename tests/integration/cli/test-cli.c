@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-cli.c - CLI golden tests: configuration errors name FILE:LINE,
+ * conf.d drop-ins load in sorted order, config selection (--config,
+ * CLUSTER_RESOLVER_CONFIG, the built-in auto default), check-config hides
+ * secrets, `plugins [--json]`, and usage errors exit 2.
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "crt.h"
+
+#define PFX "cluster-resolver: "
+#define PP "plugin_path = \"@TESTPLUG@\";\naccelerators = ( );\n"
+#define SIMPLE_W0 "{ plugin = \"simple\"; cluster = { worker = [ \"w0:1\" ]; }; }"
+
+static const crt_cli_case cases[] = {
+	/* ---- schema validation, before any plugin runs ---- */
+	{ "unknown-key-did-you-mean",
+	  PP "resolvers = (\n  { plugin = \"secretive\"; token = \"s3cr3t\";\n    tokne = \"x\"; } );\n",
+	  { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:5: resolver 'secretive': unknown key 'tokne' (did you mean 'token'?)\n", 2 },
+	{ "unknown-key-no-hint",
+	  PP "resolvers = (\n  { plugin = \"secretive\"; token = \"s3cr3t\"; completely_else = 1; } );\n",
+	  { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'secretive': unknown key 'completely_else'\n", 2 },
+	{ "wrong-type",
+	  PP "resolvers = (\n  { plugin = \"secretive\"; token = \"s3cr3t\";\n    retries = \"3\"; } );\n",
+	  { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:5: resolver 'secretive': key 'retries' must be an integer, not a string\n", 2 },
+	{ "wrong-type-list",
+	  PP "resolvers = (\n  { plugin = \"secretive\"; token = \"s3cr3t\"; labels = [ 1, 2 ]; } );\n",
+	  { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'secretive': key 'labels' must be a list of strings, not an array\n", 2 },
+	{ "missing-required-key",
+	  PP "resolvers = (\n  { plugin = \"secretive\";\n    endpoint = \"h:1\"; } );\n",
+	  { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'secretive': missing required key 'token'\n", 2 },
+	{ "bad-policy",
+	  PP "resolvers = (\n " SIMPLE_W0 ",\n  { plugin = \"simple\"; name = \"two\";\n"
+	  "    policy = \"sometimes\"; } );\n",
+	  { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:6: resolver 'two': policy must be \"required\", \"optional\" or \"sufficient\"\n", 2 },
+	{ "unknown-top-level-key",
+	  PP "resolver = ( " SIMPLE_W0 " );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:3: unknown top-level key 'resolver' (known: plugin_path, rpc_layer, task, "
+	  "num_accelerators, resolvers, accelerators)\n", 2 },
+	{ "syntax-error",
+	  PP "resolvers = (\n  { plugin = = \"simple\"; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: syntax error\n", 2 },
+	{ "no-plugin-name",
+	  PP "resolvers = (\n  { name = \"x\"; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver without a \"plugin\" name\n", 2 },
+	{ "plugin-not-found",
+	  PP "resolvers = (\n  { plugin = \"nosuch\"; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver plugin 'nosuch' not found (searched @TESTPLUG@:@PLUGINS@/resolvers:"
+	  "@PLUGINS@/accelerators:" CR_BUILTIN_PLUGINDIR "/resolvers:" CR_BUILTIN_PLUGINDIR "/accelerators)\n", 2 },
+	{ "plugin-bad-name",
+	  PP "resolvers = (\n  { plugin = \"../simple\"; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: plugin \"../simple\" must be a short name ([A-Za-z0-9_-]) or an absolute path\n", 2 },
+	{ "resolver-is-not-accelerator",
+	  "accelerators = (\n  { plugin = \"simple\"; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:2: plugin 'simple' (@PLUGINS@/resolvers/simple.so) is a resolver plugin, not an accelerator plugin\n", 2 },
+	{ "task-bad",
+	  PP "task = { type = \"w\"; id = -3; };\nresolvers = ( " SIMPLE_W0 " );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:3: task id -3 is out of range (0..2147483647)\n", 2 },
+	{ "rpc-layer-not-string",
+	  PP "rpc_layer = 1;\nresolvers = ( " SIMPLE_W0 " );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:3: rpc_layer must be a string\n", 2 },
+	{ "plugin-path-relative",
+	  "plugin_path = \"plugins\";\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:1: plugin_path entries must be absolute directories\n", 2 },
+	{ "missing-file", NULL, { NULL }, { "--config", "@DIR@/does-not-exist.conf", "resolve" }, "",
+	  PFX "@DIR@/does-not-exist.conf: cannot read the config file: No such file or directory\n", 2 },
+	/* ---- check-config ---- */
+	{ "check-config-secrets",
+	  PP "resolvers = (\n  { plugin = \"secretive\"; token = \"s3cr3t-token\"; endpoint = \"127.0.0.1:9\";\n"
+	  "    retries = 5; labels = [ \"a\", \"b\" ]; password = \"pa55word\"; },\n"
+	  "  { plugin = \"simple\"; policy = \"optional\"; cluster = { w = [ \"a\" ]; }; } );\n",
+	  { NULL }, { "check-config" },
+	  "@CONF@: ok\n"
+	  "resolver 'secretive': plugin secretive 0.1-test (@TESTPLUG@/secretive.so), policy required, at @CONF@:4\n"
+	  "    token = (secret)\n"
+	  "    endpoint = \"127.0.0.1:9\"\n"
+	  "    retries = 5\n"
+	  "    labels = ( 2 items )\n"
+	  "    password = (secret)\n"
+	  "resolver 'simple': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), policy optional, at @CONF@:6\n"
+	  "    cluster = { 1 keys }\n",
+	  "", 0 },
+	{ "check-config-file-argument", NULL, { NULL }, { "check-config", "@DIR@/does-not-exist.conf" }, "",
+	  PFX "@DIR@/does-not-exist.conf: cannot read the config file: No such file or directory\n", 2 },
+	{ "check-config-create-fails",
+	  PP "resolvers = (\n  { plugin = \"simple\"; task_id = 1; } );\n", { NULL }, { "check-config" }, "",
+	  PFX "resolver 'simple' (@PLUGINS@/resolvers/simple.so): create failed: @CONF@:4: "
+	  "'task_type' and 'task_id' must be set together\n", 2 },
+	{ "secret-never-in-errors",
+	  PP "resolvers = (\n  { plugin = \"secretive\"; token = \"s3cr3t-token\"; retries = 1.5; } );\n",
+	  { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'secretive': key 'retries' must be an integer, not a float\n", 2 },
+	/* ---- plugins ---- */
+	{ "plugins-json", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "--json" },
+	  "[{\"name\": \"secretive\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/secretive.so\", "
+	  "\"abi\": \"1.0\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
+	  "\"options\": [{\"name\": \"token\", \"type\": \"string\", \"required\": true, \"secret\": true, \"help\": \"API token\"}, "
+	  "{\"name\": \"endpoint\", \"type\": \"string\", \"default\": \"127.0.0.1:1\", \"required\": false, \"secret\": false, \"help\": \"where the job runs\"}, "
+	  "{\"name\": \"retries\", \"type\": \"int\", \"default\": \"3\", \"required\": false, \"secret\": false, \"help\": \"how often to retry\"}, "
+	  "{\"name\": \"labels\", \"type\": \"string-list\", \"required\": false, \"secret\": false, \"help\": \"labels\"}, "
+	  "{\"name\": \"password\", \"type\": \"string\", \"default\": \"(secret)\", \"required\": false, \"secret\": true, \"help\": \"a secret with a default\"}]}]\n",
+	  "", 0 },
+	{ "plugins-text", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins" },
+	  "secretive    resolver    ABI 1.0  0.1-test @TESTPLUG@/secretive.so\n"
+	  "    test plugin with a secret option\n"
+	  "    token              string      API token (required)\n"
+	  "    endpoint           string      where the job runs [default: 127.0.0.1:1]\n"
+	  "    retries            int         how often to retry [default: 3]\n"
+	  "    labels             string-list labels\n"
+	  "    password           string      a secret with a default [default: (secret)]\n",
+	  "", 0 },
+	{ "plugins-empty-path", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@DIR@/empty-nothing-here" },
+	  { "plugins", "--json" }, "[]\n", "", 0 },
+	{ "resolve-secretive",
+	  PP "resolvers = ( { plugin = \"secretive\"; token = \"t\"; } );\n", { NULL }, { "resolve" },
+	  "{\"cluster\": {\"secret-job\": [\"127.0.0.1:1\"]}}\n", "", 0 },
+	/* ---- usage errors: exit 2 ---- */
+	{ "unknown-command", NULL, { NULL }, { "frobnicate" }, "",
+	  PFX "unknown command 'frobnicate' (try --help)\n", 2 },
+	{ "resolve-extra-argument", NULL, { NULL }, { "resolve", "extra" }, "",
+	  PFX "resolve: unexpected argument 'extra'\n", 2 },
+	{ "resolve-format-without-value", NULL, { NULL }, { "resolve", "--format" }, "",
+	  PFX "resolve: unexpected argument '--format'\n", 2 },
+	{ "master-extra-argument", NULL, { NULL }, { "master", "x" }, "",
+	  PFX "master: unexpected argument 'x'\n", 2 },
+	{ "plugins-bad-flag", NULL, { NULL }, { "plugins", "--yaml" }, "",
+	  PFX "plugins: unexpected argument '--yaml'\n", 2 },
+	{ "check-config-two-files", NULL, { NULL }, { "check-config", "a", "b" }, "",
+	  PFX "check-config: too many arguments\n", 2 },
+	{ "task-id-not-a-number", NULL, { NULL }, { "--task-id", "abc", "resolve" }, "",
+	  PFX "invalid task id \"abc\": expected an integer 0..2147483647\n", 2 },
+	{ "task-id-negative", NULL, { NULL }, { "resolve", "--task-id=-1" }, "",
+	  PFX "invalid task id \"-1\": expected an integer 0..2147483647\n", 2 },
+	{ "task-id-plus", NULL, { NULL }, { "resolve", "--task-id", "+1" }, "",
+	  PFX "invalid task id \"+1\": expected an integer 0..2147483647\n", 2 },
+	{ "config-without-value", NULL, { NULL }, { "resolve", "--config" }, "",
+	  PFX "option --config needs a value\n", 2 },
+	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.0.0 (plugin ABI 1.0)\n", "", 0 },
+	{ NULL },
+};
+
+static char *path_in_tmp(const char *name)
+{
+	return g_build_filename(crt_tmpdir(), name, NULL);
+}
+
+static void run_expect(const char *const *argv, const char *const *env, const char *out,
+		       const char *err, int rc)
+{
+	char *got_out = NULL, *got_err = NULL;
+	char *want_out = crt_subst(out, NULL), *want_err = crt_subst(err, NULL);
+	int got = crt_run(argv, env, &got_out, &got_err);
+
+	g_assert_cmpstr(got_out, ==, want_out);
+	g_assert_cmpstr(got_err, ==, want_err);
+	g_assert_cmpint(got, ==, rc);
+	g_free(got_out);
+	g_free(got_err);
+	g_free(want_out);
+	g_free(want_err);
+}
+
+/* conf.d/NAME.conf beside the main file, in sorted (byte) order; others ignored. */
+static void test_dropins(void)
+{
+	char *dir = path_in_tmp("dropins");
+	char *confd = g_build_filename(dir, "conf.d", NULL);
+	char *main_conf = g_build_filename(dir, "main.conf", NULL);
+	char *f;
+	const char *argv[] = { "$CR_CLI", "--config", main_conf, "resolve", NULL };
+	const char *argv_check[] = { "$CR_CLI", "check-config", main_conf, NULL };
+
+	g_assert_cmpint(g_mkdir_with_parents(confd, 0755), ==, 0);
+	crt_write_file(main_conf, "accelerators = ( );\nresolvers = ( { plugin = \"simple\"; name = \"main\";\n"
+				  "  cluster = { worker = [ \"main:1\" ]; }; } );\n");
+#define DROP(name, text)                                   \
+	f = g_build_filename(confd, name, NULL);           \
+	crt_write_file(f, text);                           \
+	g_free(f)
+	DROP("20-b.conf", "resolvers = ( { plugin = \"simple\"; name = \"b\"; cluster = { worker = [ \"b:1\" ]; }; } );\n");
+	DROP("10-a.conf", "resolvers = ( { plugin = \"simple\"; name = \"a\"; cluster = { worker = [ \"a:1\" ]; }; } );\n"
+			  "rpc_layer = \"grpc\";\n");
+	DROP("9-z.conf", "resolvers = ( { plugin = \"simple\"; name = \"z\"; cluster = { worker = [ \"z:1\" ]; }; } );\n");
+	DROP("30-c.conf.disabled", "this is not libconfig");
+	DROP(".40-hidden.conf", "this is not libconfig");
+	DROP("README", "this is not libconfig");
+#undef DROP
+	run_expect(argv, NULL,
+		   "{\"cluster\": {\"worker\": [\"main:1\", \"a:1\", \"b:1\", \"z:1\"]}, \"rpc_layer\": \"grpc\"}\n",
+		   "", 0);
+	run_expect(argv_check, NULL,
+		   "@DIR@/dropins/main.conf: ok\n"
+		   "resolver 'main': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/main.conf:2\n"
+		   "    cluster = { 1 keys }\n"
+		   "resolver 'a': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/10-a.conf:1\n"
+		   "    cluster = { 1 keys }\n"
+		   "resolver 'b': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/20-b.conf:1\n"
+		   "    cluster = { 1 keys }\n"
+		   "resolver 'z': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/9-z.conf:1\n"
+		   "    cluster = { 1 keys }\n",
+		   "", 0);
+	/* An error in a drop-in names the drop-in. */
+	f = g_build_filename(confd, "50-bad.conf", NULL);
+	crt_write_file(f, "resolvers = (\n { plugin = \"simple\"; colour = 1; } );\n");
+	run_expect(argv, NULL, "",
+		   PFX "@DIR@/dropins/conf.d/50-bad.conf:2: resolver 'simple': unknown key 'colour'\n", 2);
+	g_assert_cmpint(g_unlink(f), ==, 0);
+	g_free(f);
+	g_free(main_conf);
+	g_free(confd);
+	g_free(dir);
+}
+
+/* --config beats CLUSTER_RESOLVER_CONFIG, which beats the default file. */
+static void test_config_selection(void)
+{
+	char *a = path_in_tmp("select-a.conf"), *b = path_in_tmp("select-b.conf");
+	char *env_a = g_strdup_printf("CLUSTER_RESOLVER_CONFIG=%s", a);
+	const char *env[] = { env_a, NULL };
+	const char *argv_env[] = { "$CR_CLI", "resolve", NULL };
+	const char *argv_cfg[] = { "$CR_CLI", "--config", b, "resolve", NULL };
+	const char *argv_short[] = { "$CR_CLI", "resolve", "-c", b, NULL };
+
+	crt_write_file(a, "accelerators = ( );\nresolvers = ( { plugin = \"simple\"; cluster = { from_env = [ \"a:1\" ]; }; } );\n");
+	crt_write_file(b, "accelerators = ( );\nresolvers = ( { plugin = \"simple\"; cluster = { from_option = [ \"b:1\" ]; }; } );\n");
+	run_expect(argv_env, env, "{\"cluster\": {\"from_env\": [\"a:1\"]}}\n", "", 0);
+	run_expect(argv_cfg, env, "{\"cluster\": {\"from_option\": [\"b:1\"]}}\n", "", 0);
+	run_expect(argv_short, env, "{\"cluster\": {\"from_option\": [\"b:1\"]}}\n", "", 0);
+	g_free(env_a);
+	g_free(a);
+	g_free(b);
+}
+
+/* No config anywhere: the built-in `auto` configuration. */
+static void test_auto_default(void)
+{
+	const char *argv[] = { "$CR_CLI", "resolve", NULL };
+	const char *argv_check[] = { "$CR_CLI", "check-config", NULL };
+	const char *unset[] = { "CLUSTER_RESOLVER_CONFIG", "TF_CONFIG", NULL };
+	const char *tf[] = { "CLUSTER_RESOLVER_CONFIG",
+			     "TF_CONFIG={\"cluster\": {\"chief\": [\"c:1\"]}, \"task\": {\"type\": \"chief\", \"index\": 0}}",
+			     NULL };
+	char *out = NULL, *err = NULL;
+
+	if (g_file_test("/etc/cluster-resolver/cluster-resolver.conf", G_FILE_TEST_EXISTS)) {
+		g_test_skip("/etc/cluster-resolver/cluster-resolver.conf exists, so no built-in default");
+		return;
+	}
+	run_expect(argv, unset,
+		   "{\"cluster\": {\"worker\": [\"localhost:2222\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}\n",
+		   "", 0);
+	run_expect(argv, tf, "{\"cluster\": {\"chief\": [\"c:1\"]}, \"task\": {\"type\": \"chief\", \"index\": 0}}\n",
+		   "", 0);
+	/* check-config names the built-in configuration: tfconfig first, then
+	 * whatever other environment resolvers are built, each on its own line
+	 * of the built-in text, then the `local` fallback. */
+	g_assert_cmpint(crt_run(argv_check, unset, &out, &err), ==, 0);
+	g_assert_cmpstr(err, ==, "");
+	{
+		char *tfc = crt_subst("(built-in auto): ok\nresolver 'tfconfig': plugin tfconfig 1.0.0 "
+				      "(@PLUGINS@/resolvers/tfconfig.so), policy sufficient, at (built-in auto):2\n",
+				      NULL);
+		const char *local = strstr(out, "resolver 'local': ");
+		guint before = 0;
+		char *tail, *want;
+
+		g_assert_true(g_str_has_prefix(out, tfc));
+		g_assert_nonnull(local);
+		for (const char *p = out; local != NULL && (p = strstr(p, "\nresolver '")) != NULL && p < local; p++)
+			before++;
+		tail = g_strdup_printf("resolver 'local': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), "
+				       "policy sufficient, at (built-in auto):%u\n"
+				       "    cluster = { 1 keys }\n    task_type = \"worker\"\n    task_id = 0\n",
+				       before + 1);
+		want = crt_subst(tail, NULL);
+		g_assert_cmpstr(local, ==, want);
+		g_free(want);
+		g_free(tail);
+		g_free(tfc);
+	}
+	g_free(out);
+	g_free(err);
+}
+
+/* No command: the usage text on stderr, exit 2; --help: on stdout, exit 0. */
+static void test_usage(void)
+{
+	const char *none[] = { "$CR_CLI", NULL };
+	const char *help[] = { "$CR_CLI", "--help", NULL };
+	char *out = NULL, *err = NULL, *hout = NULL, *herr = NULL;
+
+	g_assert_cmpint(crt_run(none, NULL, &out, &err), ==, 2);
+	g_assert_cmpstr(out, ==, "");
+	g_assert_true(g_str_has_prefix(err, "usage: cluster-resolver [OPTIONS] COMMAND [ARGS]\n"));
+	g_assert_cmpint(crt_run(help, NULL, &hout, &herr), ==, 0);
+	g_assert_cmpstr(herr, ==, "");
+	g_assert_cmpstr(hout, ==, err);
+	g_assert_true(g_str_has_suffix(err, "Exit status: 0 success, 1 resolution failed, 2 usage or configuration error.\n"));
+	g_free(out);
+	g_free(err);
+	g_free(hout);
+	g_free(herr);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_set_nonfatal_assertions();
+	crt_add_cli_cases("cli", cases);
+	g_test_add_func("/cli/dropins", test_dropins);
+	g_test_add_func("/cli/config-selection", test_config_selection);
+	g_test_add_func("/cli/auto-default", test_auto_default);
+	g_test_add_func("/cli/usage", test_usage);
+	return g_test_run();
+}
