@@ -1,0 +1,66 @@
+#!/bin/bash
+# Run the CLI's main paths under valgrind memcheck: any memory error or
+# definite leak fails (exit 99 from valgrind), and each output is checked.
+set -euo pipefail
+
+if [ "${CR_SANITIZE_BUILD:-0}" = 1 ]; then
+	echo "SKIP: sanitizer build (ASan/UBSan binaries cannot run under valgrind)"
+	exit 77
+fi
+command -v valgrind > /dev/null || { echo "FAIL: valgrind is not installed (scripts/deps.sh installs it)"; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export CR_PLUGIN_NO_DLCLOSE=1
+unset TF_CONFIG
+vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+    --show-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp)
+fail=0
+
+cat > "$tmp/three.conf" <<'CONF'
+accelerators = ( );
+resolvers = (
+  { plugin = "tfconfig"; },
+  { plugin = "simple"; name = "a"; cluster = { worker = [ "w1:2222" ];
+      ps = ( { index = 1; address = "p1:2222"; } ); }; rpc_layer = "grpc"; },
+  { plugin = "simple"; name = "b"; cluster_json = "{\"evaluator\": [\"e0:2222\"]}";
+      num_accelerators = { GPU = 2; }; environment = "cloud"; }
+);
+CONF
+cat > "$tmp/bad.conf" <<'CONF'
+resolvers = ( { plugin = "simple"; clustr = { }; } );
+CONF
+export TF_CONFIG='{"cluster": {"worker": ["w0:2222"]}, "task": {"type": "worker", "index": 0}}'
+
+# check NAME EXPECTED_RC EXPECTED_STDOUT -- ARGS...
+check() {
+	local name=$1 want_rc=$2 want_out=$3
+	shift 4
+	local rc=0
+	"${vg[@]}" --log-file="$tmp/$name.vg" "$CR_CLI" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" || rc=$?
+	if [ -s "$tmp/$name.vg" ] || [ "$rc" = 99 ]; then
+		echo "FAIL: $name: valgrind reported errors:"; cat "$tmp/$name.vg"; fail=1; return
+	fi
+	if [ "$rc" != "$want_rc" ]; then
+		echo "FAIL: $name: exit $rc, expected $want_rc"; cat "$tmp/$name.err"; fail=1; return
+	fi
+	if [ -n "$want_out" ] && [ "$(cat "$tmp/$name.out")" != "$want_out" ]; then
+		echo "FAIL: $name: stdout:"; cat "$tmp/$name.out"; echo "expected: $want_out"; fail=1; return
+	fi
+	echo "ok: $name"
+}
+
+cluster='{"cluster": {"worker": ["w0:2222", "w1:2222"], "ps": {"1": "p1:2222"}, "evaluator": ["e0:2222"]}, "task": {"type": "worker", "index": 0}, "rpc_layer": "grpc", "environment": "cloud"'
+check resolve-tf-config 0 "$cluster}" -- --config "$tmp/three.conf" resolve
+check resolve-json 0 "$cluster, \"master\": \"\", \"num_accelerators\": {\"GPU\": 2}}" \
+	-- --config "$tmp/three.conf" resolve --format json
+check resolve-clusterdef 0 "" -- --config "$tmp/three.conf" resolve --format clusterdef
+check master 0 "grpc://w1:2222" -- --config "$tmp/three.conf" master --task-type worker --task-id 1
+check master-missing 1 "" -- --config "$tmp/three.conf" master --task-type chief --task-id 0
+check plugins 0 "" -- plugins
+check plugins-json 0 "" -- plugins --json
+check check-config 0 "" -- check-config "$tmp/three.conf"
+check config-error 2 "" -- --config "$tmp/bad.conf" resolve
+TF_CONFIG='{"cluster": ' check tfconfig-error 1 "" -- --config "$tmp/three.conf" resolve
+check usage-error 2 "" -- frobnicate
+exit $fail
