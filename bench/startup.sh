@@ -1,0 +1,51 @@
+#!/bin/bash
+# Start-up benchmark: `cluster-resolver resolve` on a three-resolver config
+# (bench/startup.conf), 200 runs, median wall time as a ratio to
+# `curl --version` measured in the same hyperfine run; plus callgrind
+# instruction counts of both when valgrind is there.
+#
+#   bench/startup.sh [BUILD_DIR]     (default: build)
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$src/build}" && pwd)
+cli="$build/bin/cluster-resolver"
+conf="$src/bench/startup.conf"
+runs=${CR_BENCH_RUNS:-200}
+[ -x "$cli" ] || { echo "no $cli: build first (cmake -S . -B build && cmake --build build)" >&2; exit 1; }
+command -v hyperfine > /dev/null || { echo "hyperfine is not installed" >&2; exit 1; }
+command -v curl > /dev/null || { echo "curl is not installed" >&2; exit 1; }
+
+export CLUSTER_RESOLVER_PLUGIN_PATH="$build/lib/cluster-resolver/resolvers:$build/lib/cluster-resolver/accelerators"
+export TF_CONFIG='{"cluster": {"chief": ["c0:2222"]}}'
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The command must work before it is timed.
+"$cli" --config "$conf" resolve > "$tmp/out.json"
+
+hyperfine -N --warmup 20 --runs "$runs" --export-json "$tmp/h.json" \
+	-n cluster-resolver "$cli --config $conf resolve" \
+	-n curl "curl --version" > "$tmp/hyperfine.log"
+
+python3 - "$tmp/h.json" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+cr, curl = r["cluster-resolver"], r["curl"]
+print("start-up benchmark: cluster-resolver resolve, 3 resolvers (tfconfig + 2 simple), %d runs" % len(cr["times"]))
+print("  cluster-resolver resolve  median %7.3f ms  (mean %.3f ms, stddev %.3f ms)" %
+      (cr["median"] * 1e3, cr["mean"] * 1e3, cr["stddev"] * 1e3))
+print("  curl --version            median %7.3f ms  (mean %.3f ms, stddev %.3f ms)" %
+      (curl["median"] * 1e3, curl["mean"] * 1e3, curl["stddev"] * 1e3))
+print("  ratio (median / median)   %.2f x curl --version" % (cr["median"] / curl["median"]))
+PY
+
+if command -v valgrind > /dev/null; then
+	count() {
+		valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$@" > /dev/null 2> "$tmp/cg.log"
+		sed -n 's/^summary: //p' "$tmp/cg.out"
+	}
+	a=$(count "$cli" --config "$conf" resolve)
+	b=$(count curl --version)
+	python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); print('  callgrind instructions: cluster-resolver %d, curl --version %d, ratio %.2f' % (a, b, a / b))" "$a" "$b"
+fi
