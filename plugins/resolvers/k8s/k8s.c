@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k8s.c - Kubernetes resolver: options, probe and resolve.
+ *
+ * Lists the pods of each job's label selectors through the API server and
+ * gives every pod a task: jobs in the order written, selectors in list
+ * order, pods ordered by their index (Indexed Job, StatefulSet) else by
+ * name with numbers compared as numbers. See docs/k8s.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "k8s.h"
+
+static const char *const k8s_default_selector = "job-name=tensorflow";
+
+static const cr_option k8s_options[] = {
+	{ "jobs", CR_OPT_GROUP, NULL, 0,
+	  "job name -> list of label selectors, in order (default { worker = [ \"job-name=tensorflow\" ]; })" },
+	{ "namespace", CR_OPT_STRING, NULL, 0,
+	  "namespace to list; \"*\" = all (default: own, else the context's, else default)" },
+	{ "port", CR_OPT_INT, "8470", 0, "port of every task" },
+	{ "rpc_layer", CR_OPT_STRING, "grpc", 0, "rpc layer reported with the cluster" },
+	{ "address", CR_OPT_STRING, "pod_ip", 0, "pod_ip | host_ip | pod_name | dns" },
+	{ "cluster_domain", CR_OPT_STRING, "cluster.local", 0, "DNS suffix for address = \"dns\"" },
+	{ "field_selector", CR_OPT_STRING, NULL, 0, "extra fieldSelector for every list" },
+	{ "page_size", CR_OPT_INT, "500", 0, "pods per list request (limit)" },
+	{ "not_running", CR_OPT_STRING, "error", 0, "error | skip | wait" },
+	{ "wait_timeout", CR_OPT_FLOAT, "300", 0, "seconds to wait with not_running = \"wait\"" },
+	{ "wait_interval", CR_OPT_FLOAT, "2", 0, "seconds between lists while waiting" },
+	{ "auth", CR_OPT_STRING, "auto", 0, "auto | in_cluster | kubeconfig" },
+	{ "kubeconfig", CR_OPT_STRING, NULL, 0, "kubeconfig file (default: $KUBECONFIG, ~/.kube/config)" },
+	{ "context", CR_OPT_STRING, NULL, 0, "kubeconfig context (default: current-context)" },
+	{ "server", CR_OPT_STRING, NULL, 0, "API server URL, overriding the environment/kubeconfig" },
+	{ "token_file", CR_OPT_STRING, K8S_SA_DIR "/token", 0, "in-cluster service-account token" },
+	{ "ca_file", CR_OPT_STRING, K8S_SA_DIR "/ca.crt", 0, "in-cluster CA bundle" },
+	{ "namespace_file", CR_OPT_STRING, K8S_SA_DIR "/namespace", 0, "in-cluster namespace file" },
+	{ "connect_timeout", CR_OPT_FLOAT, "5", 0, "seconds to connect" },
+	{ "request_timeout", CR_OPT_FLOAT, "30", 0, "seconds for one request" },
+	{ "retries", CR_OPT_INT, "5", 0, "retries of a request answered 429 or 5xx" },
+	{ "max_retry_wait", CR_OPT_FLOAT, "30", 0, "longest wait honoured from Retry-After (seconds)" },
+	CR_OPTIONS_END
+};
+
+/* Report a bad option value with the file and line it came from. */
+static cr_status k8s_opt_error(cr_plugin_ctx *ctx, const cr_cfg *config, const char *name,
+			       const char *what, cr_error *err)
+{
+	const cr_cfg *v = cr_host->cfg_get(config, name);
+
+	return cr_host->error_set(err, CR_ERR_CONFIG, "%s:%d: %s",
+				  v ? cr_host->cfg_file(v) : "(config)", v ? cr_host->cfg_line(v) : 0,
+				  what);
+}
+
+static int k8s_pick(const char *value, const char *const *choices)
+{
+	for (int i = 0; choices[i]; i++)
+		if (strcmp(value, choices[i]) == 0)
+			return i;
+	return -1;
+}
+
+static void k8s_free(struct k8s *st)
+{
+	if (!st)
+		return;
+	if (st->jobs) {
+		for (guint i = 0; i < st->jobs->len; i++)
+			g_ptr_array_free(g_array_index(st->jobs, struct k8s_job, i).selectors, TRUE);
+		g_array_free(st->jobs, TRUE);
+	}
+	g_free(st);
+}
+
+/* One member of `jobs`: a list (or array) of selector strings. */
+static cr_status k8s_parse_job(const cr_cfg *member, struct k8s *st, cr_error *err)
+{
+	struct k8s_job job = { cr_host->cfg_name(member), g_ptr_array_new() };
+	cr_cfg_type t = cr_host->cfg_type(member);
+	size_t n = cr_host->cfg_length(member);
+
+	g_array_append_val(st->jobs, job);
+	if (t == CR_CFG_STRING) {
+		g_ptr_array_add(job.selectors, (gpointer)cr_host->cfg_string(member));
+		return CR_OK;
+	}
+	if (t != CR_CFG_ARRAY && t != CR_CFG_LIST)
+		goto bad;
+	for (size_t i = 0; i < n; i++) {
+		const char *sel = cr_host->cfg_string(cr_host->cfg_elem(member, i));
+
+		if (!sel)
+			goto bad;
+		g_ptr_array_add(job.selectors, (gpointer)sel);
+	}
+	return CR_OK;
+bad:
+	return cr_host->error_set(err, CR_ERR_CONFIG,
+				  "%s:%d: job '%s' must be a list of label selectors",
+				  cr_host->cfg_file(member), cr_host->cfg_line(member), job.name);
+}
+
+static cr_status k8s_parse_jobs(const cr_cfg *config, struct k8s *st, cr_error *err)
+{
+	const cr_cfg *jobs = cr_host->cfg_get(config, "jobs");
+	size_t n = cr_host->cfg_length(jobs);
+	cr_status rc;
+
+	st->jobs = g_array_new(FALSE, TRUE, sizeof(struct k8s_job));
+	for (size_t i = 0; i < n; i++) {
+		rc = k8s_parse_job(cr_host->cfg_elem(jobs, i), st, err);
+		if (rc != CR_OK)
+			return rc;
+	}
+	if (n == 0) { /* TensorFlow: an empty mapping means the default */
+		struct k8s_job job = { "worker", g_ptr_array_new() };
+
+		g_ptr_array_add(job.selectors, (gpointer)k8s_default_selector);
+		g_array_append_val(st->jobs, job);
+	}
+	return CR_OK;
+}
+
+static long k8s_seconds_ms(cr_plugin_ctx *ctx, const char *name)
+{
+	return (long)(cr_host->opt_float(ctx, name) * 1000.0);
+}
+
+static cr_status k8s_parse_enums(cr_plugin_ctx *ctx, const cr_cfg *config, struct k8s *st,
+				 cr_error *err)
+{
+	static const char *const addr[] = { "pod_ip", "host_ip", "pod_name", "dns", NULL };
+	static const char *const nr[] = { "error", "skip", "wait", NULL };
+	static const char *const auth[] = { "auto", "in_cluster", "kubeconfig", NULL };
+	int a = k8s_pick(cr_host->opt_string(ctx, "address"), addr);
+	int n = k8s_pick(cr_host->opt_string(ctx, "not_running"), nr);
+	int m = k8s_pick(cr_host->opt_string(ctx, "auth"), auth);
+	char msg[256];
+
+	if (a < 0 || n < 0 || m < 0) {
+		const char *key = a < 0 ? "address" : n < 0 ? "not_running" : "auth";
+		const char *want = a < 0 ? "pod_ip, host_ip, pod_name or dns" :
+			 n < 0 ? "error, skip or wait" : "auto, in_cluster or kubeconfig";
+
+		snprintf(msg, sizeof(msg), "%s \"%s\" is not one of %s", key,
+			 cr_host->opt_string(ctx, key), want);
+		return k8s_opt_error(ctx, config, key, msg, err);
+	}
+	st->address = (enum k8s_address)a;
+	st->not_running = (enum k8s_not_running)n;
+	st->auth = (enum k8s_auth_mode)m;
+	return CR_OK;
+}
+
+static cr_status k8s_check_ranges(cr_plugin_ctx *ctx, const cr_cfg *config, struct k8s *st,
+				  cr_error *err)
+{
+	char msg[128];
+
+	if (st->port < 1 || st->port > 65535) {
+		snprintf(msg, sizeof(msg), "port %lld is not in 1..65535", (long long)st->port);
+		return k8s_opt_error(ctx, config, "port", msg, err);
+	}
+	if (st->page_size < 0) {
+		snprintf(msg, sizeof(msg), "page_size %lld is negative", (long long)st->page_size);
+		return k8s_opt_error(ctx, config, "page_size", msg, err);
+	}
+	if (st->retries < 0 || st->retries > 100) {
+		snprintf(msg, sizeof(msg), "retries %lld is not in 0..100", (long long)st->retries);
+		return k8s_opt_error(ctx, config, "retries", msg, err);
+	}
+	if (st->namespace && st->namespace[0] == '\0')
+		return k8s_opt_error(ctx, config, "namespace", "namespace \"\" is empty", err);
+	return CR_OK;
+}
+
+static void k8s_read_scalars(cr_plugin_ctx *ctx, struct k8s *st)
+{
+	st->namespace = cr_host->opt_string(ctx, "namespace");
+	st->field_selector = cr_host->opt_string(ctx, "field_selector");
+	st->rpc_layer = cr_host->opt_string(ctx, "rpc_layer");
+	st->kubeconfig = cr_host->opt_string(ctx, "kubeconfig");
+	st->context = cr_host->opt_string(ctx, "context");
+	st->server = cr_host->opt_string(ctx, "server");
+	st->token_file = cr_host->opt_string(ctx, "token_file");
+	st->ca_file = cr_host->opt_string(ctx, "ca_file");
+	st->namespace_file = cr_host->opt_string(ctx, "namespace_file");
+	st->cluster_domain = cr_host->opt_string(ctx, "cluster_domain");
+	st->port = cr_host->opt_int(ctx, "port");
+	st->page_size = cr_host->opt_int(ctx, "page_size");
+	st->retries = cr_host->opt_int(ctx, "retries");
+	st->wait_timeout_ms = k8s_seconds_ms(ctx, "wait_timeout");
+	st->wait_interval_ms = k8s_seconds_ms(ctx, "wait_interval");
+	st->connect_timeout_ms = k8s_seconds_ms(ctx, "connect_timeout");
+	st->request_timeout_ms = k8s_seconds_ms(ctx, "request_timeout");
+	st->max_retry_wait_ms = k8s_seconds_ms(ctx, "max_retry_wait");
+	if (st->connect_timeout_ms <= 0)
+		st->connect_timeout_ms = 1;
+	if (st->request_timeout_ms <= 0)
+		st->request_timeout_ms = 1;
+}
+
+static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state,
+			    cr_error *err)
+{
+	struct k8s *st = g_new0(struct k8s, 1);
+	cr_status rc;
+
+	k8s_read_scalars(ctx, st);
+	rc = k8s_parse_jobs(config, st, err);
+	if (rc == CR_OK)
+		rc = k8s_parse_enums(ctx, config, st, err);
+	if (rc == CR_OK)
+		rc = k8s_check_ranges(ctx, config, st, err);
+	if (rc != CR_OK) {
+		k8s_free(st);
+		return rc;
+	}
+	*state = st;
+	return CR_OK;
+}
+
+static void k8s_destroy(void *state)
+{
+	k8s_free(state);
+}
+
+/* Declined when no API server can be found: not in a pod, no kubeconfig. */
+static cr_status k8s_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
+{
+	struct k8s *st = state;
+
+	if (st->auth != K8S_AUTH_AUTO || k8s_conn_available(st, ctx))
+		return CR_OK;
+	return cr_host->error_set(err, CR_DECLINED,
+				  "no Kubernetes API server: KUBERNETES_SERVICE_HOST unset and no kubeconfig");
+}
+
+/* Own identity: POD_NAME (downward API), else HOSTNAME, else POD_IP. */
+static void k8s_self_init(const struct k8s *st, cr_plugin_ctx *ctx,
+			  const struct k8s_conn *conn, struct k8s_self *self)
+{
+	const char *ns = cr_host->getenv(ctx, "POD_NAMESPACE");
+
+	memset(self, 0, sizeof(*self));
+	self->pod_name = cr_host->getenv(ctx, "POD_NAME");
+	if (self->pod_name && !*self->pod_name)
+		self->pod_name = NULL;
+	if (!self->pod_name)
+		self->hostname = cr_host->getenv(ctx, "HOSTNAME");
+	if (self->hostname && !*self->hostname)
+		self->hostname = NULL;
+	if (!self->pod_name && !self->hostname)
+		self->pod_ip = cr_host->getenv(ctx, "POD_IP");
+	if (ns && *ns)
+		self->namespace = g_strdup(ns);
+	else if (conn->in_cluster && conn->namespace)
+		self->namespace = g_strdup(conn->namespace);
+}
+
+static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
+			     cr_error *err)
+{
+	struct k8s *st = state;
+	struct k8s_conn conn = { 0 };
+	struct k8s_self self;
+	const char *ns;
+	cr_status rc;
+
+	rc = k8s_conn_load(st, ctx, &conn, err);
+	if (rc != CR_OK)
+		goto out;
+	rc = k8s_auth_prepare(st, ctx, &conn, err);
+	if (rc != CR_OK)
+		goto out;
+	ns = st->namespace ? st->namespace : conn.namespace ? conn.namespace : "default";
+	if (strcmp(ns, "*") == 0)
+		ns = NULL;
+	if (st->not_running == K8S_NR_WAIT) {
+		rc = k8s_wait_running(st, ctx, &conn, ns, err);
+		if (rc != CR_OK)
+			goto out;
+	}
+	k8s_self_init(st, ctx, &conn, &self);
+	rc = k8s_build(st, ctx, &conn, ns, &self, b, err);
+	g_free(self.namespace);
+	if (rc == CR_OK && st->rpc_layer && *st->rpc_layer)
+		rc = cr_host->result_set_rpc_layer(b, st->rpc_layer, err);
+out:
+	k8s_conn_clear(&conn);
+	return rc;
+}
+
+static const cr_resolver_ops k8s_ops = {
+	.struct_size = sizeof(cr_resolver_ops),
+	.create = k8s_create,
+	.destroy = k8s_destroy,
+	.probe = k8s_probe,
+	.resolve = k8s_resolve,
+	.master = NULL,
+};
+
+static const cr_plugin_desc k8s_desc = {
+	.struct_size = sizeof(cr_plugin_desc),
+	.abi_major = CR_ABI_MAJOR,
+	.abi_minor = CR_ABI_MINOR,
+	.kind = CR_PLUGIN_RESOLVER,
+	.name = "k8s",
+	.version = "1.0.0",
+	.description = "Kubernetes pods by label selector (in-cluster or kubeconfig)",
+	.options = k8s_options,
+	.option_size = sizeof(cr_option),
+	.resolver = &k8s_ops,
+	.accelerator = NULL,
+	.flags = 0,
+};
+
+/* With ABI minor 0 the entry's "host minor < ours" test is always false. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtype-limits"
+CR_PLUGIN_DEFINE(k8s_desc)
+#pragma GCC diagnostic pop

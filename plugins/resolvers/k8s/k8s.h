@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k8s.h - internal interfaces of the Kubernetes resolver plugin (k8s.so).
+ *
+ *   k8s.c             descriptor, options, create/probe/resolve
+ *   k8s_kubeconfig.c  where the API server is: in-cluster or kubeconfig
+ *   k8s_auth.c        credentials: token files, exec credential plugins
+ *   k8s_fetch.c       HTTP with retries, limit/continue paging
+ *   k8s_pods.c        pod records, ordering, addresses, building tasks
+ */
+#ifndef K8S_H
+#define K8S_H
+
+#include <glib.h>
+
+#include <cluster-resolver/plugin.h>
+
+#define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+/** How a task's address is formed. */
+enum k8s_address {
+	K8S_ADDR_POD_IP,
+	K8S_ADDR_HOST_IP,
+	K8S_ADDR_POD_NAME,
+	K8S_ADDR_DNS,
+};
+
+/** What a pod that is not Running does to the resolution. */
+enum k8s_not_running {
+	K8S_NR_ERROR,
+	K8S_NR_SKIP,
+	K8S_NR_WAIT,
+};
+
+/** Where credentials come from. */
+enum k8s_auth_mode {
+	K8S_AUTH_AUTO,
+	K8S_AUTH_IN_CLUSTER,
+	K8S_AUTH_KUBECONFIG,
+};
+
+/** One job of the `jobs` option: its name and its selectors, in order. */
+struct k8s_job {
+	const char *name;
+	GPtrArray *selectors; /* const char * (config-owned) */
+};
+
+/** The plugin state: options as parsed by create(). */
+struct k8s {
+	GArray *jobs; /* struct k8s_job */
+	const char *namespace;
+	const char *field_selector;
+	const char *rpc_layer;
+	const char *kubeconfig;
+	const char *context;
+	const char *server;
+	const char *token_file;
+	const char *ca_file;
+	const char *namespace_file;
+	const char *cluster_domain;
+	int64_t port;
+	int64_t page_size;
+	int64_t retries;
+	int64_t wait_timeout_ms;
+	int64_t wait_interval_ms;
+	long connect_timeout_ms;
+	long request_timeout_ms;
+	int64_t max_retry_wait_ms;
+	enum k8s_address address;
+	enum k8s_not_running not_running;
+	enum k8s_auth_mode auth;
+};
+
+/** An exec credential plugin from a kubeconfig user. */
+struct k8s_exec {
+	char *api_version;
+	char *command;
+	GPtrArray *args; /* char * */
+	GPtrArray *env;  /* char * "NAME=value" */
+	char *install_hint;
+	char *dir; /* directory of the kubeconfig that defined it */
+	bool provide_cluster_info;
+};
+
+/**
+ * struct k8s_conn - how to talk to one API server. Strings are owned.
+ * @token and @key_pem are secrets: wiped when freed, never printed.
+ */
+struct k8s_conn {
+	char *server; /* https://host:port[/prefix], no trailing '/' */
+	char *source; /* "in-cluster config", "kubeconfig F context 'C'" */
+	char *user;   /* kubeconfig user name, for messages */
+	char *ca_file, *ca_pem;
+	char *cert_file, *cert_pem;
+	char *key_file, *key_pem;
+	char *ca_data_b64; /* for provideClusterInfo */
+	char *token;
+	char *token_file;
+	char *namespace; /* context's or the service account's */
+	struct k8s_exec *exec;
+	bool insecure;
+	bool in_cluster;
+};
+
+/* k8s_kubeconfig.c */
+bool k8s_conn_available(const struct k8s *st, cr_plugin_ctx *ctx);
+cr_status k8s_conn_load(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *conn,
+			cr_error *err);
+void k8s_conn_clear(struct k8s_conn *conn);
+void k8s_exec_free(struct k8s_exec *ex);
+void k8s_wipe_free(char *secret);
+
+/* k8s_auth.c */
+cr_status k8s_auth_prepare(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *conn,
+			   cr_error *err);
+
+/** Called for each pod of a list, in the server's order. */
+typedef cr_status (*k8s_pod_fn)(const cr_json *pod, void *user_data, cr_error *err);
+/** Called when a list restarts from the beginning after 410 Gone. */
+typedef void (*k8s_restart_fn)(void *user_data);
+
+/* k8s_fetch.c */
+cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+			const char *namespace, const char *selector, k8s_pod_fn fn,
+			k8s_restart_fn restart, void *user_data, cr_error *err);
+
+/* k8s_pods.c */
+struct k8s_self {
+	const char *pod_name; /* POD_NAME */
+	const char *hostname; /* HOSTNAME, when POD_NAME is unset */
+	const char *pod_ip;   /* POD_IP, when both are unset */
+	char *namespace;      /* POD_NAMESPACE or the service account's; owned */
+	bool found;
+};
+cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+		    const char *namespace, struct k8s_self *self, cr_result_builder *b,
+		    cr_error *err);
+cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx,
+			   const struct k8s_conn *conn, const char *namespace, cr_error *err);
+int k8s_natural_cmp(const char *a, const char *b);
+
+#endif /* K8S_H */

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k8s_fetch.c - listing pods through the API server.
+ *
+ * One GET per page (`limit` = page_size, then `continue`) through the
+ * host's libcurl. 429 and 5xx answers are retried with exponential backoff,
+ * honouring Retry-After up to max_retry_wait. A 410 Gone on a continue
+ * token (the list expired while we paged) restarts the list from the start
+ * once. Every failure names the endpoint, the HTTP status and the
+ * Status.message the API server returned. Pages are handed to the caller
+ * pod by pod and dropped, so memory holds one page at a time.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "k8s.h"
+
+#define K8S_STATUS_MAX 200
+
+struct k8s_req {
+	const struct k8s *st;
+	cr_plugin_ctx *ctx;
+	const struct k8s_conn *conn;
+	const char *endpoint; /* for messages: no continue token */
+};
+
+static void k8s_query_add(GString *q, const char *key, const char *value)
+{
+	char *esc = g_uri_escape_string(value, NULL, FALSE);
+
+	g_string_append_printf(q, "%c%s=%s", q->len ? '&' : '?', key, esc);
+	g_free(esc);
+}
+
+static char *k8s_pods_path(const struct k8s_conn *conn, const char *ns)
+{
+	char *esc, *path;
+
+	if (!ns)
+		return g_strdup_printf("%s/api/v1/pods", conn->server);
+	esc = g_uri_escape_string(ns, NULL, FALSE);
+	path = g_strdup_printf("%s/api/v1/namespaces/%s/pods", conn->server, esc);
+	g_free(esc);
+	return path;
+}
+
+static char *k8s_list_url(const struct k8s *st, const char *base, const char *selector,
+			  const char *cont)
+{
+	GString *q = g_string_new(NULL);
+	char *url;
+
+	if (selector && *selector)
+		k8s_query_add(q, "labelSelector", selector);
+	if (st->field_selector && *st->field_selector)
+		k8s_query_add(q, "fieldSelector", st->field_selector);
+	if (st->page_size > 0)
+		g_string_append_printf(q, "%climit=%lld", q->len ? '&' : '?',
+				       (long long)st->page_size);
+	if (cont)
+		k8s_query_add(q, "continue", cont);
+	url = g_strconcat(base, q->str, NULL);
+	g_string_free(q, TRUE);
+	return url;
+}
+
+static cr_status k8s_status_code(long http)
+{
+	switch (http) {
+	case 400:
+		return CR_ERR_INVALID_ARG;
+	case 401:
+	case 403:
+		return CR_ERR_AUTH;
+	case 404:
+		return CR_ERR_NOT_FOUND;
+	case 408:
+	case 504:
+		return CR_ERR_TIMEOUT;
+	default:
+		return CR_ERR_BACKEND;
+	}
+}
+
+/* "ENDPOINT: HTTP 403 Forbidden: pods is forbidden: ..." from a Status. */
+static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response *resp,
+				int attempts, cr_error *err)
+{
+	long code = cr_host->http_status(resp);
+	size_t len = 0;
+	const char *body = cr_host->http_body(resp, &len);
+	const char *reason = NULL, *msg = NULL;
+	cr_json *root = NULL;
+	char tries[48] = "";
+	cr_status rc;
+
+	if (body && len && cr_host->json_parse(body, len, r->endpoint, &root, NULL) == CR_OK) {
+		reason = cr_host->json_string(cr_host->json_get(root, "/reason"));
+		msg = cr_host->json_string(cr_host->json_get(root, "/message"));
+	}
+	if (attempts > 1)
+		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
+	/* long Status messages (410 Expired) would not fit the error record */
+	rc = cr_host->error_set(err, k8s_status_code(code), "%s: HTTP %ld%s%s: %.*s%s%s",
+				r->endpoint, code, reason ? " " : "", reason ? reason : "",
+				K8S_STATUS_MAX, msg ? msg : "(no Status in the answer)",
+				msg && strlen(msg) > K8S_STATUS_MAX ? "..." : "", tries);
+	cr_host->json_free(root);
+	return rc;
+}
+
+static bool k8s_retryable(long code)
+{
+	return code == 429 || (code >= 500 && code != 501);
+}
+
+/* How long to wait before attempt @attempt+1: Retry-After, else backoff. */
+static int64_t k8s_retry_wait(const struct k8s *st, const cr_http_response *resp, int attempt)
+{
+	const char *ra = cr_host->http_header(resp, "Retry-After");
+	int64_t ms = 200LL << (attempt < 6 ? attempt : 6);
+	char *end = NULL;
+
+	if (ra) {
+		long long s = g_ascii_strtoll(ra, &end, 10);
+
+		if (end != ra && *end == '\0' && s >= 0)
+			ms = s * 1000;
+	}
+	if (ms > st->max_retry_wait_ms)
+		ms = st->max_retry_wait_ms;
+	return ms;
+}
+
+/* GET @url; *@resp holds the last answer (any status) on CR_OK. */
+static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_response **resp,
+			 int *attempts, cr_error *err)
+{
+	cr_http_request req = CR_HTTP_REQUEST_INIT;
+	const struct k8s_conn *c = r->conn;
+	char *auth = c->token ? g_strconcat("Authorization: Bearer ", c->token, NULL) : NULL;
+	const char *headers[] = { "Accept: application/json",
+				  "User-Agent: cluster-resolver-k8s/" CR_VERSION_STRING, auth, NULL };
+	cr_status rc;
+
+	req.url = url;
+	req.headers = headers;
+	req.timeout_ms = r->st->request_timeout_ms;
+	req.connect_timeout_ms = r->st->connect_timeout_ms;
+	req.ca_file = c->ca_file;
+	req.ca_pem = c->ca_pem;
+	req.cert_file = c->cert_file;
+	req.cert_pem = c->cert_pem;
+	req.key_file = c->key_file;
+	req.key_pem = c->key_pem;
+	req.insecure = c->insecure;
+	for (int attempt = 0;; attempt++) {
+		*attempts = attempt + 1;
+		rc = cr_host->http_request(r->ctx, &req, resp, err);
+		if (rc == CR_ERR_TIMEOUT)
+			rc = cr_host->error_set(err, rc,
+						"%s: timed out (connect_timeout %.1f s, request_timeout %.1f s)",
+						r->endpoint, (double)req.connect_timeout_ms / 1000.0,
+						(double)req.timeout_ms / 1000.0);
+		if (rc != CR_OK || attempt >= r->st->retries ||
+		    !k8s_retryable(cr_host->http_status(*resp)))
+			break;
+		int64_t ms = k8s_retry_wait(r->st, *resp, attempt);
+
+		cr_host->log(r->ctx, CR_LOG_INFO, "%s: HTTP %ld, retrying in %lld ms", r->endpoint,
+			     cr_host->http_status(*resp), (long long)ms);
+		cr_host->http_response_free(*resp);
+		*resp = NULL;
+		cr_host->sleep_ms(r->ctx, ms);
+	}
+	k8s_wipe_free(auth);
+	return rc;
+}
+
+/* Hand each pod of one page to @fn; *@next gets the continue token. */
+static cr_status k8s_page(const struct k8s_req *r, const cr_http_response *resp, k8s_pod_fn fn,
+			  void *ud, char **next, cr_error *err)
+{
+	size_t len = 0;
+	const char *body = cr_host->http_body(resp, &len);
+	const cr_json *items, *cont;
+	cr_json *root = NULL;
+	cr_status rc;
+
+	rc = cr_host->json_parse(body, len, r->endpoint, &root, err);
+	if (rc != CR_OK)
+		return rc;
+	items = cr_host->json_get(root, "/items");
+	if (cr_host->json_type(items) != CR_JSON_ARRAY && cr_host->json_type(items) != CR_JSON_NULL) {
+		rc = cr_host->error_set(err, CR_ERR_PARSE, "%s: answer is not a PodList (no items)",
+					r->endpoint);
+		goto out;
+	}
+	for (size_t i = 0; i < cr_host->json_length(items) && rc == CR_OK; i++)
+		rc = fn(cr_host->json_index(items, i), ud, err);
+	cont = cr_host->json_get(root, "/metadata/continue");
+	if (cr_host->json_string(cont) && *cr_host->json_string(cont))
+		*next = g_strdup(cr_host->json_string(cont));
+out:
+	cr_host->json_free(root);
+	return rc;
+}
+
+static char *k8s_endpoint(const struct k8s_conn *conn, const char *base, const char *selector)
+{
+	if (selector && *selector)
+		return g_strdup_printf("GET %s?labelSelector=%s", base, selector);
+	return g_strdup_printf("GET %s", base);
+}
+
+/**
+ * k8s_list_pods:
+ * List the pods of @namespace (NULL = all) matching @selector, page by
+ * page, calling @fn for each. After a 410 on a continue token @restart is
+ * called and the list starts again (once).
+ * Returns: CR_OK, or the first failure (network, HTTP status, JSON, @fn's).
+ */
+cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+			const char *namespace, const char *selector, k8s_pod_fn fn,
+			k8s_restart_fn restart, void *user_data, cr_error *err)
+{
+	char *base = k8s_pods_path(conn, namespace);
+	char *endpoint = k8s_endpoint(conn, base, selector);
+	struct k8s_req r = { st, ctx, conn, endpoint };
+	cr_http_response *resp = NULL;
+	char *cont = NULL, *next = NULL, *url;
+	bool restarted = false;
+	int attempts = 0;
+	cr_status rc;
+
+	for (;;) {
+		url = k8s_list_url(st, base, selector, cont);
+		rc = k8s_get(&r, url, &resp, &attempts, err);
+		g_free(url);
+		if (rc != CR_OK)
+			break;
+		if (cr_host->http_status(resp) == 410 && cont && !restarted) {
+			cr_host->log(ctx, CR_LOG_INFO, "%s: continue token expired, listing again",
+				     endpoint);
+			restarted = true;
+			g_clear_pointer(&cont, g_free);
+			restart(user_data);
+		} else if (cr_host->http_status(resp) != 200) {
+			rc = k8s_http_error(&r, resp, attempts, err);
+			break;
+		} else {
+			next = NULL;
+			rc = k8s_page(&r, resp, fn, user_data, &next, err);
+			g_free(cont);
+			cont = next;
+			if (rc != CR_OK || !cont)
+				break;
+		}
+		cr_host->http_response_free(resp);
+		resp = NULL;
+	}
+	cr_host->http_response_free(resp);
+	g_free(cont);
+	g_free(endpoint);
+	g_free(base);
+	return rc;
+}

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k8s_pods.c - from listed pods to tasks.
+ *
+ * Each pod of a selector's list is boiled down to a compact record (name,
+ * namespace, phase, address, index, accelerators) while the pages stream
+ * by; the records of one selector are then ordered and appended to the
+ * job. Order within a selector:
+ *   1. pods that carry an index come first, by that index:
+ *      label/annotation batch.kubernetes.io/job-completion-index (Indexed
+ *      Job), label apps.kubernetes.io/pod-index, else the ordinal of a pod
+ *      owned by a StatefulSet (NAME-<ordinal>);
+ *   2. then the others by name, digit runs compared as numbers
+ *      (worker-2 before worker-10);
+ *   ties fall back to the plain name, then the namespace.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "k8s.h"
+
+enum { K8S_ACC_NONE, K8S_ACC_GPU, K8S_ACC_TPU };
+
+static const char *const k8s_acc_kind[] = { NULL, "GPU", "TPU" };
+
+static const struct {
+	const char *pointer; /* below a container */
+	int kind;
+} k8s_acc_limits[] = {
+	{ "/resources/limits/nvidia.com~1gpu", K8S_ACC_GPU },
+	{ "/resources/limits/amd.com~1gpu", K8S_ACC_GPU },
+	{ "/resources/limits/google.com~1tpu", K8S_ACC_TPU },
+};
+
+/** One pod, as much as ordering and building need. Strings live in a chunk. */
+struct k8s_pod {
+	const char *name;
+	const char *ns;
+	const char *phase;
+	const char *addr;    /* "host:port", or NULL when the pod lacks it */
+	const char *missing; /* what was missing for @addr */
+	int64_t index;       /* -1: none */
+	int64_t accel;
+	int accel_kind;
+	bool running;
+	bool self;
+};
+
+struct k8s_collect {
+	const struct k8s *st;
+	const struct k8s_self *self;
+	GArray *pods; /* struct k8s_pod */
+	GStringChunk *chunk;
+};
+
+/* ---- ordering ----------------------------------------------------------- */
+
+/* Compare digit runs as numbers: strip leading zeros, longer is larger. */
+static int k8s_digits_cmp(const char **pa, const char **pb)
+{
+	const char *a = *pa, *b = *pb;
+	size_t la, lb;
+	int c;
+
+	while (*a == '0' && isdigit((unsigned char)a[1]))
+		a++;
+	while (*b == '0' && isdigit((unsigned char)b[1]))
+		b++;
+	for (la = 0; isdigit((unsigned char)a[la]); la++)
+		;
+	for (lb = 0; isdigit((unsigned char)b[lb]); lb++)
+		;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	c = memcmp(a, b, la);
+	*pa = a + la;
+	*pb = b + lb;
+	return c;
+}
+
+/** Natural order: "worker-2" < "worker-10"; otherwise bytewise. */
+int k8s_natural_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			int c = k8s_digits_cmp(&a, &b);
+
+			if (c)
+				return c;
+		} else if (*a != *b) {
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		} else {
+			a++;
+			b++;
+		}
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
+static gint k8s_pod_cmp(gconstpointer pa, gconstpointer pb)
+{
+	const struct k8s_pod *a = pa, *b = pb;
+	int c;
+
+	if ((a->index >= 0) != (b->index >= 0))
+		return a->index >= 0 ? -1 : 1;
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	c = k8s_natural_cmp(a->name, b->name);
+	if (!c)
+		c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->ns, b->ns);
+}
+
+/* ---- reading one pod ---------------------------------------------------- */
+
+static const char *k8s_str(const cr_json *node, const char *pointer)
+{
+	return cr_host->json_string(cr_host->json_get(node, pointer));
+}
+
+static int64_t k8s_parse_index(const char *s)
+{
+	int64_t v = 0;
+
+	if (!s || !*s || strlen(s) > 12)
+		return -1;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+/* NAME-<ordinal> of a pod whose controller is a StatefulSet. */
+static int64_t k8s_sts_ordinal(const cr_json *pod, const char *name)
+{
+	const cr_json *owners = cr_host->json_get(pod, "/metadata/ownerReferences");
+
+	for (size_t i = 0; i < cr_host->json_length(owners); i++) {
+		const cr_json *o = cr_host->json_index(owners, i);
+		const char *kind = k8s_str(o, "/kind"), *set = k8s_str(o, "/name");
+		size_t n = set ? strlen(set) : 0;
+
+		if (kind && strcmp(kind, "StatefulSet") == 0 && n && strncmp(name, set, n) == 0 &&
+		    name[n] == '-')
+			return k8s_parse_index(name + n + 1);
+	}
+	return -1;
+}
+
+static int64_t k8s_pod_index(const cr_json *pod, const char *name)
+{
+	static const char *const pointers[] = {
+		"/metadata/labels/batch.kubernetes.io~1job-completion-index",
+		"/metadata/annotations/batch.kubernetes.io~1job-completion-index",
+		"/metadata/labels/apps.kubernetes.io~1pod-index",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(pointers); i++) {
+		int64_t v = k8s_parse_index(k8s_str(pod, pointers[i]));
+
+		if (v >= 0)
+			return v;
+	}
+	return k8s_sts_ordinal(pod, name);
+}
+
+/* A resource quantity as an integer ("2" or 2); 0 when not a count. */
+static int64_t k8s_quantity(const cr_json *q)
+{
+	int64_t v = 0;
+
+	if (cr_host->json_int(q, &v))
+		return v;
+	v = k8s_parse_index(cr_host->json_string(q));
+	return v > 0 ? v : 0;
+}
+
+/* Sum the accelerator limits of the pod's containers. */
+static void k8s_pod_accel(const cr_json *pod, struct k8s_pod *p)
+{
+	const cr_json *cs = cr_host->json_get(pod, "/spec/containers");
+
+	for (size_t i = 0; i < cr_host->json_length(cs); i++) {
+		const cr_json *c = cr_host->json_index(cs, i);
+
+		for (size_t k = 0; k < G_N_ELEMENTS(k8s_acc_limits); k++) {
+			int64_t n = k8s_quantity(cr_host->json_get(c, k8s_acc_limits[k].pointer));
+
+			if (n > 0 && (p->accel_kind == K8S_ACC_NONE ||
+				      p->accel_kind == k8s_acc_limits[k].kind)) {
+				p->accel_kind = k8s_acc_limits[k].kind;
+				p->accel += n;
+			}
+		}
+	}
+}
+
+static const char *k8s_host_port(struct k8s_collect *c, const char *host)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
+		 (long long)c->st->port);
+	return g_string_chunk_insert(c->chunk, buf);
+}
+
+static void k8s_pod_address(struct k8s_collect *c, const cr_json *pod, struct k8s_pod *p)
+{
+	const char *host = NULL, *hn, *sd;
+	char buf[512];
+
+	switch (c->st->address) {
+	case K8S_ADDR_POD_IP:
+		host = k8s_str(pod, "/status/podIP");
+		p->missing = "status.podIP";
+		break;
+	case K8S_ADDR_HOST_IP:
+		host = k8s_str(pod, "/status/hostIP");
+		p->missing = "status.hostIP";
+		break;
+	case K8S_ADDR_POD_NAME:
+		host = p->name;
+		break;
+	case K8S_ADDR_DNS:
+		hn = k8s_str(pod, "/spec/hostname");
+		sd = k8s_str(pod, "/spec/subdomain");
+		p->missing = "spec.hostname and spec.subdomain";
+		if (hn && sd && *hn && *sd) {
+			snprintf(buf, sizeof(buf), "%s.%s.%s.svc%s%s", hn, sd, p->ns,
+				 *c->st->cluster_domain ? "." : "", c->st->cluster_domain);
+			host = buf;
+		}
+		break;
+	}
+	if (host && *host)
+		p->addr = k8s_host_port(c, host);
+}
+
+static bool k8s_pod_is_self(const struct k8s_self *self, const cr_json *pod,
+			    const struct k8s_pod *p)
+{
+	const char *v;
+
+	if (self->namespace && strcmp(self->namespace, p->ns) != 0)
+		return false;
+	if (self->pod_name)
+		return strcmp(self->pod_name, p->name) == 0;
+	if (self->hostname) {
+		v = k8s_str(pod, "/spec/hostname");
+		return strcmp(self->hostname, p->name) == 0 || (v && strcmp(self->hostname, v) == 0);
+	}
+	if (self->pod_ip) {
+		const cr_json *ips = cr_host->json_get(pod, "/status/podIPs");
+
+		v = k8s_str(pod, "/status/podIP");
+		if (v && strcmp(v, self->pod_ip) == 0)
+			return true;
+		for (size_t i = 0; i < cr_host->json_length(ips); i++) {
+			v = k8s_str(cr_host->json_index(ips, i), "/ip");
+			if (v && strcmp(v, self->pod_ip) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+static cr_status k8s_collect_pod(const cr_json *pod, void *ud, cr_error *err)
+{
+	struct k8s_collect *c = ud;
+	struct k8s_pod p = { 0 };
+	const char *name = k8s_str(pod, "/metadata/name");
+	const char *ns = k8s_str(pod, "/metadata/namespace");
+	const char *phase = k8s_str(pod, "/status/phase");
+
+	if (!name)
+		return cr_host->error_set(err, CR_ERR_PARSE, "a listed pod has no metadata.name");
+	p.name = g_string_chunk_insert(c->chunk, name);
+	p.ns = g_string_chunk_insert_const(c->chunk, ns ? ns : "");
+	p.phase = g_string_chunk_insert_const(c->chunk, phase ? phase : "");
+	p.running = phase && strcmp(phase, "Running") == 0;
+	p.index = k8s_pod_index(pod, name);
+	k8s_pod_accel(pod, &p);
+	k8s_pod_address(c, pod, &p);
+	if (c->self)
+		p.self = k8s_pod_is_self(c->self, pod, &p);
+	g_array_append_val(c->pods, p);
+	return CR_OK;
+}
+
+static void k8s_collect_restart(void *ud)
+{
+	struct k8s_collect *c = ud;
+
+	g_array_set_size(c->pods, 0);
+	g_string_chunk_clear(c->chunk);
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+struct k8s_emit {
+	const struct k8s *st;
+	cr_result_builder *b;
+	const char *job;
+	int64_t next; /* next task index of the job */
+	struct k8s_self *self;
+};
+
+static cr_status k8s_emit_pod(struct k8s_emit *e, const struct k8s_pod *p, cr_error *err)
+{
+	cr_status rc;
+
+	if (!p->running) {
+		if (e->st->not_running == K8S_NR_SKIP)
+			return CR_OK;
+		/* TensorFlow's message, verbatim */
+		return cr_host->error_set(err, CR_ERR_BACKEND, "Pod \"%s\" is not running; phase: \"%s\"",
+					  p->name, p->phase);
+	}
+	if (!p->addr)
+		return cr_host->error_set(err, CR_ERR_BACKEND,
+					  "pod \"%s\" (namespace \"%s\") has no %s for address mode \"%s\"",
+					  p->name, p->ns, p->missing,
+					  e->st->address == K8S_ADDR_DNS ? "dns" :
+					  e->st->address == K8S_ADDR_HOST_IP ? "host_ip" : "pod_ip");
+	rc = cr_host->result_append_task(e->b, e->job, p->addr, err);
+	if (rc == CR_OK && p->accel > 0)
+		rc = cr_host->result_set_task_accelerators(e->b, e->job, e->next,
+							   k8s_acc_kind[p->accel_kind], p->accel, err);
+	if (rc == CR_OK && p->self && !e->self->found) {
+		e->self->found = true;
+		rc = cr_host->result_set_task(e->b, e->job, e->next, err);
+	}
+	e->next++;
+	return rc;
+}
+
+static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
+				    const struct k8s_conn *conn, const char *ns,
+				    const char *selector, cr_error *err)
+{
+	struct k8s_collect c = { e->st, e->self, g_array_new(FALSE, FALSE, sizeof(struct k8s_pod)),
+				 g_string_chunk_new(4096) };
+	cr_status rc;
+
+	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_collect_pod, k8s_collect_restart,
+			   &c, err);
+	if (rc == CR_OK)
+		g_array_sort(c.pods, k8s_pod_cmp);
+	for (guint i = 0; rc == CR_OK && i < c.pods->len; i++)
+		rc = k8s_emit_pod(e, &g_array_index(c.pods, struct k8s_pod, i), err);
+	g_array_free(c.pods, TRUE);
+	g_string_chunk_free(c.chunk);
+	return rc;
+}
+
+/**
+ * k8s_build:
+ * Add every job, in order, with the pods of its selectors; set the task of
+ * the pod that is this process when one matches @self.
+ * Returns: CR_OK or the first failure.
+ */
+cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+		    const char *namespace, struct k8s_self *self, cr_result_builder *b,
+		    cr_error *err)
+{
+	cr_status rc = CR_OK;
+
+	for (guint j = 0; rc == CR_OK && j < st->jobs->len; j++) {
+		const struct k8s_job *job = &g_array_index(st->jobs, struct k8s_job, j);
+		struct k8s_emit e = { st, b, job->name, 0, self };
+
+		rc = cr_host->result_add_job(b, job->name, err);
+		for (guint s = 0; rc == CR_OK && s < job->selectors->len; s++)
+			rc = k8s_build_selector(&e, ctx, conn, namespace,
+						g_ptr_array_index(job->selectors, s), err);
+	}
+	if (rc == CR_OK && !self->found)
+		cr_host->log(ctx, CR_LOG_DEBUG, "own pod not among the listed pods; task unknown");
+	return rc;
+}
+
+/* ---- waiting for pods to run ------------------------------------------- */
+
+struct k8s_pending {
+	int64_t count;
+	char *name;
+	char *phase;
+};
+
+static cr_status k8s_count_pending(const cr_json *pod, void *ud, cr_error *err)
+{
+	struct k8s_pending *w = ud;
+	const char *phase = k8s_str(pod, "/status/phase");
+
+	if (phase && strcmp(phase, "Running") == 0)
+		return CR_OK;
+	if (w->count++ == 0) {
+		w->name = g_strdup(k8s_str(pod, "/metadata/name"));
+		w->phase = g_strdup(phase ? phase : "");
+	}
+	return CR_OK;
+}
+
+static void k8s_pending_reset(void *ud)
+{
+	struct k8s_pending *w = ud;
+
+	w->count = 0;
+	g_clear_pointer(&w->name, g_free);
+	g_clear_pointer(&w->phase, g_free);
+}
+
+static cr_status k8s_pending_pass(const struct k8s *st, cr_plugin_ctx *ctx,
+				  const struct k8s_conn *conn, const char *ns,
+				  struct k8s_pending *w, cr_error *err)
+{
+	cr_status rc = CR_OK;
+
+	k8s_pending_reset(w);
+	for (guint j = 0; rc == CR_OK && j < st->jobs->len; j++) {
+		const struct k8s_job *job = &g_array_index(st->jobs, struct k8s_job, j);
+
+		for (guint s = 0; rc == CR_OK && s < job->selectors->len && w->count == 0; s++)
+			rc = k8s_list_pods(st, ctx, conn, ns, g_ptr_array_index(job->selectors, s),
+					   k8s_count_pending, k8s_pending_reset, w, err);
+	}
+	return rc;
+}
+
+/**
+ * k8s_wait_running:
+ * List every selector until no selected pod is outside Running, sleeping
+ * wait_interval between rounds, for at most wait_timeout.
+ * Returns: CR_OK, CR_ERR_TIMEOUT naming a pod still not running, or a
+ * listing failure.
+ */
+cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx,
+			   const struct k8s_conn *conn, const char *namespace, cr_error *err)
+{
+	int64_t deadline = cr_host->monotonic_ms() + st->wait_timeout_ms;
+	struct k8s_pending w = { 0 };
+	cr_status rc;
+
+	for (;;) {
+		rc = k8s_pending_pass(st, ctx, conn, namespace, &w, err);
+		if (rc != CR_OK || w.count == 0)
+			break;
+		int64_t left = deadline - cr_host->monotonic_ms();
+
+		if (left <= 0) {
+			rc = cr_host->error_set(err, CR_ERR_TIMEOUT,
+						"Pod \"%s\" is not running; phase: \"%s\" (%lld pods not running after waiting %.1f s)",
+						w.name, w.phase, (long long)w.count,
+						(double)st->wait_timeout_ms / 1000.0);
+			break;
+		}
+		cr_host->log(ctx, CR_LOG_INFO, "waiting for %lld pods to run (pod \"%s\" is %s)",
+			     (long long)w.count, w.name, w.phase);
+		cr_host->sleep_ms(ctx, left < st->wait_interval_ms ? left : st->wait_interval_ms);
+	}
+	k8s_pending_reset(&w);
+	return rc;
+}

@@ -1,0 +1,397 @@
+#!/usr/bin/python3
+"""The cases of test_k8s.py: config, environment, faults -> exact output.
+
+Pods are in pods.json. Namespace `default` holds TensorFlow's own test pods
+(tf-semantics.md §9); namespace `train` an Indexed Job of 11 workers
+(worker-<i>-<suffix>, pod IP 10.2.0.<10+i>, 2 GPUs each, two per node), a
+StatefulSet `ps`, a chief with a DNS name, pods that are not Running, TPU,
+AMD and IPv6 pods; namespace `other` one more `job-name=worker` pod.
+"""
+
+
+def conf(opts, kubeconfig='@DIR@/kc'):
+    kc = 'kubeconfig = "%s"; ' % kubeconfig if kubeconfig else ''
+    return 'resolvers = ( { plugin = "k8s"; policy = "required"; %s%s } );\n' % (kc, opts)
+
+
+def out(cluster, task=None, master='', acc='{}', rpc='grpc'):
+    t = '"task": {"type": "%s", "index": %d}, ' % task if task else ''
+    r = '"rpc_layer": "%s", ' % rpc if rpc else ''
+    return '{"cluster": %s, %s%s"master": "%s", "num_accelerators": %s}' % (cluster, t, r,
+                                                                          master, acc)
+
+
+def addrs(ips, port=8470):
+    return '[' + ', '.join('"%s:%d"' % (ip, port) for ip in ips) + ']'
+
+
+W = ['10.2.0.%d' % (10 + i) for i in range(11)]
+WORKERS = '{"worker": %s}' % addrs(W)
+ERR = 'cluster-resolver: resolver \'k8s\': '
+WARN = 'cluster-resolver: warning: resolver \'k8s\': '
+CREATE = 'cluster-resolver: resolver \'k8s\' (@PLUGIN@): create failed: @DIR@/case.conf:1: '
+EP = 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector=job-name=worker'
+WJOB = 'jobs = { worker = [ "job-name=worker" ]; }; '
+IN_CLUSTER_ENV = {'KUBERNETES_SERVICE_HOST': '127.0.0.1', 'KUBERNETES_SERVICE_PORT': '@PORT@'}
+SA = ('token_file = "@DIR@/sa/token"; ca_file = "@DIR@/sa/ca.crt"; '
+      'namespace_file = "@DIR@/sa/namespace"; ')
+
+
+def rotate(token, accepted):
+    def before(fx):
+        with open(fx.dir + '/sa/token', 'w') as f:
+            f.write(token + '\n')
+        fx.set_tokens(accepted + ['exec-token-v1', 'exec-token-beta', 'merged-token'])
+    return before
+
+
+def exec_info_is(name, want):
+    def after(fx):
+        with open('%s/exec-info.%s' % (fx.dir, name)) as f:
+            got = f.read()
+        want_s = fx.subst(want)
+        return [] if got == want_s else ['KUBERNETES_EXEC_INFO: got %s, want %s' % (got, want_s)]
+    return after
+
+
+CASES = [
+    # ---- tf-semantics §9, fixed profile ---------------------------------
+    dict(name='tf-default-mapping',  # 999999 sorts first, as in TF's test
+         conf=conf('namespace = "default";'),
+         out=out('{"worker": %s}' % addrs(['10.1.2.5', '10.1.2.3', '10.1.2.4']))),
+    dict(name='tf-empty-mapping-is-default',
+         conf=conf('namespace = "default"; jobs = { };'),
+         out=out('{"worker": %s}' % addrs(['10.1.2.5', '10.1.2.3', '10.1.2.4']))),
+    dict(name='tf-selectors-concatenate-in-order',
+         conf=conf('namespace = "default"; jobs = { worker = [ "job-name=worker1", '
+                   '"job-name=worker2" ]; ps = [ "job-name=ps" ]; };'),
+         out=out('{"worker": %s, "ps": %s}' % (addrs(['10.1.3.1', '10.1.3.2', '10.1.4.1']),
+                                                addrs(['10.1.5.1'])))),
+    dict(name='tf-duplicate-match-kept',
+         conf=conf('namespace = "default"; jobs = { worker = [ "job-name=worker1", '
+                   '"job-name in (worker1, worker2)" ]; };'),
+         out=out('{"worker": %s}' % addrs(['10.1.3.1', '10.1.3.2', '10.1.3.1', '10.1.3.2',
+                                          '10.1.4.1']))),
+    dict(name='tf-jobs-in-written-order',
+         conf=conf('namespace = "default"; jobs = { ps = [ "job-name=ps" ]; '
+                   'worker = [ "job-name=worker2" ]; };'),
+         out=out('{"ps": %s, "worker": %s}' % (addrs(['10.1.5.1']), addrs(['10.1.4.1'])))),
+    dict(name='tf-empty-job',
+         conf=conf('namespace = "default"; jobs = { worker = [ "job-name=nobody" ]; '
+                   'ps = [ ]; };'),
+         out=out('{"worker": [], "ps": []}')),
+    dict(name='tf-port-and-rpc-layer',
+         conf=conf('namespace = "default"; port = 2222; rpc_layer = "grpc+verbs"; '
+                   'jobs = { worker = [ "job-name=worker2" ]; };'),
+         out=out('{"worker": %s}' % addrs(['10.1.4.1'], 2222), rpc='grpc+verbs')),
+    dict(name='tf-not-running-error',  # TF's message, verbatim
+         conf=conf('jobs = { evaluator = [ "job-name=evaluator" ]; };'), rc=1,
+         err=ERR + 'Pod "evaluator-1" is not running; phase: "Pending"'),
+    dict(name='tf-quirk-host-ip-collides',  # TF's behaviour, on request
+         conf=conf('namespace = "default"; address = "host_ip";'),
+         out=out('{"worker": %s}' % addrs(['192.168.1.2', '192.168.1.1', '192.168.1.1']))),
+    dict(name='fix-pod-ip-distinct-on-one-node',
+         conf=conf('namespace = "default"; jobs = { worker = [ "job-name=tensorflow" ]; };'),
+         out=out('{"worker": %s}' % addrs(['10.1.2.5', '10.1.2.3', '10.1.2.4']))),
+    dict(name='fix-in-cluster-config-honoured',
+         conf=conf(SA + WJOB, kubeconfig=None), env=IN_CLUSTER_ENV,
+         out=out(WORKERS)),
+
+    # ---- ordering and identity -----------------------------------------
+    dict(name='indexed-job-numeric-order-and-identity',
+         conf=conf(WJOB), env={'POD_NAME': 'worker-10-h1j3l'},
+         out=out(WORKERS, ('worker', 10), 'grpc://10.2.0.20:8470', '{"GPU": 2}')),
+    dict(name='statefulset-ordinals',
+         conf=conf('jobs = { ps = [ "app=ps" ]; };'), env={'POD_NAME': 'ps-1'},
+         out=out('{"ps": %s}' % addrs(['10.2.1.10', '10.2.1.11', '10.2.1.12']), ('ps', 1),
+                 'grpc://10.2.1.11:8470')),
+    dict(name='pod-index-label-beats-name',
+         conf=conf('jobs = { eval = [ "job-name=eval" ]; };'),
+         out=out('{"eval": %s}' % addrs(['10.2.3.2', '10.2.3.1']))),
+    dict(name='identity-from-hostname',
+         conf=conf(WJOB), env={'HOSTNAME': 'worker-7'},
+         out=out(WORKERS, ('worker', 7), 'grpc://10.2.0.17:8470', '{"GPU": 2}')),
+    dict(name='identity-from-pod-ip',
+         conf=conf(WJOB), env={'POD_IP': '10.2.0.13'},
+         out=out(WORKERS, ('worker', 3), 'grpc://10.2.0.13:8470', '{"GPU": 2}')),
+    dict(name='identity-pod-name-wins-over-hostname',
+         conf=conf(WJOB), env={'POD_NAME': 'worker-1-b4k9d', 'HOSTNAME': 'worker-7'},
+         out=out(WORKERS, ('worker', 1), 'grpc://10.2.0.11:8470', '{"GPU": 2}')),
+    dict(name='identity-other-namespace-not-matched',
+         conf=conf(WJOB), env={'POD_NAME': 'worker-0-q7w2x', 'POD_NAMESPACE': 'other'},
+         out=out(WORKERS)),
+    dict(name='identity-in-second-job',
+         conf=conf('jobs = { chief = [ "role=chief" ]; worker = [ "job-name=worker" ]; };'),
+         env={'POD_NAME': 'worker-2-zz81a'},
+         out=out('{"chief": %s, "worker": %s}' % (addrs(['10.2.2.1']), addrs(W)),
+                 ('worker', 2), 'grpc://10.2.0.12:8470', '{"GPU": 2}')),
+
+    # ---- namespaces -----------------------------------------------------
+    dict(name='namespace-from-context',
+         conf=conf(WJOB), out=out(WORKERS)),
+    dict(name='namespace-option-overrides-context',
+         conf=conf('namespace = "other"; ' + WJOB), out=out('{"worker": %s}' % addrs(['10.3.0.1']))),
+    dict(name='namespace-default-when-context-has-none',
+         conf=conf('', kubeconfig='@DIR@/kc-default-ns'),
+         out=out('{"worker": %s}' % addrs(['10.1.2.5', '10.1.2.3', '10.1.2.4']))),
+    dict(name='namespace-all',
+         conf=conf('namespace = "*"; ' + WJOB),
+         out=out('{"worker": %s}' % addrs(W + ['10.3.0.1']))),
+    dict(name='namespace-in-cluster-file',
+         conf=conf(SA + 'jobs = { chief = [ "role=chief" ]; };', kubeconfig=None),
+         env=IN_CLUSTER_ENV, out=out('{"chief": %s}' % addrs(['10.2.2.1']))),
+
+    # ---- address modes --------------------------------------------------
+    dict(name='address-host-ip',
+         conf=conf('address = "host_ip"; jobs = { worker = [ "job-name=worker" ]; };'),
+         out=out('{"worker": %s}' % addrs(['192.168.2.%d' % (i // 2) for i in range(11)]))),
+    dict(name='address-pod-name',
+         conf=conf('address = "pod_name"; jobs = { ps = [ "app=ps" ]; };'),
+         out=out('{"ps": %s}' % addrs(['ps-0', 'ps-1', 'ps-2']))),
+    dict(name='address-dns',
+         conf=conf('address = "dns"; port = 2222; jobs = { chief = [ "role=chief" ]; '
+                   'ps = [ "app=ps" ]; };'),
+         out=out('{"chief": ["chief-0.train-svc.train.svc.cluster.local:2222"], "ps": '
+                 '["ps-0.ps.train.svc.cluster.local:2222", "ps-1.ps.train.svc.cluster.local:2222", '
+                 '"ps-2.ps.train.svc.cluster.local:2222"]}')),
+    dict(name='address-dns-custom-domain',
+         conf=conf('address = "dns"; cluster_domain = "corp.example"; '
+                   'jobs = { chief = [ "role=chief" ]; };'),
+         out=out('{"chief": ["chief-0.train-svc.train.svc.corp.example:8470"]}')),
+    dict(name='address-dns-needs-hostname-and-subdomain',
+         conf=conf('address = "dns"; jobs = { eval = [ "job-name=eval" ]; };'), rc=1,
+         err=ERR + 'pod "eval-b" (namespace "train") has no spec.hostname and spec.subdomain '
+                   'for address mode "dns"'),
+    dict(name='address-ipv6-bracketed',
+         conf=conf('jobs = { worker = [ "job-name=v6" ]; };'),
+         out=out('{"worker": ["[fd00:10:2::8]:8470"]}')),
+
+    # ---- pods that are not running -----------------------------------
+    dict(name='not-running-skip',
+         conf=conf('not_running = "skip"; jobs = { evaluator = [ "job-name=evaluator" ]; };'),
+         out=out('{"evaluator": %s}' % addrs(['10.2.4.1']))),
+    dict(name='not-running-field-selector',
+         conf=conf('field_selector = "status.phase=Running"; '
+                   'jobs = { evaluator = [ "job-name=evaluator" ]; };'),
+         out=out('{"evaluator": %s}' % addrs(['10.2.4.1']))),
+    dict(name='not-running-wait-until-running',  # late-0: Pending, Pending, Running
+         conf=conf('not_running = "wait"; wait_interval = 0.1; wait_timeout = 20; '
+                   'jobs = { worker = [ "job-name=late" ]; };'),
+         out=out('{"worker": %s}' % addrs(['10.2.5.1'])),
+         requests=[(200, '500', False)] * 4),
+    dict(name='not-running-wait-times-out',
+         conf=conf('not_running = "wait"; wait_interval = 0.2; wait_timeout = 0.5; '
+                   'jobs = { evaluator = [ "job-name=evaluator" ]; };'), rc=1,
+         err=ERR + 'Pod "evaluator-1" is not running; phase: "Pending" (2 pods not running '
+                   'after waiting 0.5 s)'),
+
+    # ---- accelerators ---------------------------------------------------
+    dict(name='accelerators-tpu',
+         conf=conf('jobs = { worker = [ "job-name=tpu" ]; };'), env={'POD_NAME': 'tpu-worker-0'},
+         out=out('{"worker": %s}' % addrs(['10.2.6.1']), ('worker', 0),
+                 'grpc://10.2.6.1:8470', '{"TPU": 4}')),
+    dict(name='accelerators-amd-gpu',
+         conf=conf('jobs = { worker = [ "job-name=amd" ]; };'), env={'POD_NAME': 'amd-worker-0'},
+         out=out('{"worker": %s}' % addrs(['10.2.7.1']), ('worker', 0),
+                 'grpc://10.2.7.1:8470', '{"GPU": 1}')),
+    dict(name='accelerators-none',
+         conf=conf('jobs = { chief = [ "role=chief" ]; };'), env={'POD_NAME': 'chief-0'},
+         out=out('{"chief": %s}' % addrs(['10.2.2.1']), ('chief', 0), 'grpc://10.2.2.1:8470')),
+
+    # ---- selectors --------------------------------------------------------
+    dict(name='selector-set-and-exists',
+         conf=conf('jobs = { worker = [ "app in (tf), !role" ]; chief = [ "app,role" ]; '
+                   'all = [ "app=tf,role notin (worker)" ]; };'),
+         out=out('{"worker": %s, "chief": %s, "all": %s}'
+                 % (addrs(W), addrs(['10.2.2.1']), addrs(W + ['10.2.2.1'])))),
+    dict(name='selector-mixed-index-and-name-order',  # ordinals and indices interleave
+         conf=conf('jobs = { x = [ "app,!role" ]; };'),
+         out=out('{"x": %s}' % addrs(['10.2.1.10', '10.2.0.10', '10.2.1.11', '10.2.0.11',
+                                     '10.2.1.12'] + W[2:]))),
+    dict(name='selector-not-equal',
+         conf=conf('jobs = { x = [ "job-name!=worker,job-name,job-name!=evaluator,'
+                   'job-name notin (late,tpu,amd,v6)" ]; };'),
+         out=out('{"x": %s}' % addrs(['10.2.3.2', '10.2.3.1']))),
+    dict(name='selector-invalid-is-400',
+         conf=conf('jobs = { worker = [ "job-name in worker" ]; };'), rc=1,
+         err=ERR + "GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector="
+                   "job-name in worker: HTTP 400 BadRequest: unable to parse requirement: "
+                   "found 'worker', expected: '('"),
+
+    # ---- paging and faults -------------------------------------------------
+    dict(name='paging-small-pages',
+         conf=conf('page_size = 2; ' + WJOB), out=out(WORKERS),
+         requests=[(200, '2', False)] + [(200, '2', True)] * 5),
+    dict(name='paging-one-per-page',
+         conf=conf('page_size = 1; jobs = { ps = [ "app=ps" ]; };'),
+         out=out('{"ps": %s}' % addrs(['10.2.1.10', '10.2.1.11', '10.2.1.12'])),
+         requests=[(200, '1', False), (200, '1', True), (200, '1', True)]),
+    dict(name='paging-410-restarts-once',
+         conf=conf('page_size = 4; ' + WJOB), out=out(WORKERS),
+         faults=[{'expire_continue': True, 'count': 1}],
+         requests=[(200, '4', False), (410, '4', True), (200, '4', False), (200, '4', True),
+                   (200, '4', True)]),
+    dict(name='paging-410-twice-fails',
+         conf=conf('page_size = 4; ' + WJOB), rc=1,
+         faults=[{'expire_continue': True, 'count': 2}],
+         err=ERR + EP + ': HTTP 410 Expired: The provided continue parameter is too old to '
+                        'display a consistent list result. You can start a new list without the '
+                        'continue parameter, or use the continue token in this response to '
+                        'retrieve the rema...'),
+    dict(name='retry-429-honours-retry-after',
+         conf=conf(WJOB), out=out(WORKERS),
+         faults=[{'status': 429, 'retry_after': 1, 'count': 1}],
+         requests=[(429, '500', False), (200, '500', False)]),
+    dict(name='retry-5xx-with-backoff',
+         conf=conf('page_size = 6; ' + WJOB), out=out(WORKERS),
+         faults=[{'status': 503, 'count': 1}, {'status': 500, 'count': 1,
+                                               'continue_only': True}],
+         requests=[(503, '6', False), (200, '6', False), (500, '6', True), (200, '6', True)]),
+    dict(name='retry-gives-up',
+         conf=conf('retries = 2; max_retry_wait = 0.1; ' + WJOB), rc=1,
+         faults=[{'status': 503, 'retry_after': 5, 'count': -1}],
+         err=ERR + EP + ': HTTP 503 ServiceUnavailable: the server is currently unable to '
+                        'handle the request (after 3 attempts)',
+         requests=[(503, '500', False)] * 3),
+    dict(name='no-retry-on-403',
+         conf=conf(WJOB), rc=1,
+         faults=[{'status': 403, 'count': -1, 'message': 'pods is forbidden: User '
+                  '"system:serviceaccount:train:default" cannot list resource "pods" in API '
+                  'group "" in the namespace "train"'}],
+         err=ERR + EP + ': HTTP 403 Forbidden: pods is forbidden: User '
+                        '"system:serviceaccount:train:default" cannot list resource "pods" in '
+                        'API group "" in the namespace "train"',
+         requests=[(403, '500', False)]),
+    dict(name='request-timeout',
+         conf=conf('request_timeout = 0.5; ' + WJOB), rc=1,
+         faults=[{'delay': 2, 'count': 1}],
+         err=ERR + EP + ': timed out (connect_timeout 5.0 s, request_timeout 0.5 s)'),
+    dict(name='truncated-body',
+         conf=conf(WJOB), rc=1,
+         faults=[{'truncate': True, 'count': 1}],
+         err=ERR + 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector='
+                   'job-name%3Dworker&limit=500: transfer closed with 18282 bytes remaining to '
+                   'read'),
+    dict(name='connection-refused',
+         conf=conf('server = "https://127.0.0.1:1"; connect_timeout = 1; ' + WJOB), rc=1,
+         err=ERR + 'GET https://127.0.0.1:1/api/v1/namespaces/train/pods?labelSelector='
+                   'job-name%3Dworker&limit=500: Failed to connect to 127.0.0.1 port 1 after 0 '
+                   'ms: Couldn\'t connect to server'),  # harness: "after N ms"
+
+    # ---- auth ---------------------------------------------------------------
+    dict(name='auth-client-cert-files',
+         conf=conf('context = "cert"; jobs = { chief = [ "role=chief" ]; };'),
+         out=out('{"chief": %s}' % addrs(['10.2.2.1']))),
+    dict(name='auth-client-cert-data',
+         conf=conf('context = "certdata"; jobs = { chief = [ "role=chief" ]; };'),
+         out=out('{"chief": %s}' % addrs(['10.2.2.1']))),
+    dict(name='auth-token-file-relative',
+         conf=conf('context = "tokenfile"; jobs = { chief = [ "role=chief" ]; };'),
+         before=rotate('sa-token-A', ['sa-token-A']),
+         out=out('{"chief": %s}' % addrs(['10.2.2.1']))),
+    dict(name='auth-bad-token-401',
+         conf=conf('context = "stale"; ' + WJOB), rc=1,
+         err=ERR + EP + ': HTTP 401 Unauthorized: Unauthorized'),
+    dict(name='auth-no-credentials-401',
+         conf=conf('context = "nouser"; ' + WJOB), rc=1,
+         err=ERR + EP + ': HTTP 401 Unauthorized: Unauthorized'),
+    dict(name='auth-exec-v1-token',
+         conf=conf('context = "exec-v1"; jobs = { chief = [ "role=chief" ]; };'),
+         out=out('{"chief": %s}' % addrs(['10.2.2.1'])),
+         after=exec_info_is('v1', '{"apiVersion":"client.authentication.k8s.io/v1",'
+                                  '"kind":"ExecCredential","spec":{"cluster":{"server":'
+                                  '"https://127.0.0.1:@PORT@"},"interactive":false}}')),
+    dict(name='auth-exec-v1beta1-token',
+         conf=conf('context = "exec-beta"; jobs = { chief = [ "role=chief" ]; };'),
+         out=out('{"chief": %s}' % addrs(['10.2.2.1'])),
+         after=exec_info_is('beta', '{"apiVersion":"client.authentication.k8s.io/v1beta1",'
+                                    '"kind":"ExecCredential","spec":{"interactive":false}}')),
+    dict(name='auth-exec-client-cert',
+         conf=conf('context = "exec-cert"; jobs = { chief = [ "role=chief" ]; };'),
+         out=out('{"chief": %s}' % addrs(['10.2.2.1']))),
+    dict(name='auth-exec-fails',
+         conf=conf('context = "exec-fail"; ' + WJOB), rc=1,
+         err='login required\n' + ERR + "exec credential plugin './bin/get-token' (user "
+             "'exec-fail'): exited with status 3"),
+    dict(name='auth-exec-bad-json',
+         conf=conf('context = "exec-garbage"; ' + WJOB), rc=1,
+         err=ERR + "exec credential plugin './bin/get-token' (user 'exec-garbage'): invalid "
+                   'JSON at line 2, column 1 (offset 16): unexpected end of data'),
+    dict(name='auth-exec-missing-command',
+         conf=conf('context = "exec-missing"; ' + WJOB), rc=1,
+         err=ERR + "exec credential plugin 'no-such-credential-helper' (user 'exec-missing'): "
+                   'Failed to execute child process \u201cno-such-credential-helper\u201d (No '
+                   'such file or directory): install get-token'),
+    dict(name='auth-exec-v1alpha1-refused',
+         conf=conf('context = "exec-alpha"; ' + WJOB), rc=1,
+         err=ERR + "exec credential plugin './bin/get-token' (user 'exec-alpha'): apiVersion "
+                   '"client.authentication.k8s.io/v1alpha1" is not supported (use '
+                   'client.authentication.k8s.io/v1 or v1beta1)'),
+    dict(name='auth-provider-refused',
+         conf=conf('context = "authprov"; ' + WJOB), rc=1,
+         err=ERR + "kubeconfig @DIR@/kc: user 'authprov': auth-provider 'gcp' is not "
+                   'supported; use an exec credential plugin'),
+    dict(name='auth-in-cluster-token-A',
+         conf=conf(SA + WJOB, kubeconfig=None), env=IN_CLUSTER_ENV,
+         before=rotate('sa-token-A', ['sa-token-A']), out=out(WORKERS)),
+    dict(name='auth-in-cluster-token-rotated-B',
+         conf=conf(SA + WJOB, kubeconfig=None), env=IN_CLUSTER_ENV,
+         before=rotate('sa-token-B', ['sa-token-B']), out=out(WORKERS)),
+    dict(name='auth-in-cluster-old-token-refused',
+         conf=conf(SA + WJOB, kubeconfig=None), env=IN_CLUSTER_ENV,
+         before=rotate('sa-token-A', ['sa-token-B']), rc=1,
+         err=ERR + EP + ': HTTP 401 Unauthorized: Unauthorized'),
+    dict(name='auth-in-cluster-missing-token-file',
+         conf=conf('token_file = "@DIR@/sa/nope"; ca_file = "@DIR@/sa/ca.crt"; '
+                   'namespace_file = "@DIR@/sa/namespace"; ' + WJOB, kubeconfig=None),
+         env=IN_CLUSTER_ENV, rc=1, err=ERR + 'cannot read @DIR@/sa/nope: No such file or directory'),
+    dict(name='auth-wrong-ca-refused',
+         conf=conf('ca_file = "@DIR@/client.crt"; token_file = "@DIR@/sa/token"; '
+                   'namespace_file = "@DIR@/sa/namespace"; ' + WJOB, kubeconfig=None),
+         env=IN_CLUSTER_ENV, before=rotate('sa-token-A', ['sa-token-A']), rc=1,
+         err=ERR + 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector='
+                   'job-name%3Dworker&limit=500: SSL certificate problem: self-signed '
+                   'certificate in certificate chain'),
+    dict(name='auth-insecure-skip-tls-verify-warns',
+         conf=conf('jobs = { chief = [ "role=chief" ]; };', kubeconfig='@DIR@/kc-insecure'),
+         out=out('{"chief": %s}' % addrs(['10.2.2.1'])),
+         err=WARN + 'TLS certificate of https://127.0.0.1:@PORT@ is NOT verified '
+                   '(insecure-skip-tls-verify in kubeconfig @DIR@/kc-insecure context \'c\')'),
+    dict(name='kubeconfig-env-merge',
+         conf=conf('jobs = { chief = [ "role=chief" ]; };', kubeconfig=None),
+         env={'KUBECONFIG': '@DIR@/m1:@DIR@/does-not-exist:@DIR@/m2'},
+         out=out('{"chief": %s}' % addrs(['10.2.2.1']))),
+    dict(name='kubeconfig-home-default',
+         conf=conf('jobs = { chief = [ "role=chief" ]; };', kubeconfig=None),
+         env={'HOME': '@DIR@/fakehome'},
+         before=lambda fx: (__import__('os').makedirs(fx.dir + '/fakehome/.kube', exist_ok=True),
+                            __import__('shutil').copy(fx.dir + '/kc',
+                                                      fx.dir + '/fakehome/.kube/config'),
+                            __import__('shutil').copy(fx.dir + '/ca.crt',
+                                                      fx.dir + '/fakehome/.kube/ca.crt')),
+         out=out('{"chief": %s}' % addrs(['10.2.2.1']))),
+    dict(name='kubeconfig-unknown-context',
+         conf=conf('context = "nope"; ' + WJOB), rc=2,
+         err=ERR + "kubeconfig @DIR@/kc: context 'nope' not found"),
+    dict(name='probe-declines-without-api-server',
+         conf=conf(WJOB, kubeconfig=None), rc=1,
+         err='cluster-resolver: no resolver applies here (declined: k8s)'),
+    dict(name='secrets-absent-with-verbose',
+         args=['-v', '-v', 'resolve', '--format', 'json'],
+         conf=conf('context = "exec-v1"; jobs = { chief = [ "role=chief" ]; };'),
+         out=out('{"chief": %s}' % addrs(['10.2.2.1'])),
+         err=ERR + 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector='
+                   'role%3Dchief&limit=500\n' + ERR + 'own pod not among the listed pods; task '
+                   'unknown\n' + ERR + 'resolved (required)'),
+
+    # ---- config errors --------------------------------------------------
+    dict(name='config-bad-address',
+         conf=conf('address = "node_ip";'), rc=2,
+         err=CREATE + 'address "node_ip" is not one of pod_ip, host_ip, pod_name or dns'),
+    dict(name='config-bad-job',
+         conf=conf('jobs = { worker = 3; };'), rc=2,
+         err=CREATE + "job 'worker' must be a list of label selectors"),
+    dict(name='master-command',
+         conf=conf(WJOB), args=['master', '--task-type', 'worker', '--task-id', '4'],
+         out='grpc://10.2.0.14:8470'),
+]

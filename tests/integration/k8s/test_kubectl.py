@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+"""The fixture is faithful: the real kubectl lists pods from it, and k8s.so
+resolves exactly the pods kubectl lists (same names and pod IPs), in the
+order docs/k8s.md documents, applied here independently to kubectl's JSON.
+Also checks that kubectl and the plugin send the selector verbatim.
+"""
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import k8s_harness as h  # noqa: E402
+
+# (namespace or "*", label selector, field selector, kubectl extra args)
+CASES = [
+    ('train', 'job-name=worker', '', []),
+    ('train', 'job-name=worker', '', ['--chunk-size=3']),
+    ('default', 'job-name=tensorflow', '', []),
+    ('default', 'job-name in (worker1, worker2)', '', []),
+    ('train', 'app', '', []),
+    ('train', 'app,!role', '', []),
+    ('train', 'app=tf,role notin (worker)', '', []),
+    ('train', 'job-name!=worker', 'status.phase=Running', []),
+    ('train', 'job-name==evaluator', 'status.phase!=Pending', []),
+    ('train', '!job-name', '', ['--context', 'fixture-cert']),
+    ('*', 'job-name=worker', '', []),
+]
+
+
+def natcmp(a, b):
+    """Names compared with digit runs as numbers, else character by character."""
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i].isdigit() and b[j].isdigit():
+            m, n = i, j
+            while m < len(a) and a[m].isdigit():
+                m += 1
+            while n < len(b) and b[n].isdigit():
+                n += 1
+            x, y = int(a[i:m]), int(b[j:n])
+            if x != y:
+                return -1 if x < y else 1
+            i, j = m, n
+        elif a[i] != b[j]:
+            return -1 if a[i] < b[j] else 1
+        else:
+            i, j = i + 1, j + 1
+    return (len(a) - i > 0) - (len(b) - j > 0)
+
+
+def pod_index(pod):
+    meta = pod['metadata']
+    for src, key in (('labels', 'batch.kubernetes.io/job-completion-index'),
+                     ('annotations', 'batch.kubernetes.io/job-completion-index'),
+                     ('labels', 'apps.kubernetes.io/pod-index')):
+        v = meta.get(src, {}).get(key)
+        if v is not None and v.isdigit():
+            return int(v)
+    for o in meta.get('ownerReferences', []):
+        pre = o['name'] + '-'
+        if o['kind'] == 'StatefulSet' and meta['name'].startswith(pre) \
+                and meta['name'][len(pre):].isdigit():
+            return int(meta['name'][len(pre):])
+    return None
+
+
+def documented_order(pods):
+    def cmp(p, q):
+        a, b = pod_index(p), pod_index(q)
+        if (a is None) != (b is None):
+            return -1 if a is not None else 1
+        if a != b:
+            return -1 if a < b else 1
+        c = natcmp(p['metadata']['name'], q['metadata']['name'])
+        if c:
+            return c
+        key = lambda x: (x['metadata']['name'], x['metadata']['namespace'])  # noqa: E731
+        return (key(p) > key(q)) - (key(p) < key(q))
+    return sorted(pods, key=functools.cmp_to_key(cmp))
+
+
+def kubectl(fx, ns, sel, fsel, extra):
+    cache = tempfile.mkdtemp(prefix='kubectl-cache-', dir=fx.dir)
+    cmd = ['kubectl', '--kubeconfig', fx.kubeconfig, '--cache-dir', cache, 'get', 'pods',
+           '-o', 'json', '-l', sel] + (['-A'] if ns == '*' else ['-n', ns]) + extra
+    if fsel:
+        cmd += ['--field-selector', fsel]
+    env = h.base_env(fx)
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    shutil.rmtree(cache, ignore_errors=True)
+    if p.returncode != 0:
+        raise RuntimeError('kubectl failed: %s' % p.stderr.strip())
+    return json.loads(p.stdout)['items']
+
+
+def plugin(fx, ns, sel, fsel):
+    conf = ('resolvers = ( { plugin = "k8s"; kubeconfig = "%s"; namespace = "%s"; '
+            'not_running = "skip"; address = "pod_ip"; page_size = 2; jobs = { x = [ %s ]; }; %s} );\n'
+            % (fx.kubeconfig, ns, json.dumps(sel),
+               'field_selector = %s; ' % json.dumps(fsel) if fsel else ''))
+    rc, out, err = h.run_cli(fx, conf, ['resolve', '--format', 'json'])
+    if rc != 0:
+        raise RuntimeError('cluster-resolver failed: %s' % err.strip())
+    return json.loads(out)['cluster']['x']
+
+
+def main():
+    h.ensure_hermetic()
+    h.need('CR_CLI')
+    if not shutil.which('kubectl'):
+        print('SKIP: kubectl is not installed')
+        sys.exit(77)
+    res = h.Results()
+    fx = h.Fixture(pods=os.path.join(h.HERE, 'pods.json'))
+    try:
+        for ns, sel, fsel, extra in CASES:
+            name = 'kubectl -n %s -l %r%s%s' % (ns, sel, ' --field-selector %s' % fsel
+                                                 if fsel else '', ' ' + ' '.join(extra)
+                                                 if extra else '')
+            n0 = len(fx.requests())
+            items = kubectl(fx, ns, sel, fsel, extra)
+            sent = [r['query'].get('labelSelector', [''])[0] for r in fx.requests()[n0:]
+                    if r['path'].endswith('/pods')]
+            running = [p for p in items if p['status']['phase'] == 'Running']
+            want = [('[%s]:8470' if ':' in p['status']['podIP'] else '%s:8470')
+                    % p['status']['podIP'] for p in documented_order(running)]
+            n1 = len(fx.requests())
+            got = plugin(fx, ns, sel, fsel)
+            ours = [r['query'].get('labelSelector', [''])[0] for r in fx.requests()[n1:]]
+            problems = []
+            if not items:
+                problems.append('kubectl listed no pods (case selects nothing)')
+            if got != want:
+                problems.append('plugin %s\n  kubectl %s' % (got, want))
+            if set(sent) != {sel} or set(ours) != {sel}:
+                problems.append('selectors sent: kubectl %s, plugin %s' % (sent, ours))
+            res.check(name, not problems, '\n'.join('  ' + p for p in problems))
+    finally:
+        fx.stop(keep=res.failed > 0)
+    res.finish()
+
+
+if __name__ == '__main__':
+    main()
