@@ -24,6 +24,9 @@ static cr_status auto_instances(cr_context *ctx, cr_error *err)
 			continue;
 		g_free(path);
 		st = loader_load(ctx, *n, CR_PLUGIN_ACCELERATOR, &plugin, err);
+		/* Only a resolver of that name is installed: nothing to count with. */
+		if (st == CR_ERR_NOT_FOUND || st == CR_ERR_CONFIG)
+			continue;
 		if (st != CR_OK)
 			return st;
 		cr_instance *inst = instance_new(ctx, CR_PLUGIN_ACCELERATOR, plugin, *n, NULL);
