@@ -11,6 +11,7 @@ error message, each exact.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,7 +20,7 @@ CLI = os.environ["CR_CLI"]
 SRC = os.environ["CR_TEST_SOURCE_DIR"]
 PLUGINS = os.environ["CLUSTER_RESOLVER_PLUGIN_PATH"]
 FIXTURES = os.path.join(SRC, "tests", "fixtures", "slurm")
-TMP = tempfile.mkdtemp(prefix="cr-slurm-test.")
+TMP = tempfile.mkdtemp(prefix="cr-slurm-env.")
 failures = 0
 count = 0
 
@@ -301,5 +302,6 @@ batch_test()
 gpu_binding_tests()
 table_tests()
 config_error_tests()
+shutil.rmtree(TMP)
 print(f"1..{count}")
 sys.exit(1 if failures else 0)
