@@ -22,7 +22,7 @@ extern "C" {
  * @hosts: (out) (transfer full) NULL-terminated names in order, duplicates
  *         kept; free with cr_strv_free().
  * @count: (out) (nullable) number of names.
- * Returns: CR_OK, CR_ERR_PARSE ('invalid hostlist "EXPR" at position N: why').
+ * Returns: CR_OK, CR_ERR_PARSE ('invalid hostlist "EXPR": why at position N').
  * Since: ABI 1.0
  */
 cr_status cr_hostlist_expand(const char *expr, char ***hosts, size_t *count, cr_error *err);

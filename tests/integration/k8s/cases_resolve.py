@@ -11,7 +11,9 @@ AMD and IPv6 pods; namespace `other` one more `job-name=worker` pod.
 
 def conf(opts, kubeconfig='@DIR@/kc'):
     kc = 'kubeconfig = "%s"; ' % kubeconfig if kubeconfig else ''
-    return 'resolvers = ( { plugin = "k8s"; policy = "required"; %s%s } );\n' % (kc, opts)
+    # No local accelerator plugins: the counts must come from the pods alone.
+    return ('resolvers = ( { plugin = "k8s"; policy = "required"; %s%s } );\n'
+            'accelerators = ( );\n' % (kc, opts))
 
 
 def out(cluster, task=None, master='', acc='{}', rpc='grpc'):
