@@ -317,8 +317,4 @@ static const cr_plugin_desc k8s_desc = {
 	.flags = 0,
 };
 
-/* With ABI minor 0 the entry's "host minor < ours" test is always false. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wtype-limits"
 CR_PLUGIN_DEFINE(k8s_desc)
-#pragma GCC diagnostic pop

@@ -24,6 +24,14 @@ enum { K8S_ACC_NONE, K8S_ACC_GPU, K8S_ACC_TPU };
 
 static const char *const k8s_acc_kind[] = { NULL, "GPU", "TPU" };
 
+/* Per address mode: its name and the pod fields it needs. */
+static const char *const k8s_addr_needs[][2] = {
+	[K8S_ADDR_POD_IP] = { "pod_ip", "status.podIP" },
+	[K8S_ADDR_HOST_IP] = { "host_ip", "status.hostIP" },
+	[K8S_ADDR_POD_NAME] = { "pod_name", "metadata.name" },
+	[K8S_ADDR_DNS] = { "dns", "spec.hostname and spec.subdomain" },
+};
+
 static const struct {
 	const char *pointer; /* below a container */
 	int kind;
@@ -33,16 +41,16 @@ static const struct {
 	{ "/resources/limits/google.com~1tpu", K8S_ACC_TPU },
 };
 
-/** One pod, as much as ordering and building need. Strings live in a chunk. */
+/** One pod, as much as ordering and building need (48 bytes; strings live
+ *  in a chunk, namespace and phase interned). */
 struct k8s_pod {
 	const char *name;
 	const char *ns;
 	const char *phase;
-	const char *addr;    /* "host:port", or NULL when the pod lacks it */
-	const char *missing; /* what was missing for @addr */
-	int64_t index;       /* -1: none */
-	int64_t accel;
-	int accel_kind;
+	const char *addr; /* "host:port", or NULL when the pod lacks it */
+	int64_t index;    /* -1: none */
+	int32_t accel;
+	uint8_t accel_kind;
 	bool running;
 	bool self;
 };
@@ -190,10 +198,11 @@ static void k8s_pod_accel(const cr_json *pod, struct k8s_pod *p)
 		for (size_t k = 0; k < G_N_ELEMENTS(k8s_acc_limits); k++) {
 			int64_t n = k8s_quantity(cr_host->json_get(c, k8s_acc_limits[k].pointer));
 
-			if (n > 0 && (p->accel_kind == K8S_ACC_NONE ||
-				      p->accel_kind == k8s_acc_limits[k].kind)) {
-				p->accel_kind = k8s_acc_limits[k].kind;
-				p->accel += n;
+			if (n > 0 && n < INT32_MAX - p->accel &&
+			    (p->accel_kind == K8S_ACC_NONE ||
+			     p->accel_kind == k8s_acc_limits[k].kind)) {
+				p->accel_kind = (uint8_t)k8s_acc_limits[k].kind;
+				p->accel += (int32_t)n;
 			}
 		}
 	}
@@ -216,11 +225,9 @@ static void k8s_pod_address(struct k8s_collect *c, const cr_json *pod, struct k8
 	switch (c->st->address) {
 	case K8S_ADDR_POD_IP:
 		host = k8s_str(pod, "/status/podIP");
-		p->missing = "status.podIP";
 		break;
 	case K8S_ADDR_HOST_IP:
 		host = k8s_str(pod, "/status/hostIP");
-		p->missing = "status.hostIP";
 		break;
 	case K8S_ADDR_POD_NAME:
 		host = p->name;
@@ -228,7 +235,6 @@ static void k8s_pod_address(struct k8s_collect *c, const cr_json *pod, struct k8
 	case K8S_ADDR_DNS:
 		hn = k8s_str(pod, "/spec/hostname");
 		sd = k8s_str(pod, "/spec/subdomain");
-		p->missing = "spec.hostname and spec.subdomain";
 		if (hn && sd && *hn && *sd) {
 			snprintf(buf, sizeof(buf), "%s.%s.%s.svc%s%s", hn, sd, p->ns,
 				 *c->st->cluster_domain ? "." : "", c->st->cluster_domain);
@@ -323,9 +329,8 @@ static cr_status k8s_emit_pod(struct k8s_emit *e, const struct k8s_pod *p, cr_er
 	if (!p->addr)
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "pod \"%s\" (namespace \"%s\") has no %s for address mode \"%s\"",
-					  p->name, p->ns, p->missing,
-					  e->st->address == K8S_ADDR_DNS ? "dns" :
-					  e->st->address == K8S_ADDR_HOST_IP ? "host_ip" : "pod_ip");
+					  p->name, p->ns, k8s_addr_needs[e->st->address][1],
+					  k8s_addr_needs[e->st->address][0]);
 	rc = cr_host->result_append_task(e->b, e->job, p->addr, err);
 	if (rc == CR_OK && p->accel > 0)
 		rc = cr_host->result_set_task_accelerators(e->b, e->job, e->next,
