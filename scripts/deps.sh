@@ -8,7 +8,7 @@ set -eu
 what=${1:-build}
 
 build_pkgs="cmake make gcc pkg-config libglib2.0-dev libjson-c-dev libcurl4-openssl-dev
-  libconfig-dev ca-certificates"
+  libconfig-dev libyaml-dev ca-certificates"
 test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler iproute2
   util-linux openssl curl python3 munge slurmctld slurmd slurm-client clustershell
   python3-kubernetes abigail-tools man-db hyperfine time"
