@@ -16,15 +16,11 @@ static const char *const auto_accel[] = { "nvidia", "tpu", NULL };
 static cr_status auto_instances(cr_context *ctx, cr_error *err)
 {
 	for (const char *const *n = auto_accel; *n != NULL; n++) {
-		char *path = loader_find(ctx, *n);
 		cr_plugin *plugin = NULL;
-		cr_status st;
+		/* Not installed, or only a resolver of that name: skip it, as
+		 * config_load_auto() does for resolvers. A broken file is fatal. */
+		cr_status st = loader_load(ctx, *n, CR_PLUGIN_ACCELERATOR, &plugin, err);
 
-		if (path == NULL)
-			continue;
-		g_free(path);
-		st = loader_load(ctx, *n, CR_PLUGIN_ACCELERATOR, &plugin, err);
-		/* Only a resolver of that name is installed: nothing to count with. */
 		if (st == CR_ERR_NOT_FOUND || st == CR_ERR_CONFIG)
 			continue;
 		if (st != CR_OK)
@@ -101,11 +97,6 @@ cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err)
 	return CR_OK;
 }
 
-static gint cmp_str(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void write_counts(GString *out, GHashTable *counts)
 {
 	GPtrArray *kinds = g_ptr_array_new();
@@ -117,7 +108,7 @@ void write_counts(GString *out, GHashTable *counts)
 		while (g_hash_table_iter_next(&it, &k, NULL))
 			g_ptr_array_add(kinds, k);
 	}
-	g_ptr_array_sort(kinds, cmp_str);
+	g_ptr_array_sort(kinds, str_ptr_cmp);
 	g_string_append_c(out, '{');
 	for (guint i = 0; i < kinds->len; i++) {
 		const char *kind = g_ptr_array_index(kinds, i);

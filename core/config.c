@@ -462,11 +462,6 @@ static cr_status load_one_file(cr_context *ctx, const char *path, cr_error *err)
 	return st;
 }
 
-static gint cmp_str(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Drop-ins: DIR/conf.d/NAME.conf next to the main file, in sorted order. Lists
  * (resolvers, accelerators, plugin_path) append; scalars override. */
 static cr_status load_dropins(cr_context *ctx, const char *path, cr_error *err)
@@ -481,7 +476,7 @@ static cr_status load_dropins(cr_context *ctx, const char *path, cr_error *err)
 	while (d != NULL && (n = g_dir_read_name(d)) != NULL)
 		if (g_str_has_suffix(n, ".conf") && n[0] != '.')
 			g_ptr_array_add(names, g_strdup(n));
-	g_ptr_array_sort(names, cmp_str);
+	g_ptr_array_sort(names, str_ptr_cmp);
 	for (guint i = 0; i < names->len && st == CR_OK; i++) {
 		char *file = g_build_filename(dropdir, g_ptr_array_index(names, i), NULL);
 
@@ -551,7 +546,6 @@ cr_status config_load_auto(cr_context *ctx, cr_error *err)
 	g_string_append(text, "  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"
 			      "    cluster = { worker = [ \"localhost:2222\" ]; };\n"
 			      "    task_type = \"worker\"; task_id = 0; }\n);\n");
-	ctx->auto_mode = true;
 	st = config_load_string(ctx, text->str, "(built-in auto)", err);
 out:
 	g_string_free(text, TRUE);

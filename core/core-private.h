@@ -19,6 +19,8 @@
 cr_status cr_error_set(cr_error *err, cr_status code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 cr_status cr_error_setv(cr_error *err, cr_status code, const char *fmt, va_list ap)
 	G_GNUC_PRINTF(3, 0);
+/* Sort callback for GPtrArray of strings (g_ptr_array_sort). */
+gint str_ptr_cmp(gconstpointer a, gconstpointer b);
 /* Prepend text to the message already in @err; returns err->code. */
 cr_status cr_error_prefix(cr_error *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
@@ -89,8 +91,6 @@ cr_status loader_load(cr_context *ctx, const char *name, cr_plugin_kind kind, cr
 cr_status loader_open_file(cr_context *ctx, const char *path, const char *expect_name,
 			   cr_plugin **out, cr_error *err);
 void loader_plugin_free(cr_plugin *plugin);
-/* Locate @name.so on the search path without loading it (NULL if absent). */
-char *loader_find(cr_context *ctx, const char *name);
 const char *kind_name(cr_plugin_kind kind);
 
 /* ---- config (config.c) --------------------------------------------------- */
@@ -208,7 +208,6 @@ struct cr_context {
 	config_t *builtin;       /* an empty config for plugins without a group */
 	char *config_name;       /* main config file name, or "(built-in auto)" */
 	bool config_loaded;
-	bool auto_mode;
 
 	GPtrArray *resolvers;    /* cr_instance * */
 	GPtrArray *accelerators; /* cr_instance * */

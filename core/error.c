@@ -91,3 +91,8 @@ void cr_strv_free(char **strv)
 {
 	g_strfreev(strv);
 }
+
+gint str_ptr_cmp(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}

@@ -329,11 +329,6 @@ out:
 	return st;
 }
 
-static gint cmp_str(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static cr_status host_list_dir(cr_plugin_ctx *pctx, const char *path, char ***names, cr_error *err)
 {
 	char *real = rooted(pctx, path);
@@ -358,7 +353,7 @@ static cr_status host_list_dir(cr_plugin_ctx *pctx, const char *path, char ***na
 	while ((n = g_dir_read_name(d)) != NULL)
 		g_ptr_array_add(list, g_strdup(n));
 	g_dir_close(d);
-	g_ptr_array_sort(list, cmp_str);
+	g_ptr_array_sort(list, str_ptr_cmp);
 	g_ptr_array_add(list, NULL);
 	*names = (char **)g_ptr_array_free(list, FALSE);
 	return CR_OK;

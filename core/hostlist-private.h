@@ -6,6 +6,7 @@
 #ifndef CR_HOSTLIST_PRIVATE_H
 #define CR_HOSTLIST_PRIVATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,5 +34,18 @@ cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***host
  */
 cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries,
 					 uint32_t **counts, size_t *n, cr_error *err);
+
+/* A range of a bracket group, values zero-padded to @width. */
+typedef struct hl_range {
+	uint64_t lo;
+	uint64_t hi;
+	int width;
+} hl_range;
+
+/* Shared by the expander and the compressor (hostlist*.c). */
+struct _GString;
+bool hl_is_blank(char c);
+bool hl_is_digit(char c);
+void hl_append_number(struct _GString *s, uint64_t v, int width);
 
 #endif /* CR_HOSTLIST_PRIVATE_H */

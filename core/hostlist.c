@@ -14,7 +14,7 @@
  * group varying slowest (rack[1-2]-n[1-2]: rack1-n1 rack1-n2 rack2-n1 ...).
  * Every value is zero-padded to the width of its range's first number
  * (n[009-1000] gives n009 ... n999 n1000, as scontrol does). Order and
- * duplicates are kept.
+ * duplicates are kept. Compression is in hostlist-compress.c.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -24,16 +24,11 @@
 
 #include <glib.h>
 
+#include "core-private.h"
 #include "hostlist-private.h"
 
 /* Longest stretch of the input quoted in an error message. */
 #define HL_QUOTE_MAX 160
-
-typedef struct hl_range {
-	uint64_t lo;
-	uint64_t hi;
-	int width;
-} hl_range;
 
 /* One piece of an item: literal text, or a bracket group (a slice of the
  * item's ranges). */
@@ -93,23 +88,6 @@ static cr_status hl_fail(hl_parser *p, size_t pos, const char *fmt, ...)
 	return CR_ERR_PARSE;
 }
 
-static cr_status hl_set_error(cr_error *err, cr_status code, const char *fmt, ...)
-	G_GNUC_PRINTF(3, 4);
-
-static cr_status hl_set_error(cr_error *err, cr_status code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL)
-		return code;
-	err->struct_size = sizeof(*err);
-	err->code = code;
-	va_start(ap, fmt);
-	g_vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 /* "'x'" for a printable byte, "byte 0xNN" otherwise, "end of input" at NUL. */
 static const char *hl_describe(char c, char *buf, size_t bufsz)
 {
@@ -124,12 +102,12 @@ static const char *hl_describe(char c, char *buf, size_t bufsz)
 	return buf;
 }
 
-static bool hl_is_blank(char c)
+bool hl_is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static bool hl_is_digit(char c)
+bool hl_is_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
@@ -267,7 +245,7 @@ static size_t hl_format_number(char *out, uint64_t v, int width)
 }
 
 /* Append @v zero-padded to @width. */
-static void hl_append_number(GString *s, uint64_t v, int width)
+void hl_append_number(GString *s, uint64_t v, int width)
 {
 	char buf[48];
 
@@ -438,12 +416,12 @@ cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***host
 	cr_status st;
 
 	if (hosts == NULL)
-		return hl_set_error(err, CR_ERR_INVALID_ARG, "hostlist: no output vector");
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: no output vector");
 	*hosts = NULL;
 	if (count != NULL)
 		*count = 0;
 	if (expr == NULL)
-		return hl_set_error(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
 	out = g_ptr_array_new_with_free_func(g_free);
 	st = hl_expand_all(&p, max_hosts, out);
 	if (st != CR_OK) {
@@ -461,178 +439,6 @@ cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***host
 cr_status cr_hostlist_expand(const char *expr, char ***hosts, size_t *count, cr_error *err)
 {
 	return hostlist_expand_limit(expr, CR_HOSTLIST_MAX_HOSTS, hosts, count, err);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Compression                                                               */
-
-/* A name split around its last run of digits: PREFIX NUMBER SUFFIX. */
-typedef struct hl_name {
-	const char *name;
-	size_t prefix_len;
-	const char *suffix; /* NULL: no usable number, the name stays literal */
-	uint64_t value;
-	int width; /* digits as written */
-} hl_name;
-
-static cr_status hl_split_name(const char *name, hl_name *out, cr_error *err)
-{
-	size_t len = strlen(name);
-	size_t end = len;
-	size_t start;
-
-	if (len == 0)
-		return hl_set_error(err, CR_ERR_INVALID_ARG, "cannot compress an empty host name");
-	for (size_t i = 0; i < len; i++)
-		if (name[i] == ',' || name[i] == '[' || name[i] == ']' || hl_is_blank(name[i]))
-			return hl_set_error(err, CR_ERR_INVALID_ARG,
-					    "cannot compress host name \"%s\": it contains '%c'",
-					    name, hl_is_blank(name[i]) ? ' ' : name[i]);
-	out->name = name;
-	out->suffix = NULL;
-	while (end > 0 && !hl_is_digit(name[end - 1]))
-		end--;
-	start = end;
-	while (start > 0 && hl_is_digit(name[start - 1]))
-		start--;
-	if (start == end || end - start > CR_HOSTLIST_MAX_DIGITS)
-		return CR_OK;
-	out->prefix_len = start;
-	out->suffix = name + end;
-	out->width = (int)(end - start);
-	out->value = 0;
-	for (size_t i = start; i < end; i++)
-		out->value = out->value * 10 + (uint64_t)(name[i] - '0');
-	return CR_OK;
-}
-
-/* Digits of @v printed without padding. */
-static int hl_digits(uint64_t v)
-{
-	int n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
-/* Whether @n can come from a range started with width @width: its digits
- * are exactly what the expansion would print. */
-static bool hl_fits_width(const hl_name *n, int width)
-{
-	int natural = hl_digits(n->value);
-
-	return n->width == (natural > width ? natural : width);
-}
-
-static bool hl_same_stem(const hl_name *a, const hl_name *b)
-{
-	return a->suffix != NULL && b->suffix != NULL && a->prefix_len == b->prefix_len &&
-	       memcmp(a->name, b->name, a->prefix_len) == 0 && strcmp(a->suffix, b->suffix) == 0;
-}
-
-static void hl_append_range(GString *s, const hl_range *r)
-{
-	hl_append_number(s, r->lo, r->width);
-	if (r->hi != r->lo) {
-		g_string_append_c(s, '-');
-		hl_append_number(s, r->hi, r->width);
-	}
-}
-
-/* Write one stem's ranges: "n5" for a single name, else "n[1-3,7]-ib". */
-static void hl_flush(GString *s, const hl_name *stem, const GArray *ranges)
-{
-	const hl_range *first = &g_array_index(ranges, hl_range, 0);
-	bool bracket = ranges->len > 1 || first->hi != first->lo;
-
-	if (s->len > 0)
-		g_string_append_c(s, ',');
-	g_string_append_len(s, stem->name, (gssize)stem->prefix_len);
-	if (bracket)
-		g_string_append_c(s, '[');
-	for (guint i = 0; i < ranges->len; i++) {
-		if (i > 0)
-			g_string_append_c(s, ',');
-		hl_append_range(s, &g_array_index(ranges, hl_range, i));
-	}
-	if (bracket)
-		g_string_append_c(s, ']');
-	g_string_append(s, stem->suffix);
-}
-
-/* Extend the current stem with @n; returns false when @n starts a new one. */
-static bool hl_extend(const hl_name *stem, GArray *ranges, const hl_name *n)
-{
-	hl_range *last;
-	hl_range r;
-
-	if (ranges->len == 0 || !hl_same_stem(stem, n))
-		return false;
-	last = &g_array_index(ranges, hl_range, ranges->len - 1);
-	if (last->hi != UINT64_MAX && n->value == last->hi + 1 && hl_fits_width(n, last->width)) {
-		last->hi = n->value;
-		return true;
-	}
-	r.lo = r.hi = n->value;
-	r.width = n->width;
-	g_array_append_val(ranges, r);
-	return true;
-}
-
-cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **expr,
-			       cr_error *err)
-{
-	GString *s;
-	GArray *ranges;
-	hl_name stem = { NULL, 0, NULL, 0, 0 };
-	cr_status st = CR_OK;
-
-	if (expr == NULL || (hosts == NULL && count > 0))
-		return hl_set_error(err, CR_ERR_INVALID_ARG, "hostlist compress: NULL argument");
-	*expr = NULL;
-	s = g_string_new(NULL);
-	ranges = g_array_new(FALSE, FALSE, sizeof(hl_range));
-	for (size_t i = 0; i < count; i++) {
-		hl_name n;
-		hl_range r;
-
-		if (hosts[i] == NULL) {
-			st = hl_set_error(err, CR_ERR_INVALID_ARG,
-					  "hostlist compress: host %zu is NULL", i);
-			goto out;
-		}
-		st = hl_split_name(hosts[i], &n, err);
-		if (st != CR_OK)
-			goto out;
-		if (hl_extend(&stem, ranges, &n))
-			continue;
-		if (ranges->len > 0)
-			hl_flush(s, &stem, ranges);
-		g_array_set_size(ranges, 0);
-		if (n.suffix == NULL) {
-			if (s->len > 0)
-				g_string_append_c(s, ',');
-			g_string_append(s, n.name);
-			continue;
-		}
-		stem = n;
-		r.lo = r.hi = n.value;
-		r.width = n.width;
-		g_array_append_val(ranges, r);
-	}
-	if (ranges->len > 0)
-		hl_flush(s, &stem, ranges);
-out:
-	g_array_free(ranges, TRUE);
-	if (st != CR_OK) {
-		g_string_free(s, TRUE);
-		return st;
-	}
-	*expr = g_string_free(s, FALSE);
-	return CR_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -723,11 +529,11 @@ cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries,
 	cr_status st;
 
 	if (counts == NULL || n == NULL)
-		return hl_set_error(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL output");
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL output");
 	*counts = NULL;
 	*n = 0;
 	if (list == NULL)
-		return hl_set_error(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL list");
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL list");
 	out = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	st = tpn_parse(&p, max_entries, out);
 	if (st != CR_OK) {

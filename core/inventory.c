@@ -76,11 +76,6 @@ static void write_plugin(GString *out, const cr_plugin *p)
 	g_string_append_c(out, '}');
 }
 
-static gint cmp_str(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 cr_status cr_context_plugins_json(cr_context *ctx, char **json, cr_error *err)
 {
 	GPtrArray *dirs;
@@ -102,7 +97,7 @@ cr_status cr_context_plugins_json(cr_context *ctx, char **json, cr_error *err)
 				g_ptr_array_add(names, g_strdup(n));
 		if (d != NULL)
 			g_dir_close(d);
-		g_ptr_array_sort(names, cmp_str);
+		g_ptr_array_sort(names, str_ptr_cmp);
 		for (guint k = 0; k < names->len; k++) {
 			char *path = g_build_filename(dir, g_ptr_array_index(names, k), NULL);
 			cr_error perr = CR_ERROR_INIT;

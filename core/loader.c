@@ -65,26 +65,6 @@ static bool valid_short_name(const char *name)
 	return true;
 }
 
-char *loader_find(cr_context *ctx, const char *name)
-{
-	GPtrArray *dirs = loader_search_path(ctx);
-	char *found = NULL;
-
-	for (guint i = 0; i < dirs->len && found == NULL; i++) {
-		char *file = g_strdup_printf("%s.so", name);
-		char *path = g_build_filename(g_ptr_array_index(dirs, i), file, NULL);
-		struct stat st;
-
-		if (lstat(path, &st) == 0)
-			found = path;
-		else
-			g_free(path);
-		g_free(file);
-	}
-	g_ptr_array_unref(dirs);
-	return found;
-}
-
 static cr_status check_file(const char *path, cr_error *err)
 {
 	struct stat st;

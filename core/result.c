@@ -308,11 +308,6 @@ cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t ta
 			    "no master: no task was given and this process's task is unknown");
 }
 
-static gint cmp_str(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Kinds sorted by name; the caller frees the array (not the strings). */
 static GPtrArray *sorted_kinds(const cr_result *r)
 {
@@ -323,7 +318,7 @@ static GPtrArray *sorted_kinds(const cr_result *r)
 	g_hash_table_iter_init(&it, r->accel);
 	while (g_hash_table_iter_next(&it, &k, NULL))
 		g_ptr_array_add(kinds, k);
-	g_ptr_array_sort(kinds, cmp_str);
+	g_ptr_array_sort(kinds, str_ptr_cmp);
 	return kinds;
 }
 

@@ -27,16 +27,26 @@
  * Returns: CR_OK, CR_DECLINED (no such directory, or empty), or the
  * host's CR_ERR_IO when the directory cannot be read.
  */
+/* List the driver's per-GPU directories (@path: where, for messages).
+ * Returns: CR_OK, CR_DECLINED when the tree is absent, or list_dir's error. */
+static cr_status procfs_gpu_dirs(cr_plugin_ctx *ctx, const char *root, char path[PATH_MAX],
+				 char ***names, cr_error *err)
+{
+	cr_status st;
+
+	snprintf(path, PATH_MAX, "%s%s", root, PROCFS_GPUS);
+	st = cr_host->list_dir(ctx, path, names, err);
+	if (st == CR_ERR_NOT_FOUND)
+		return cr_host->error_set(err, CR_DECLINED, "no NVIDIA driver: '%s' is absent", path);
+	return st;
+}
+
 cr_status nvidia_procfs_probe(cr_plugin_ctx *ctx, const char *root, cr_error *err)
 {
 	char path[PATH_MAX];
 	char **names = NULL;
-	cr_status st;
+	cr_status st = procfs_gpu_dirs(ctx, root, path, &names, err);
 
-	snprintf(path, sizeof(path), "%s%s", root, PROCFS_GPUS);
-	st = cr_host->list_dir(ctx, path, &names, err);
-	if (st == CR_ERR_NOT_FOUND)
-		return cr_host->error_set(err, CR_DECLINED, "no NVIDIA driver: '%s' is absent", path);
 	if (st != CR_OK)
 		return st;
 	if (names[0] == NULL)
@@ -146,13 +156,9 @@ cr_status nvidia_procfs_list(cr_plugin_ctx *ctx, const char *root, struct nvidia
 {
 	char path[PATH_MAX];
 	char **names = NULL;
-	cr_status st;
+	cr_status st = procfs_gpu_dirs(ctx, root, path, &names, err);
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s%s", root, PROCFS_GPUS);
-	st = cr_host->list_dir(ctx, path, &names, err);
-	if (st == CR_ERR_NOT_FOUND)
-		return cr_host->error_set(err, CR_DECLINED, "no NVIDIA driver: '%s' is absent", path);
 	if (st != CR_OK)
 		return st;
 	for (i = 0; names[i] != NULL && st == CR_OK; i++)

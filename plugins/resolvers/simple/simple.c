@@ -30,16 +30,6 @@ typedef struct simple_state {
 	const cr_cfg *accel; /* num_accelerators group, borrowed until destroy */
 } simple_state;
 
-static char *simple_strdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
-
-	if (d != NULL)
-		memcpy(d, s, n);
-	return d;
-}
-
 static cr_status simple_push(simple_state *s, const char *job, int64_t index, const char *address,
 			     cr_error *err)
 {
@@ -52,9 +42,9 @@ static cr_status simple_push(simple_state *s, const char *job, int64_t index, co
 		s->tasks = t;
 		s->cap = cap;
 	}
-	s->tasks[s->ntasks].job = simple_strdup(job);
+	s->tasks[s->ntasks].job = strdup(job);
 	s->tasks[s->ntasks].index = index;
-	s->tasks[s->ntasks].address = address != NULL ? simple_strdup(address) : NULL;
+	s->tasks[s->ntasks].address = address != NULL ? strdup(address) : NULL;
 	s->ntasks++;
 	return CR_OK;
 }

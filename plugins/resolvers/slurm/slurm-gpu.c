@@ -87,9 +87,15 @@ static char *slurm_list_join(const slurm_list *l, size_t from, size_t n)
 	out = p = malloc(len);
 	if (out == NULL)
 		return NULL;
+	for (size_t i = from; i < from + n; i++) {
+		size_t k = strlen(l->items[i]);
+
+		if (i > from)
+			*p++ = ',';
+		memcpy(p, l->items[i], k);
+		p += k;
+	}
 	*p = '\0';
-	for (size_t i = from; i < from + n; i++)
-		p += sprintf(p, "%s%s", i > from ? "," : "", l->items[i]);
 	return out;
 }
 

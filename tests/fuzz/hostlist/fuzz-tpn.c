@@ -17,19 +17,7 @@
 /* slurm-tpn.c never calls the host, but slurm.h declares this. */
 const cr_host_api *cr_host;
 
-void cr_strv_free(char **strv);
-void cr_free(void *ptr);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-void cr_strv_free(char **strv)
-{
-	g_strfreev(strv);
-}
-
-void cr_free(void *ptr)
-{
-	g_free(ptr);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
