@@ -83,10 +83,37 @@ static const accel_case cases[] = {
 	  "{\"GPU\": 1}\n",
 	  WARN "CUDA_VISIBLE_DEVICES='3,9,1': '9' matches no visible GPU; "
 	       "CUDA ignores it and every entry after it\n" },
-	{ "cuda/repeated", NV("cpu-only", GOOD, ""), { DGX, "CUDA_VISIBLE_DEVICES=1,1" }, FALSE, 0,
-	  "{\"GPU\": 1}\n",
-	  WARN "CUDA_VISIBLE_DEVICES='1,1': '1' repeats an earlier entry; "
+	/* The cases below were checked against the CUDA driver itself
+	 * (cuDeviceGetCount, driver 580, scripts/gpu-check.py). An index
+	 * given twice makes CUDA refuse the whole list ... */
+	{ "cuda/repeated-index", NV("cpu-only", GOOD, ""), { DGX, "CUDA_VISIBLE_DEVICES=1,1" }, FALSE, 0,
+	  "{}\n",
+	  WARN "CUDA_VISIBLE_DEVICES='1,1': '1' repeats an earlier index; "
+	       "CUDA refuses the whole list and the process sees no GPU\n" },
+	/* ... unless an invalid entry ended the list before the repeat ... */
+	{ "cuda/repeat-after-stop", NV("cpu-only", GOOD, ""), { DGX, "CUDA_VISIBLE_DEVICES=1,9,1" },
+	  FALSE, 0, "{\"GPU\": 1}\n",
+	  WARN "CUDA_VISIBLE_DEVICES='1,9,1': '9' matches no visible GPU; "
 	       "CUDA ignores it and every entry after it\n" },
+	/* ... while a UUID naming a device listed already only ends it. */
+	{ "cuda/repeated-by-uuid", NV("cpu-only", GOOD, ""),
+	  { DGX, "CUDA_VISIBLE_DEVICES=1," U1 ",2" }, FALSE, 0, "{\"GPU\": 1}\n",
+	  WARN "CUDA_VISIBLE_DEVICES='1," U1 ",2': '" U1 "' repeats an earlier entry; "
+	       "CUDA ignores it and every entry after it\n" },
+	/* The driver reads an index as sign + digits and ignores the rest. */
+	{ "cuda/index-like-strtol", NV("cpu-only", GOOD, ""),
+	  { DGX, "CUDA_VISIBLE_DEVICES=+3,2a,0x0, 07" }, TRUE, 0,
+	  JSON("{\"GPU\": 4}", A100("0", "3", U3, "0000:4e:00.0") BY("CUDA_VISIBLE_DEVICES") ", "
+				   A100("1", "2", U2, "0000:47:00.0") BY("CUDA_VISIBLE_DEVICES") ", "
+				   A100("2", "0", U0, "0000:07:00.0") BY("CUDA_VISIBLE_DEVICES") ", "
+				   A100("3", "7", U7, "0000:bd:00.0") BY("CUDA_VISIBLE_DEVICES")),
+	  NULL },
+	{ "cuda/bare-uuid-prefix", NV("cpu-only", GOOD, ""), { DGX, "CUDA_VISIBLE_DEVICES=GPU-" },
+	  FALSE, 0, "{}\n",
+	  WARN "CUDA_VISIBLE_DEVICES='GPU-': 'GPU-' is not a GPU index or UUID; "
+	       "CUDA ignores it and every entry after it\n" },
+	{ "cuda/minus-two", NV("cpu-only", GOOD, ""), { DGX, "CUDA_VISIBLE_DEVICES=4,-2,1" }, FALSE, 0,
+	  "{\"GPU\": 1}\n", NULL },
 	{ "cuda/unknown-uuid", NV("cpu-only", GOOD, ""), { DGX, "CUDA_VISIBLE_DEVICES=GPU-ffff" }, FALSE, 0,
 	  "{}\n",
 	  WARN "CUDA_VISIBLE_DEVICES='GPU-ffff': 'GPU-ffff' matches no visible GPU; "
