@@ -20,24 +20,28 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0 ran=0
 
-# One worker job of $n tasks on 127.0.0.1 (ports 29511...).
-{
-	printf 'resolvers = ( { plugin = "simple"; cluster = { worker = [ '
-	i=0
-	while [ "$i" -lt "$n" ]; do
-		[ "$i" -gt 0 ] && printf ', '
-		printf '"127.0.0.1:%d"' $((29511 + i))
-		i=$((i + 1))
-	done
-	printf ' ]; }; } );\n'
-} >"$tmp/job.conf"
+# jobconf HOST FILE: one worker job of $n tasks on HOST (ports 29511...).
+jobconf() {
+	{
+		printf 'resolvers = ( { plugin = "simple"; cluster = { worker = [ '
+		i=0
+		while [ "$i" -lt "$n" ]; do
+			[ "$i" -gt 0 ] && printf ', '
+			printf '"%s:%d"' "$1" $((29511 + i))
+			i=$((i + 1))
+		done
+		printf ' ]; }; } );\n'
+	} >"$2"
+}
+jobconf 127.0.0.1 "$tmp/job.conf"
+jobconf '[::1]' "$tmp/job6.conf"
 
-# launch FORMAT SCRIPT: one process per task, each through `exec`; their
-# sorted output is left in $tmp/out.
+# launch FORMAT SCRIPT [CONF]: one process per task, each through `exec`;
+# their sorted output is left in $tmp/out.
 launch() {
 	i=0
 	while [ "$i" -lt "$n" ]; do
-		"$cli" -c "$tmp/job.conf" --task-type worker --task-id "$i" \
+		"$cli" -c "${3:-$tmp/job.conf}" --task-type worker --task-id "$i" \
 			exec --format "$1" -- "$py" -c "$2" >"$tmp/out.$i" 2>"$tmp/err.$i" &
 		i=$((i + 1))
 	done
@@ -69,7 +73,7 @@ lines() { # lines TEMPLATE: one line per rank, @ replaced by it, sorted
 
 if "$py" -c 'import torch.distributed' 2>/dev/null; then
 	ran=1
-	launch torch '
+	torch_job='
 import os, torch, torch.distributed as dist
 dist.init_process_group("gloo", timeout=__import__("datetime").timedelta(seconds=60))
 t = torch.tensor([float(dist.get_rank() + 1)])
@@ -78,8 +82,12 @@ print("rank %d of %d, local rank %s of %s, node %s: sum %d" % (dist.get_rank(),
       dist.get_world_size(), os.environ["LOCAL_RANK"], os.environ["LOCAL_WORLD_SIZE"],
       os.environ["NODE_RANK"], t.item()))
 dist.destroy_process_group()'
-	expect "torch.distributed (gloo, env://), $n processes" \
-		"$(lines "rank @ of $n, local rank @ of $n, node 0: sum $((n * (n + 1) / 2))")"
+	want=$(lines "rank @ of $n, local rank @ of $n, node 0: sum $((n * (n + 1) / 2))")
+	launch torch "$torch_job"
+	expect "torch.distributed (gloo, env://), $n processes" "$want"
+	# MASTER_ADDR of an IPv6 rank 0 comes without brackets.
+	launch torch "$torch_job" "$tmp/job6.conf"
+	expect "torch.distributed over IPv6 ([::1]), $n processes" "$want"
 else
 	echo "skip: PyTorch is not installed"
 fi
