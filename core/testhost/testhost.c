@@ -99,7 +99,7 @@ static cr_status read_group(cr_context *ctx, const char *text, const config_sett
 			    cr_error *err)
 {
 	config_t *cfg = g_new0(config_t, 1);
-	char *wrapped = g_strdup_printf(GROUP_KEY " = { %s\n};\n", text != NULL ? text : "");
+	char *wrapped = g_strdup_printf(GROUP_KEY " = { %s\n};", text != NULL ? text : "");
 	const config_setting_t *root, *g;
 	int ok;
 
