@@ -48,7 +48,10 @@ typedef struct opts {
 
 static void fail_line(const cr_error *err)
 {
-	fprintf(stderr, "cr-testhost: %s\n", err->message);
+	const char *prefix = "cr-testhost: ";
+
+	fprintf(stderr, "%s%s\n", strncmp(err->message, prefix, strlen(prefix)) == 0 ? "" : prefix,
+		err->message);
 }
 
 static int exit_for(cr_status st)
