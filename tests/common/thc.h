@@ -20,16 +20,21 @@
  *     empty.
  * @root: (nullable) file root (a fixture tree), else the empty private one.
  * @args: the operation as CLI words: "resolve" [--format F] (tf_config
- *     by default, as in the CLI), "master",
- *     "probe" or "enumerate", with --task-type T, --task-id N,
+ *     by default, as in the CLI), "master", "accelerators" [--json]
+ *     (without --json: the counts of enumerate's answer, as the CLI prints
+ *     them), "probe" or "enumerate", with --task-type T, --task-id N,
  *     --rpc-layer R (also as --opt=value).
  * @out: exact output; "" when the call fails (and for probe).
  * @err: exact message of the call ("" on success).
  * @status: the call's status.
  * @logs: exact captured lines at warning level and above (NULL = none).
+ * @process_env: "NAME=value" set in the test process itself for the case:
+ *     a vendor library the plugin dlopens (the fake NVML) reads the real
+ *     environment, which the plugin's host->getenv never shows.
  *
- * Expected strings may use @PLUGIN@ (the plugin's path) and @SRC@ (the
- * source tree).
+ * Strings may use @PLUGIN@ (the plugin's path), @SRC@ (the source tree),
+ * @FIX@ (tests/fixtures/accel), @BUILD@ (the build tree) and @NVML@
+ * ($FAKE_NVML_DIR).
  */
 typedef struct thc_case {
 	const char *name;
@@ -41,6 +46,7 @@ typedef struct thc_case {
 	const char *err;
 	cr_status status;
 	const char *logs;
+	const char *process_env[2];
 } thc_case;
 
 /* Register each case of @cases (ended by a NULL name) as /PREFIX/NAME,
