@@ -19,6 +19,9 @@
  *     with the scripted status, headers and body;
  *   - logs: captured (level and text) instead of written to stderr.
  *
+ * A vendor library the plugin loads with host->dl_open (NVML) is ordinary
+ * code: it reads the process's real environment and files.
+ *
  *   cr_testhost *th = cr_testhost_new(&err);
  *   cr_testhost_load(th, "/path/example.so", "file = \"/hosts\";", &err);
  *   cr_testhost_add_file(th, "/hosts", "node0:2222\n", (size_t)-1, &err);
