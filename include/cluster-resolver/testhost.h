@@ -247,8 +247,9 @@ cr_status cr_testhost_master(cr_testhost *th, const char **out, cr_error *err);
  *     prints for this plugin alone:
  *     `{"num_accelerators": {...}, "devices": [...]}` and a newline.
  * Run an accelerator plugin (create, probe, enumerate).
- * Returns: CR_OK; CR_DECLINED ("accelerator 'NAME' declined" and the
- * plugin's reason); the host's error otherwise. Since: 1.0
+ * Returns: CR_OK; CR_DECLINED ("accelerator 'NAME' declined"; the
+ * plugin's reason is the captured info line "accelerator 'NAME':
+ * declined: ..."); the host's error otherwise. Since: 1.0
  */
 cr_status cr_testhost_enumerate(cr_testhost *th, const char **out, cr_error *err);
 
