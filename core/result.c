@@ -11,7 +11,24 @@
 
 char *task_key(const char *job, int64_t index)
 {
-	return g_strdup_printf("%s\n%" G_GINT64_FORMAT, job, index);
+	size_t len = strlen(job);
+	char *key = g_malloc(len + 22); /* '\n', '-', 19 digits, NUL */
+	uint64_t v = index < 0 ? -(uint64_t)index : (uint64_t)index;
+	char digits[20];
+	int n = 0;
+
+	memcpy(key, job, len);
+	key[len++] = '\n';
+	if (index < 0)
+		key[len++] = '-';
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0)
+		key[len++] = digits[--n];
+	key[len] = '\0';
+	return key;
 }
 
 void accel_counts_put(GHashTable *counts, const char *kind, int64_t n)
