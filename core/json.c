@@ -70,6 +70,16 @@ void jw_string(GString *out, const char *s)
 
 	g_string_append_c(out, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+		const unsigned char *run = p;
+
+		/* Plain bytes in one append: 65,536 addresses are most of a big
+		 * step's output. */
+		while (*p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\')
+			p++;
+		if (p > run)
+			g_string_append_len(out, (const char *)run, p - run);
+		if (*p == '\0')
+			break;
 		switch (*p) {
 		case '"':
 			g_string_append(out, "\\\"");
