@@ -331,10 +331,13 @@ static size_t hl_item_max_len(const GArray *segs, const GArray *ranges)
 	return len;
 }
 
-static void hl_emit(const GArray *segs, const GArray *ranges, size_t count, GPtrArray *out)
+/* Call @fn for each of the @count names of one item; false when it stopped. */
+static bool hl_emit(const GArray *segs, const GArray *ranges, size_t count, cr_hostlist_fn fn,
+		    void *user_data)
 {
 	hl_cursor *cur = g_new0(hl_cursor, segs->len);
 	char *name = g_malloc(hl_item_max_len(segs, ranges) + 1);
+	bool go_on = true;
 
 	for (guint i = 0; i < segs->len; i++) {
 		const hl_seg *seg = &g_array_index(segs, hl_seg, i);
@@ -344,9 +347,8 @@ static void hl_emit(const GArray *segs, const GArray *ranges, size_t count, GPtr
 			cur[i].value = g_array_index(ranges, hl_range, seg->first).lo;
 		}
 	}
-	for (size_t k = 0; k < count; k++) {
+	for (size_t k = 0; k < count && go_on; k++) {
 		size_t len = 0;
-		char *copy;
 
 		for (guint i = 0; i < segs->len; i++) {
 			const hl_seg *seg = &g_array_index(segs, hl_seg, i);
@@ -360,22 +362,25 @@ static void hl_emit(const GArray *segs, const GArray *ranges, size_t count, GPtr
 					g_array_index(ranges, hl_range, cur[i].range).width);
 			}
 		}
-		copy = g_malloc(len + 1);
-		memcpy(copy, name, len);
-		copy[len] = '\0';
-		g_ptr_array_add(out, copy);
+		name[len] = '\0';
+		go_on = fn(name, len, user_data) == 0;
 		hl_advance(segs, ranges, cur);
 	}
 	g_free(name);
 	g_free(cur);
+	return go_on;
 }
 
-static cr_status hl_expand_all(hl_parser *p, size_t max, GPtrArray *out)
+/* Walk the expression item by item: check each and, with @fn, give its names
+ * to @fn (stopping when it asks to). *@total counts the names. */
+static cr_status hl_walk(hl_parser *p, size_t max, cr_hostlist_fn fn, void *user_data,
+			 size_t *total)
 {
 	GArray *segs = g_array_new(FALSE, FALSE, sizeof(hl_seg));
 	GArray *ranges = g_array_new(FALSE, FALSE, sizeof(hl_range));
 	cr_status st = CR_OK;
 
+	*total = 0;
 	hl_skip_blanks(p);
 	while (p->expr[p->pos] != '\0') {
 		size_t start = p->pos;
@@ -390,12 +395,14 @@ static cr_status hl_expand_all(hl_parser *p, size_t max, GPtrArray *out)
 		st = hl_item(p, segs, ranges);
 		if (st != CR_OK)
 			goto out;
-		count = hl_item_count(segs, ranges, max - out->len);
+		count = hl_item_count(segs, ranges, max - *total);
 		if (count == 0) {
 			st = hl_fail(p, start + 1, "expands to more than %zu hosts", max);
 			goto out;
 		}
-		hl_emit(segs, ranges, count, out);
+		*total += count;
+		if (fn != NULL && !hl_emit(segs, ranges, count, fn, user_data))
+			goto out;
 		hl_skip_blanks(p);
 		if (p->expr[p->pos] == ',') {
 			p->pos++;
@@ -408,11 +415,19 @@ out:
 	return st;
 }
 
+/* The vector sink of hostlist_expand_limit(). */
+static int hl_collect(const char *name, size_t len, void *user_data)
+{
+	g_ptr_array_add(user_data, g_strndup(name, len));
+	return 0;
+}
+
 cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts,
 				   size_t *count, cr_error *err)
 {
 	hl_parser p = { "hostlist", expr, 0, err };
 	GPtrArray *out;
+	size_t total;
 	cr_status st;
 
 	if (hosts == NULL)
@@ -423,7 +438,7 @@ cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***host
 	if (expr == NULL)
 		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
 	out = g_ptr_array_new_with_free_func(g_free);
-	st = hl_expand_all(&p, max_hosts, out);
+	st = hl_walk(&p, max_hosts, hl_collect, out, &total);
 	if (st != CR_OK) {
 		g_ptr_array_free(out, TRUE);
 		return st;
@@ -439,6 +454,32 @@ cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***host
 cr_status cr_hostlist_expand(const char *expr, char ***hosts, size_t *count, cr_error *err)
 {
 	return hostlist_expand_limit(expr, CR_HOSTLIST_MAX_HOSTS, hosts, count, err);
+}
+
+cr_status hostlist_foreach_limit(const char *expr, size_t max_hosts, cr_hostlist_fn fn,
+				 void *user_data, cr_error *err)
+{
+	hl_parser p = { "hostlist", expr, 0, err };
+	size_t total;
+	cr_status st;
+
+	if (fn == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: no callback");
+	if (expr == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
+	/* Check all of it first: a bad item at the end must not come after
+	 * names already handed out. */
+	st = hl_walk(&p, max_hosts, NULL, NULL, &total);
+	if (st != CR_OK)
+		return st;
+	p.pos = 0;
+	return hl_walk(&p, max_hosts, fn, user_data, &total);
+}
+
+cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *user_data,
+			      cr_error *err)
+{
+	return hostlist_foreach_limit(expr, CR_HOSTLIST_MAX_HOSTS, fn, user_data, err);
 }
 
 /* ------------------------------------------------------------------------ */
