@@ -137,6 +137,8 @@ struct cr_result_builder {
 	GHashTable *task_accel; /* "job\nindex" -> GHashTable(kind -> count) */
 	GHashTable *own_accel;  /* kind -> count */
 	GPtrArray *env;         /* name, value, name, value, ... */
+	GHashTable *last_counts; /* (owned ref) counts last given to a task, or NULL */
+	GHashTable *shared;      /* counts tables held by several tasks (a set) */
 };
 
 typedef struct accel_device {
