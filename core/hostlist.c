@@ -283,8 +283,9 @@ typedef struct hl_cursor {
 	uint64_t value;
 } hl_cursor;
 
-/* Advance the odometer; the rightmost group moves fastest. */
-static void hl_advance(const GArray *segs, const GArray *ranges, hl_cursor *cur)
+/* Advance the odometer; the rightmost group moves fastest. Returns the
+ * leftmost segment that changed (segs->len when it wrapped around). */
+static guint hl_advance(const GArray *segs, const GArray *ranges, hl_cursor *cur)
 {
 	for (guint i = segs->len; i-- > 0;) {
 		const hl_seg *seg = &g_array_index(segs, hl_seg, i);
@@ -295,16 +296,17 @@ static void hl_advance(const GArray *segs, const GArray *ranges, hl_cursor *cur)
 		rg = &g_array_index(ranges, hl_range, cur[i].range);
 		if (cur[i].value < rg->hi) {
 			cur[i].value++;
-			return;
+			return i;
 		}
 		if (cur[i].range + 1 < seg->first + seg->n) {
 			cur[i].range++;
 			cur[i].value = g_array_index(ranges, hl_range, cur[i].range).lo;
-			return;
+			return i;
 		}
 		cur[i].range = seg->first;
 		cur[i].value = g_array_index(ranges, hl_range, seg->first).lo;
 	}
+	return segs->len;
 }
 
 /* Longest name an item can give: its text plus each group's widest number. */
@@ -331,12 +333,16 @@ static size_t hl_item_max_len(const GArray *segs, const GArray *ranges)
 	return len;
 }
 
-/* Call @fn for each of the @count names of one item; false when it stopped. */
+/* Call @fn for each of the @count names of one item; false when it stopped.
+ * Each name is rebuilt only from the leftmost segment that changed (in
+ * node[00001-16384] only the number is written again). */
 static bool hl_emit(const GArray *segs, const GArray *ranges, size_t count, cr_hostlist_fn fn,
 		    void *user_data)
 {
 	hl_cursor *cur = g_new0(hl_cursor, segs->len);
+	size_t *start = g_new(size_t, segs->len + 1); /* where each segment begins */
 	char *name = g_malloc(hl_item_max_len(segs, ranges) + 1);
+	guint from = 0; /* first segment to write */
 	bool go_on = true;
 
 	for (guint i = 0; i < segs->len; i++) {
@@ -347,11 +353,11 @@ static bool hl_emit(const GArray *segs, const GArray *ranges, size_t count, cr_h
 			cur[i].value = g_array_index(ranges, hl_range, seg->first).lo;
 		}
 	}
+	start[0] = 0;
 	for (size_t k = 0; k < count && go_on; k++) {
-		size_t len = 0;
-
-		for (guint i = 0; i < segs->len; i++) {
+		for (guint i = from; i < segs->len; i++) {
 			const hl_seg *seg = &g_array_index(segs, hl_seg, i);
+			size_t len = start[i];
 
 			if (seg->text != NULL) {
 				memcpy(name + len, seg->text, seg->len);
@@ -361,12 +367,14 @@ static bool hl_emit(const GArray *segs, const GArray *ranges, size_t count, cr_h
 					name + len, cur[i].value,
 					g_array_index(ranges, hl_range, cur[i].range).width);
 			}
+			start[i + 1] = len;
 		}
-		name[len] = '\0';
-		go_on = fn(name, len, user_data) == 0;
-		hl_advance(segs, ranges, cur);
+		name[start[segs->len]] = '\0';
+		go_on = fn(name, start[segs->len], user_data) == 0;
+		from = hl_advance(segs, ranges, cur);
 	}
 	g_free(name);
+	g_free(start);
 	g_free(cur);
 	return go_on;
 }
@@ -418,7 +426,7 @@ out:
 /* The vector sink of hostlist_expand_limit(). */
 static int hl_collect(const char *name, size_t len, void *user_data)
 {
-	g_ptr_array_add(user_data, g_strndup(name, len));
+	g_ptr_array_add(user_data, g_memdup2(name, len + 1));
 	return 0;
 }
 
