@@ -445,12 +445,13 @@ cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***host
 		*count = 0;
 	if (expr == NULL)
 		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
-	out = g_ptr_array_new_with_free_func(g_free);
-	st = hl_walk(&p, max_hosts, hl_collect, out, &total);
-	if (st != CR_OK) {
-		g_ptr_array_free(out, TRUE);
+	/* Count first (parsing is cheap), so the vector is allocated once. */
+	st = hl_walk(&p, max_hosts, NULL, NULL, &total);
+	if (st != CR_OK)
 		return st;
-	}
+	p.pos = 0;
+	out = g_ptr_array_new_full((guint)total + 1, g_free);
+	hl_walk(&p, max_hosts, hl_collect, out, &total);
 	if (count != NULL)
 		*count = out->len;
 	g_ptr_array_set_free_func(out, NULL);
