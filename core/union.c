@@ -11,6 +11,9 @@
  *  - an empty job counts as an empty list (TensorFlow made it a dict);
  *  - identity overrides count when set, even to 0 or "" (TensorFlow tested
  *    truthiness).
+ * The answers are spent by the merge: one answer becomes the result whole,
+ * several give up their tasks (the addresses change owner, they are not
+ * copied), so a 100,000-task answer is held once.
  */
 #include <string.h>
 
