@@ -85,8 +85,14 @@ void jw_string(GString *out, const char *s)
 		 * step's output. */
 		while (!jw_special[*p])
 			p++;
-		if (p > run)
+		if (p > run && out->len + (gsize)(p - run) < out->allocated_len) {
+			/* room already: skip g_string_append_len's checks */
+			memcpy(out->str + out->len, run, (size_t)(p - run));
+			out->len += (gsize)(p - run);
+			out->str[out->len] = '\0';
+		} else if (p > run) {
 			g_string_append_len(out, (const char *)run, p - run);
+		}
 		if (*p == '\0')
 			break;
 		switch (*p) {
