@@ -39,6 +39,9 @@ typedef int (*cr_hostlist_fn)(const char *name, size_t len, void *user_data);
 
 /**
  * cr_hostlist_foreach:
+ * @expr: a hostlist expression, as for cr_hostlist_expand().
+ * @fn: called once per name, in order.
+ * @user_data: (nullable) passed to @fn.
  * Call @fn for each name of @expr, in order, without keeping them: the
  * memory used does not grow with the number of names. The whole expression
  * is checked first, so on an error @fn was never called. The names, their
