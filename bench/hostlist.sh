@@ -81,6 +81,12 @@ nodeset -f - <"$dir/names" >/dev/null
 X
 
 echo "hostlist: median of $runs runs; ratio > 1 means ours is faster"
+# Streaming: the memory of `expand` must not grow with the number of names.
+small_kb=$(peak_kb "$CR_CLI" hostlist expand 'n[1-10]')
+big_kb=$(peak_kb "$CR_CLI" hostlist expand "$expr")
+/usr/bin/python3 -c 'import sys
+s, b = (int(x) for x in sys.argv[1:])
+print("expand peak RSS: 10 names %.1f MiB, 1,000,000 names %.1f MiB (%+d KiB)" % (s / 1024, b / 1024, b - s))' "$small_kb" "$big_kb"
 for op in expand compress; do
 	o=$(bench "$op-ours" "sh $dir/$op-ours.sh")
 	okb=$(peak_kb sh "$dir/$op-ours.sh")

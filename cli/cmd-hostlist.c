@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,25 +50,49 @@ static int hostlist_finish_output(void)
 	return 0;
 }
 
+/* Names gathered into 64 KiB writes: a million of them are 8 MB. */
+typedef struct hostlist_out {
+	char buf[1 << 16];
+	size_t used;
+	bool failed;
+} hostlist_out;
+
+static bool hostlist_out_flush(hostlist_out *o)
+{
+	if (o->used > 0 && fwrite(o->buf, 1, o->used, stdout) != o->used)
+		o->failed = true;
+	o->used = 0;
+	return !o->failed;
+}
+
+static int hostlist_print_name(const char *name, size_t len, void *user_data)
+{
+	hostlist_out *o = user_data;
+
+	if (o->used + len + 1 > sizeof(o->buf) && !hostlist_out_flush(o))
+		return 1; /* stop: stdout is broken */
+	if (len + 1 > sizeof(o->buf)) {
+		if (fwrite(name, 1, len, stdout) != len || putchar('\n') == EOF)
+			o->failed = true;
+		return o->failed;
+	}
+	memcpy(o->buf + o->used, name, len);
+	o->buf[o->used + len] = '\n';
+	o->used += len + 1;
+	return 0;
+}
+
 static int hostlist_expand_cmd(const char *expr)
 {
-	static char outbuf[1 << 16];
+	static hostlist_out out;
 	cr_error err = CR_ERROR_INIT;
-	char **hosts = NULL;
-	size_t count = 0;
 
-	/* A million names: write 64 KiB at a time, not 4 KiB. */
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-
-	if (cr_hostlist_expand(expr, &hosts, &count, &err) != CR_OK) {
+	/* The names stream out as they are made; none is kept. */
+	if (cr_hostlist_foreach(expr, hostlist_print_name, &out, &err) != CR_OK) {
 		fprintf(stderr, "cluster-resolver: %s\n", err.message);
 		return 1;
 	}
-	for (size_t i = 0; i < count; i++) {
-		fputs_unlocked(hosts[i], stdout);
-		putc_unlocked('\n', stdout);
-	}
-	cr_strv_free(hosts);
+	hostlist_out_flush(&out);
 	return hostlist_finish_output();
 }
 

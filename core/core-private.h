@@ -34,6 +34,12 @@ cr_status spec_from_json_object(json_object *cluster, const char *what, cr_spec 
 size_t spec_job_len(const cr_spec *spec, size_t job_i);
 void spec_job_task(const cr_spec *spec, size_t job_i, size_t t, int32_t *index,
 		   const char **address);
+/* Move the tasks of @job from @src into @job of @dst (added at the end when
+ * missing), each index raised by @offset; the addresses change owner, not
+ * place, and @src's job is left empty. CR_ERR_INVALID_ARG past int32,
+ * CR_ERR_CONFLICT when an index is taken (then nothing moves). */
+cr_status spec_take_tasks(cr_spec *dst, cr_spec *src, const char *job, int64_t offset,
+			  cr_error *err);
 
 cr_status host_json_parse(const char *text, size_t len, const char *what, cr_json **root,
 			  cr_error *err);
@@ -145,6 +151,8 @@ struct cr_result_builder {
 	GHashTable *task_accel; /* "job\nindex" -> GHashTable(kind -> count) */
 	GHashTable *own_accel;  /* kind -> count */
 	GPtrArray *env;         /* name, value, name, value, ... */
+	GHashTable *last_counts; /* (owned ref) counts last given to a task, or NULL */
+	GHashTable *shared;      /* counts tables held by several tasks (a set) */
 };
 
 typedef struct accel_device {
@@ -207,7 +215,8 @@ union_state *union_new(void);
 void union_free(union_state *u);
 /* Keep one successful resolver's answer (ownership moves to @u). */
 void union_take(union_state *u, cr_result_builder *b);
-/* Merge the answers; identity and rpc layer overrides come from @ctx. */
+/* Merge the answers; identity and rpc layer overrides come from @ctx. The
+ * answers' tasks move into the result: after this @u is only fit to free. */
 cr_status union_merge(union_state *u, cr_context *ctx, cr_result **out, cr_error *err);
 
 /* ---- the context (context.c) --------------------------------------------- */

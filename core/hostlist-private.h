@@ -29,6 +29,13 @@ cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***host
 				   size_t *count, cr_error *err);
 
 /**
+ * hostlist_foreach_limit:
+ * cr_hostlist_foreach() with a caller-chosen ceiling on the number of names.
+ */
+cr_status hostlist_foreach_limit(const char *expr, size_t max_hosts, cr_hostlist_fn fn,
+				 void *user_data, cr_error *err);
+
+/**
  * tasks_per_node_expand_limit:
  * cr_tasks_per_node_expand() with a caller-chosen ceiling on the entries.
  */

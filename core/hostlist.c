@@ -283,8 +283,9 @@ typedef struct hl_cursor {
 	uint64_t value;
 } hl_cursor;
 
-/* Advance the odometer; the rightmost group moves fastest. */
-static void hl_advance(const GArray *segs, const GArray *ranges, hl_cursor *cur)
+/* Advance the odometer; the rightmost group moves fastest. Returns the
+ * leftmost segment that changed (segs->len when it wrapped around). */
+static guint hl_advance(const GArray *segs, const GArray *ranges, hl_cursor *cur)
 {
 	for (guint i = segs->len; i-- > 0;) {
 		const hl_seg *seg = &g_array_index(segs, hl_seg, i);
@@ -295,16 +296,17 @@ static void hl_advance(const GArray *segs, const GArray *ranges, hl_cursor *cur)
 		rg = &g_array_index(ranges, hl_range, cur[i].range);
 		if (cur[i].value < rg->hi) {
 			cur[i].value++;
-			return;
+			return i;
 		}
 		if (cur[i].range + 1 < seg->first + seg->n) {
 			cur[i].range++;
 			cur[i].value = g_array_index(ranges, hl_range, cur[i].range).lo;
-			return;
+			return i;
 		}
 		cur[i].range = seg->first;
 		cur[i].value = g_array_index(ranges, hl_range, seg->first).lo;
 	}
+	return segs->len;
 }
 
 /* Longest name an item can give: its text plus each group's widest number. */
@@ -331,10 +333,17 @@ static size_t hl_item_max_len(const GArray *segs, const GArray *ranges)
 	return len;
 }
 
-static void hl_emit(const GArray *segs, const GArray *ranges, size_t count, GPtrArray *out)
+/* Call @fn for each of the @count names of one item; false when it stopped.
+ * Each name is rebuilt only from the leftmost segment that changed (in
+ * node[00001-16384] only the number is written again). */
+static bool hl_emit(const GArray *segs, const GArray *ranges, size_t count, cr_hostlist_fn fn,
+		    void *user_data)
 {
 	hl_cursor *cur = g_new0(hl_cursor, segs->len);
+	size_t *start = g_new(size_t, segs->len + 1); /* where each segment begins */
 	char *name = g_malloc(hl_item_max_len(segs, ranges) + 1);
+	guint from = 0; /* first segment to write */
+	bool go_on = true;
 
 	for (guint i = 0; i < segs->len; i++) {
 		const hl_seg *seg = &g_array_index(segs, hl_seg, i);
@@ -344,12 +353,11 @@ static void hl_emit(const GArray *segs, const GArray *ranges, size_t count, GPtr
 			cur[i].value = g_array_index(ranges, hl_range, seg->first).lo;
 		}
 	}
-	for (size_t k = 0; k < count; k++) {
-		size_t len = 0;
-		char *copy;
-
-		for (guint i = 0; i < segs->len; i++) {
+	start[0] = 0;
+	for (size_t k = 0; k < count && go_on; k++) {
+		for (guint i = from; i < segs->len; i++) {
 			const hl_seg *seg = &g_array_index(segs, hl_seg, i);
+			size_t len = start[i];
 
 			if (seg->text != NULL) {
 				memcpy(name + len, seg->text, seg->len);
@@ -359,23 +367,28 @@ static void hl_emit(const GArray *segs, const GArray *ranges, size_t count, GPtr
 					name + len, cur[i].value,
 					g_array_index(ranges, hl_range, cur[i].range).width);
 			}
+			start[i + 1] = len;
 		}
-		copy = g_malloc(len + 1);
-		memcpy(copy, name, len);
-		copy[len] = '\0';
-		g_ptr_array_add(out, copy);
-		hl_advance(segs, ranges, cur);
+		name[start[segs->len]] = '\0';
+		go_on = fn(name, start[segs->len], user_data) == 0;
+		from = hl_advance(segs, ranges, cur);
 	}
 	g_free(name);
+	g_free(start);
 	g_free(cur);
+	return go_on;
 }
 
-static cr_status hl_expand_all(hl_parser *p, size_t max, GPtrArray *out)
+/* Walk the expression item by item: check each and, with @fn, give its names
+ * to @fn (stopping when it asks to). *@total counts the names. */
+static cr_status hl_walk(hl_parser *p, size_t max, cr_hostlist_fn fn, void *user_data,
+			 size_t *total)
 {
 	GArray *segs = g_array_new(FALSE, FALSE, sizeof(hl_seg));
 	GArray *ranges = g_array_new(FALSE, FALSE, sizeof(hl_range));
 	cr_status st = CR_OK;
 
+	*total = 0;
 	hl_skip_blanks(p);
 	while (p->expr[p->pos] != '\0') {
 		size_t start = p->pos;
@@ -390,12 +403,14 @@ static cr_status hl_expand_all(hl_parser *p, size_t max, GPtrArray *out)
 		st = hl_item(p, segs, ranges);
 		if (st != CR_OK)
 			goto out;
-		count = hl_item_count(segs, ranges, max - out->len);
+		count = hl_item_count(segs, ranges, max - *total);
 		if (count == 0) {
 			st = hl_fail(p, start + 1, "expands to more than %zu hosts", max);
 			goto out;
 		}
-		hl_emit(segs, ranges, count, out);
+		*total += count;
+		if (fn != NULL && !hl_emit(segs, ranges, count, fn, user_data))
+			goto out;
 		hl_skip_blanks(p);
 		if (p->expr[p->pos] == ',') {
 			p->pos++;
@@ -408,11 +423,19 @@ out:
 	return st;
 }
 
+/* The vector sink of hostlist_expand_limit(). */
+static int hl_collect(const char *name, size_t len, void *user_data)
+{
+	g_ptr_array_add(user_data, g_memdup2(name, len + 1));
+	return 0;
+}
+
 cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts,
 				   size_t *count, cr_error *err)
 {
 	hl_parser p = { "hostlist", expr, 0, err };
 	GPtrArray *out;
+	size_t total;
 	cr_status st;
 
 	if (hosts == NULL)
@@ -422,12 +445,13 @@ cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***host
 		*count = 0;
 	if (expr == NULL)
 		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
-	out = g_ptr_array_new_with_free_func(g_free);
-	st = hl_expand_all(&p, max_hosts, out);
-	if (st != CR_OK) {
-		g_ptr_array_free(out, TRUE);
+	/* Count first (parsing is cheap), so the vector is allocated once. */
+	st = hl_walk(&p, max_hosts, NULL, NULL, &total);
+	if (st != CR_OK)
 		return st;
-	}
+	p.pos = 0;
+	out = g_ptr_array_new_full((guint)total + 1, g_free);
+	hl_walk(&p, max_hosts, hl_collect, out, &total);
 	if (count != NULL)
 		*count = out->len;
 	g_ptr_array_set_free_func(out, NULL);
@@ -439,6 +463,32 @@ cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***host
 cr_status cr_hostlist_expand(const char *expr, char ***hosts, size_t *count, cr_error *err)
 {
 	return hostlist_expand_limit(expr, CR_HOSTLIST_MAX_HOSTS, hosts, count, err);
+}
+
+cr_status hostlist_foreach_limit(const char *expr, size_t max_hosts, cr_hostlist_fn fn,
+				 void *user_data, cr_error *err)
+{
+	hl_parser p = { "hostlist", expr, 0, err };
+	size_t total;
+	cr_status st;
+
+	if (fn == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: no callback");
+	if (expr == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
+	/* Check all of it first: a bad item at the end must not come after
+	 * names already handed out. */
+	st = hl_walk(&p, max_hosts, NULL, NULL, &total);
+	if (st != CR_OK)
+		return st;
+	p.pos = 0;
+	return hl_walk(&p, max_hosts, fn, user_data, &total);
+}
+
+cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *user_data,
+			      cr_error *err)
+{
+	return hostlist_foreach_limit(expr, CR_HOSTLIST_MAX_HOSTS, fn, user_data, err);
 }
 
 /* ------------------------------------------------------------------------ */

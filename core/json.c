@@ -64,12 +64,37 @@ cr_status json_parse_text(const char *text, size_t len, const char *what, json_o
 	return st;
 }
 
+/* Bytes a JSON string cannot hold as they are: controls, DEL, '"', '\\'. */
+static const unsigned char jw_special[256] = {
+	[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1,
+	[0x07] = 1, [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1,
+	[0x0e] = 1, [0x0f] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1,
+	[0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1,
+	[0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, ['"'] = 1,  ['\\'] = 1, [0x7f] = 1,
+};
+
 void jw_string(GString *out, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 
 	g_string_append_c(out, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+		const unsigned char *run = p;
+
+		/* Plain bytes in one append: 65,536 addresses are most of a big
+		 * step's output. */
+		while (!jw_special[*p])
+			p++;
+		if (p > run && out->len + (gsize)(p - run) < out->allocated_len) {
+			/* room already: skip g_string_append_len's checks */
+			memcpy(out->str + out->len, run, (size_t)(p - run));
+			out->len += (gsize)(p - run);
+			out->str[out->len] = '\0';
+		} else if (p > run) {
+			g_string_append_len(out, (const char *)run, p - run);
+		}
+		if (*p == '\0')
+			break;
 		switch (*p) {
 		case '"':
 			g_string_append(out, "\\\"");

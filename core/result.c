@@ -11,7 +11,24 @@
 
 char *task_key(const char *job, int64_t index)
 {
-	return g_strdup_printf("%s\n%" G_GINT64_FORMAT, job, index);
+	size_t len = strlen(job);
+	char *key = g_malloc(len + 22); /* '\n', '-', 19 digits, NUL */
+	uint64_t v = index < 0 ? -(uint64_t)index : (uint64_t)index;
+	char digits[20];
+	int n = 0;
+
+	memcpy(key, job, len);
+	key[len++] = '\n';
+	if (index < 0)
+		key[len++] = '-';
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0)
+		key[len++] = digits[--n];
+	key[len] = '\0';
+	return key;
 }
 
 void accel_counts_put(GHashTable *counts, const char *kind, int64_t n)
@@ -35,6 +52,7 @@ cr_result_builder *builder_new(cr_instance *inst)
 					      (GDestroyNotify)g_hash_table_unref);
 	b->own_accel = counts_new();
 	b->env = g_ptr_array_new_with_free_func(g_free);
+	b->shared = g_hash_table_new(g_direct_hash, g_direct_equal);
 	return b;
 }
 
@@ -50,6 +68,9 @@ void builder_free(cr_result_builder *b)
 	g_hash_table_unref(b->task_accel);
 	g_hash_table_unref(b->own_accel);
 	g_ptr_array_unref(b->env);
+	if (b->last_counts != NULL)
+		g_hash_table_unref(b->last_counts);
+	g_hash_table_unref(b->shared);
 	g_free(b);
 }
 
@@ -122,6 +143,32 @@ cr_status host_result_set_master(cr_result_builder *b, const char *master, cr_er
 	return set_str(&b->master, master, err);
 }
 
+/* Whether @counts is exactly { @kind: @n }. */
+static bool counts_are(GHashTable *counts, const char *kind, int64_t n)
+{
+	const int64_t *v;
+
+	if (counts == NULL || g_hash_table_size(counts) != 1)
+		return false;
+	v = g_hash_table_lookup(counts, kind);
+	return v != NULL && *v == n;
+}
+
+static GHashTable *counts_copy(GHashTable *counts)
+{
+	GHashTable *copy = counts_new();
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init(&it, counts);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		accel_counts_put(copy, k, *(int64_t *)v);
+	return copy;
+}
+
+/* Tasks usually have the same counts (every task of a Slurm step one GPU):
+ * a task whose first count equals the last task's shares that table, and
+ * a shared table is copied before it changes. */
 cr_status host_result_set_task_accelerators(cr_result_builder *b, const char *job, int64_t index,
 					    const char *kind, int64_t count, cr_error *err)
 {
@@ -135,13 +182,23 @@ cr_status host_result_set_task_accelerators(cr_result_builder *b, const char *jo
 	}
 	key = task_key(job, index);
 	counts = g_hash_table_lookup(b->task_accel, key);
-	if (counts == NULL) {
-		counts = counts_new();
-		g_hash_table_insert(b->task_accel, key, counts);
+	if (counts == NULL && counts_are(b->last_counts, kind, count)) {
+		g_hash_table_add(b->shared, b->last_counts);
+		g_hash_table_insert(b->task_accel, key, g_hash_table_ref(b->last_counts));
+		return CR_OK;
+	}
+	if (counts == NULL || g_hash_table_contains(b->shared, counts)) {
+		counts = counts == NULL ? counts_new() : counts_copy(counts);
+		g_hash_table_replace(b->task_accel, key, counts);
 	} else {
 		g_free(key);
 	}
 	accel_counts_put(counts, kind, count);
+	if (b->last_counts != counts) {
+		if (b->last_counts != NULL)
+			g_hash_table_unref(b->last_counts);
+		b->last_counts = g_hash_table_ref(counts);
+	}
 	return CR_OK;
 }
 

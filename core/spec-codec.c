@@ -33,8 +33,10 @@ void spec_write_json(GString *out, const cr_spec *spec)
 			const char *addr;
 
 			spec_job_task(spec, i, t, &idx, &addr);
-			if (t > 0)
-				g_string_append(out, ", ");
+			if (t > 0) {
+				g_string_append_c(out, ',');
+				g_string_append_c(out, ' ');
+			}
 			if (!dense)
 				g_string_append_printf(out, "\"%d\": ", idx);
 			jw_string(out, addr);

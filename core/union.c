@@ -11,6 +11,9 @@
  *  - an empty job counts as an empty list (TensorFlow made it a dict);
  *  - identity overrides count when set, even to 0 or "" (TensorFlow tested
  *    truthiness).
+ * The answers are spent by the merge: one answer becomes the result whole,
+ * several give up their tasks (the addresses change owner, they are not
+ * copied), so a 100,000-task answer is held once.
  */
 #include <string.h>
 
@@ -64,60 +67,95 @@ static bool job_sparse_anywhere(const union_state *u, const char *job)
 	return false;
 }
 
+/* Per-task accelerator counts of @b's tasks of @job, at their new indices. */
 static void copy_task_accel(cr_result *res, const cr_result_builder *b, const char *job,
-			    int64_t from, int64_t to)
+			    int64_t offset)
 {
-	char *src = task_key(job, from);
-	GHashTable *counts = g_hash_table_lookup(b->task_accel, src);
+	const int32_t *idx;
+	size_t n;
 
-	g_free(src);
-	if (counts == NULL)
+	if (g_hash_table_size(b->task_accel) == 0)
 		return;
-	char *dst = task_key(job, to);
+	cr_spec_task_indices(b->spec, job, &idx, &n, NULL);
+	for (size_t t = 0; t < n; t++) {
+		char *src = task_key(job, idx[t]);
+		GHashTable *counts = g_hash_table_lookup(b->task_accel, src);
+		char *dst;
 
-	if (g_hash_table_contains(res->task_accel, dst)) {
-		g_free(dst);
-		return;
+		g_free(src);
+		if (counts == NULL)
+			continue;
+		dst = task_key(job, idx[t] + offset);
+		if (g_hash_table_contains(res->task_accel, dst))
+			g_free(dst);
+		else
+			g_hash_table_insert(res->task_accel, dst, g_hash_table_ref(counts));
 	}
-	g_hash_table_insert(res->task_accel, dst, g_hash_table_ref(counts));
 }
 
-static cr_status merge_job(union_state *u, cr_result *res, const char *job, cr_error *err)
+/* In a sparse job every answer keeps its own indices: the first index that
+ * an earlier answer already has is a conflict naming both. */
+static cr_status find_conflict(const union_state *u, const char *job, cr_error *err)
 {
-	bool sparse = job_sparse_anywhere(u, job);
-	GHashTable *owner = g_hash_table_new(g_direct_hash, g_direct_equal);
-	int64_t next = 0;
-	cr_status st = cr_spec_add_job(res->spec, job, err);
-
-	for (guint i = 0; i < u->answers->len && st == CR_OK; i++) {
+	for (guint i = 0; i < u->answers->len; i++) {
 		const cr_result_builder *b = g_ptr_array_index(u->answers, i);
 		const int32_t *idx;
 		size_t n;
 
-		if (!cr_spec_has_job(b->spec, job))
+		if (cr_spec_task_indices(b->spec, job, &idx, &n, NULL) != CR_OK)
 			continue;
-		cr_spec_task_indices(b->spec, job, &idx, &n, NULL);
-		for (size_t t = 0; t < n && st == CR_OK; t++) {
-			const char *addr;
-			int64_t to = sparse ? idx[t] : next++;
-			const cr_result_builder *prev;
+		for (size_t t = 0; t < n; t++) {
+			for (guint k = 0; k < i; k++) {
+				const cr_result_builder *prev = g_ptr_array_index(u->answers, k);
 
-			cr_spec_task_address(b->spec, job, idx[t], &addr, NULL);
-			prev = g_hash_table_lookup(owner, GINT_TO_POINTER((gint)to));
-			if (prev != NULL) {
-				st = cr_error_set(err, CR_ERR_CONFLICT,
-						  "job '%s' task %" G_GINT64_FORMAT
-						  " is defined by both %s (%s) and %s (%s)",
-						  job, to, who(prev), where(prev), who(b), where(b));
-				break;
+				if (cr_spec_task_address(prev->spec, job, idx[t], NULL, NULL) != CR_OK)
+					continue;
+				return cr_error_set(err, CR_ERR_CONFLICT,
+						    "job '%s' task %" G_GINT32_FORMAT
+						    " is defined by both %s (%s) and %s (%s)",
+						    job, idx[t], who(prev), where(prev), who(b),
+						    where(b));
 			}
-			g_hash_table_insert(owner, GINT_TO_POINTER((gint)to), (gpointer)b);
-			st = cr_spec_add_task(res->spec, job, to, addr, err);
-			copy_task_accel(res, b, job, idx[t], to);
 		}
 	}
-	g_hash_table_unref(owner);
+	return CR_OK;
+}
+
+/* Move every answer's tasks of @job into @res: a dense job's answers follow
+ * each other, a sparse job's keep their indices. The addresses are taken
+ * over, not copied (the answers are spent after the merge). */
+static cr_status merge_job(union_state *u, cr_result *res, const char *job, cr_error *err)
+{
+	bool sparse = job_sparse_anywhere(u, job);
+	int64_t next = 0;
+	cr_status st = cr_spec_add_job(res->spec, job, err);
+
+	if (st == CR_OK && sparse)
+		st = find_conflict(u, job, err);
+	for (guint i = 0; i < u->answers->len && st == CR_OK; i++) {
+		cr_result_builder *b = g_ptr_array_index(u->answers, i);
+		int64_t offset = sparse ? 0 : next;
+		size_t n;
+
+		if (cr_spec_num_tasks(b->spec, job, &n, NULL) != CR_OK)
+			continue;
+		copy_task_accel(res, b, job, offset);
+		st = spec_take_tasks(res->spec, b->spec, job, offset, err);
+		next += (int64_t)n;
+	}
 	return st;
+}
+
+/* One answer is the union: take it over whole. */
+static void take_answer(cr_result *res, cr_result_builder *b)
+{
+	cr_spec *spec = res->spec;
+	GHashTable *task_accel = res->task_accel;
+
+	res->spec = b->spec;
+	res->task_accel = b->task_accel;
+	b->spec = spec;
+	b->task_accel = task_accel;
 }
 
 static const cr_result_builder *first_with(const union_state *u, size_t offset)
@@ -230,7 +268,9 @@ cr_status union_merge(union_state *u, cr_context *ctx, cr_result **out, cr_error
 	cr_status st = CR_OK;
 
 	*out = NULL;
-	for (guint i = 0; i < u->answers->len; i++) {
+	if (u->answers->len == 1)
+		take_answer(res, g_ptr_array_index(u->answers, 0));
+	for (guint i = 0; i < u->answers->len && u->answers->len > 1; i++) {
 		const cr_result_builder *b = g_ptr_array_index(u->answers, i);
 
 		for (size_t j = 0; j < cr_spec_num_jobs(b->spec); j++) {

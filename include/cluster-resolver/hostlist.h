@@ -28,6 +28,32 @@ extern "C" {
 cr_status cr_hostlist_expand(const char *expr, char ***hosts, size_t *count, cr_error *err);
 
 /**
+ * cr_hostlist_fn:
+ * @name: one name, NUL-terminated; (transfer none) valid during the call only.
+ * @len: strlen(@name).
+ * @user_data: what was given to cr_hostlist_foreach().
+ * Returns: 0 for the next name; anything else stops the walk.
+ * Since: ABI 1.0
+ */
+typedef int (*cr_hostlist_fn)(const char *name, size_t len, void *user_data);
+
+/**
+ * cr_hostlist_foreach:
+ * @expr: a hostlist expression, as for cr_hostlist_expand().
+ * @fn: called once per name, in order.
+ * @user_data: (nullable) passed to @fn.
+ * Call @fn for each name of @expr, in order, without keeping them: the
+ * memory used does not grow with the number of names. The whole expression
+ * is checked first, so on an error @fn was never called. The names, their
+ * order and the errors are those of cr_hostlist_expand().
+ * Returns: CR_OK (also when @fn stopped the walk), CR_ERR_PARSE,
+ * CR_ERR_INVALID_ARG (NULL @expr or @fn).
+ * Since: ABI 1.0
+ */
+cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *user_data,
+			      cr_error *err);
+
+/**
  * cr_hostlist_compress:
  * Compress @count names into one expression, keeping their order (runs of
  * consecutive numbers with the same prefix, suffix and width are merged).

@@ -355,7 +355,7 @@ static long slurm_local_node(cr_plugin_ctx *ctx, const slurm_layout *lay)
 {
 	const char *name = cr_host->getenv(ctx, "SLURMD_NODENAME");
 	const char *id = cr_host->getenv(ctx, "SLURM_NODEID");
-	uint32_t v;
+	uint32_t v = 0;
 	long node = -1;
 
 	for (size_t i = 0; name != NULL && i < lay->n_nodes && node < 0; i++)

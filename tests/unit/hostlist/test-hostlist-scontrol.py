@@ -38,7 +38,10 @@ AGREE = [
     "n[1-50000,50001-100000]", "host-[001-128]",
 ]
 # Both must refuse (scontrol says "Invalid hostlist", and exits 0).
-REFUSE = ["n[3-1]", "n[]", "n[1,,2]", "n[-1]", "n[1-2-3]", "n[a-b]", "n[[1]]", "n[1-3/2]"]
+# A bad item after good ones prints no name either (ours checks the whole
+# expression before streaming the first name).
+REFUSE = ["n[3-1]", "n[]", "n[1,,2]", "n[-1]", "n[1-2-3]", "n[a-b]", "n[[1]]", "n[1-3/2]",
+          "n[1-3],m[3-1]", "n[1-50000],m[a]"]
 # scontrol gets these wrong: (expression, our exact stdout or None for an error,
 # our exact stderr).
 OURS = [

@@ -92,6 +92,31 @@ static const error_case expand_errors[] = {
 	  "invalid hostlist \"a,b[0-4095]c[0-4096]\": expands to more than 16777216 hosts at position 3" },
 };
 
+/* cr_hostlist_foreach's sink: keep the names (and check @len). */
+static int collect_name(const char *name, size_t len, void *user_data)
+{
+	g_assert_cmpuint(len, ==, strlen(name));
+	g_ptr_array_add(user_data, g_strdup(name));
+	return 0;
+}
+
+/* The names cr_hostlist_foreach gives, NULL-terminated; NULL on an error. */
+static char **foreach_names(const char *expr, size_t max, cr_status *st, cr_error *err)
+{
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+
+	*st = hostlist_foreach_limit(expr, max, collect_name, names, err);
+	if (*st != CR_OK) {
+		/* the whole expression is checked before the first name */
+		g_assert_cmpuint(names->len, ==, 0);
+		g_ptr_array_unref(names);
+		return NULL;
+	}
+	g_ptr_array_add(names, NULL);
+	g_ptr_array_set_free_func(names, NULL);
+	return (char **)g_ptr_array_free(names, FALSE);
+}
+
 static void test_expand(gconstpointer data)
 {
 	const expand_case *c = data;
@@ -108,6 +133,12 @@ static void test_expand(gconstpointer data)
 	g_assert_cmpuint(count, ==, want);
 	g_assert_cmpstrv(hosts, c->hosts);
 	cr_strv_free(hosts);
+	/* the streaming walk gives the same names */
+	hosts = foreach_names(c->expr, CR_HOSTLIST_MAX_HOSTS, &st, &err);
+	g_assert_cmpstr(err.message, ==, "");
+	g_assert_cmpint(st, ==, CR_OK);
+	g_assert_cmpstrv(hosts, c->hosts);
+	g_strfreev(hosts);
 }
 
 static void test_expand_error(gconstpointer data)
@@ -116,6 +147,7 @@ static void test_expand_error(gconstpointer data)
 	cr_error err = CR_ERROR_INIT;
 	char **hosts = (char **)&err;
 	size_t count = 99;
+	cr_status st;
 
 	g_assert_cmpint(cr_hostlist_expand(c->expr, &hosts, &count, &err), ==, CR_ERR_PARSE);
 	g_assert_cmpint(err.code, ==, CR_ERR_PARSE);
@@ -124,6 +156,12 @@ static void test_expand_error(gconstpointer data)
 	g_assert_cmpuint(count, ==, 0);
 	/* a NULL error record is allowed */
 	g_assert_cmpint(cr_hostlist_expand(c->expr, &hosts, NULL, NULL), ==, CR_ERR_PARSE);
+	/* the streaming walk fails the same way before giving any name */
+	err = (cr_error)CR_ERROR_INIT;
+	g_assert_null(foreach_names(c->expr, CR_HOSTLIST_MAX_HOSTS, &st, &err));
+	g_assert_cmpint(st, ==, CR_ERR_PARSE);
+	g_assert_cmpstr(err.message, ==, c->message);
+	g_assert_cmpint(cr_hostlist_foreach(c->expr, collect_name, NULL, NULL), ==, CR_ERR_PARSE);
 }
 
 /* n[009-1000]: 992 names, padded to 3 digits until they need 4 (scontrol). */
@@ -175,6 +213,80 @@ static void test_expand_limit(void)
 			CR_ERR_PARSE);
 	g_assert_cmpstr(err.message, ==,
 			"invalid hostlist \"n[1-4],m\": expands to more than 4 hosts at position 8");
+}
+
+/* The ceiling counts the whole expression, streamed or not. */
+static void test_foreach_limit(void)
+{
+	cr_error err = CR_ERROR_INIT;
+	cr_status st;
+	char **hosts;
+
+	hosts = foreach_names("n[1-4]", 4, &st, &err);
+	g_assert_cmpint(st, ==, CR_OK);
+	g_assert_cmpuint(g_strv_length(hosts), ==, 4);
+	g_strfreev(hosts);
+	g_assert_null(foreach_names("n[1-4],m", 4, &st, &err));
+	g_assert_cmpint(st, ==, CR_ERR_PARSE);
+	g_assert_cmpstr(err.message, ==,
+			"invalid hostlist \"n[1-4],m\": expands to more than 4 hosts at position 8");
+}
+
+/* n[009-1000] and a product of groups: the walk and the vector agree. */
+static void test_foreach_agrees(void)
+{
+	static const char *const exprs[] = { "n[009-1000]", "r[1-3,7]-n[08-12,099-101]x[1-2]",
+					     "a b,c[1-1000]" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(exprs); i++) {
+		char **want = NULL, **got;
+		size_t count = 0;
+		cr_status st;
+
+		g_assert_cmpint(cr_hostlist_expand(exprs[i], &want, &count, NULL), ==, CR_OK);
+		got = foreach_names(exprs[i], CR_HOSTLIST_MAX_HOSTS, &st, NULL);
+		g_assert_cmpint(st, ==, CR_OK);
+		g_assert_cmpuint(count, >=, 64);
+		g_assert_cmpstrv(got, (const char *const *)want);
+		g_strfreev(got);
+		cr_strv_free(want);
+	}
+}
+
+/* A non-zero return stops the walk at once; that is not an error. */
+static int stop_after_two(const char *name, size_t len, void *user_data)
+{
+	GPtrArray *names = user_data;
+
+	g_ptr_array_add(names, g_strndup(name, len));
+	return names->len == 2 ? 7 : 0;
+}
+
+static void test_foreach_stop(void)
+{
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	cr_error err = CR_ERROR_INIT;
+
+	g_assert_cmpint(cr_hostlist_foreach("a[1-3],b[1-3]", stop_after_two, names, &err), ==,
+			CR_OK);
+	g_assert_cmpuint(names->len, ==, 2);
+	g_assert_cmpstr(g_ptr_array_index(names, 1), ==, "a2");
+	g_ptr_array_set_size(names, 0);
+	g_assert_cmpint(cr_hostlist_foreach("a[1],b[1-3]", stop_after_two, names, &err), ==,
+			CR_OK);
+	g_assert_cmpuint(names->len, ==, 2);
+	g_assert_cmpstr(g_ptr_array_index(names, 1), ==, "b1");
+	g_ptr_array_unref(names);
+}
+
+static void test_foreach_bad_args(void)
+{
+	cr_error err = CR_ERROR_INIT;
+
+	g_assert_cmpint(cr_hostlist_foreach(NULL, collect_name, NULL, &err), ==, CR_ERR_INVALID_ARG);
+	g_assert_cmpstr(err.message, ==, "hostlist: NULL expression");
+	g_assert_cmpint(cr_hostlist_foreach("n1", NULL, NULL, &err), ==, CR_ERR_INVALID_ARG);
+	g_assert_cmpstr(err.message, ==, "hostlist: no callback");
 }
 
 static void test_expand_bad_args(void)
@@ -406,6 +518,10 @@ int main(int argc, char **argv)
 	g_test_add_func("/hostlist/expand-error-long-quote", test_expand_error_long_quote);
 	g_test_add_func("/hostlist/expand-limit", test_expand_limit);
 	g_test_add_func("/hostlist/expand-bad-args", test_expand_bad_args);
+	g_test_add_func("/hostlist/foreach-limit", test_foreach_limit);
+	g_test_add_func("/hostlist/foreach-agrees", test_foreach_agrees);
+	g_test_add_func("/hostlist/foreach-stop", test_foreach_stop);
+	g_test_add_func("/hostlist/foreach-bad-args", test_foreach_bad_args);
 	add_table("/hostlist/compress", compress_cases, G_N_ELEMENTS(compress_cases),
 		  sizeof(compress_cases[0]), test_compress);
 	add_table("/hostlist/compress-error", compress_errors, G_N_ELEMENTS(compress_errors),

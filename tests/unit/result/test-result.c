@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-result.c - what the union does with the answers it is handed: one
+ * answer becomes the result whole; several are moved task by task (dense
+ * jobs follow each other, sparse ones keep their indices, a clash names
+ * both resolvers); per-task accelerator counts follow their tasks; tasks
+ * with equal counts share one table that is copied before it changes.
+ */
+#include <string.h>
+
+#include "core-private.h"
+
+/* One task: "job:index=address". */
+typedef struct task {
+	const char *job;
+	int index; /* -1 = append */
+	const char *address;
+	int gpus;  /* > 0: per-task GPU count */
+} task;
+
+/* An answer of @n tasks, labelled @label (as a loaded instance would be). */
+static cr_result_builder *answer(cr_instance *inst, const task *tasks, size_t n)
+{
+	cr_result_builder *b = builder_new(inst);
+
+	for (size_t i = 0; i < n; i++) {
+		const task *t = &tasks[i];
+		int64_t index = t->index;
+
+		if (t->address == NULL) {
+			g_assert_cmpint(host_result_add_job(b, t->job, NULL), ==, CR_OK);
+			continue;
+		}
+		if (t->index < 0) {
+			size_t count = 0;
+
+			g_assert_cmpint(host_result_append_task(b, t->job, t->address, NULL), ==, CR_OK);
+			g_assert_cmpint(cr_spec_num_tasks(b->spec, t->job, &count, NULL), ==, CR_OK);
+			index = (int64_t)count - 1;
+		} else {
+			g_assert_cmpint(host_result_add_task(b, t->job, t->index, t->address, NULL),
+					==, CR_OK);
+		}
+		if (t->gpus > 0)
+			g_assert_cmpint(host_result_set_task_accelerators(b, t->job, index, "GPU",
+									  t->gpus, NULL),
+					==, CR_OK);
+	}
+	return b;
+}
+
+typedef struct fixture {
+	cr_context *ctx;
+	cr_instance inst[2];
+	union_state *u;
+} fixture;
+
+static void fixture_init(fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->ctx = cr_context_new(NULL);
+	f->inst[0].label = (char *)"resolver 'a'";
+	f->inst[0].where = (char *)"a.conf:1";
+	f->inst[1].label = (char *)"resolver 'b'";
+	f->inst[1].where = (char *)"a.conf:2";
+	f->u = union_new();
+}
+
+static void fixture_clear(fixture *f)
+{
+	union_free(f->u);
+	cr_context_free(f->ctx);
+}
+
+static char *cluster_json(const cr_result *res)
+{
+	return cr_spec_to_json(cr_result_spec(res));
+}
+
+/* Accelerator counts the result holds for one task, as JSON. */
+static char *task_gpus(const cr_result *res, const char *job, int64_t index)
+{
+	char *json = NULL;
+
+	g_assert_cmpint(cr_result_accelerators_json(res, job, index, false, &json, NULL), ==,
+			CR_OK);
+	return json;
+}
+
+#define T(job, index, addr, gpus) { job, index, addr, gpus }
+
+static void test_one_answer_whole(void)
+{
+	static const task a[] = { T("ps", -1, "p0:1", 0), T("worker", -1, "w0:1", 2),
+				  T("worker", -1, "w1:1", 2), T("chief", -1, NULL, 0) };
+	fixture f;
+	cr_result *res = NULL;
+	cr_result_builder *b;
+	const cr_spec *answered;
+	char *s;
+
+	fixture_init(&f);
+	b = answer(&f.inst[0], a, G_N_ELEMENTS(a));
+	answered = b->spec;
+	union_take(f.u, b);
+	g_assert_cmpint(union_merge(f.u, f.ctx, &res, NULL), ==, CR_OK);
+	/* the answer's spec itself, not a copy */
+	g_assert_true(cr_result_spec(res) == answered);
+	s = cluster_json(res);
+	g_assert_cmpstr(s, ==, "{\"ps\": [\"p0:1\"], \"worker\": [\"w0:1\", \"w1:1\"], \"chief\": []}");
+	g_free(s);
+	s = task_gpus(res, "worker", 1);
+	g_assert_cmpstr(s, ==, "{\"GPU\": 2}");
+	g_free(s);
+	s = task_gpus(res, "ps", 0);
+	g_assert_cmpstr(s, ==, "{}");
+	g_free(s);
+	cr_result_free(res);
+	fixture_clear(&f);
+}
+
+static void test_dense_answers_follow(void)
+{
+	static const task a[] = { T("ps", -1, "p0:1", 0), T("worker", -1, "a0:1", 1),
+				  T("worker", -1, "a1:1", 0) };
+	static const task b[] = { T("worker", -1, "b0:1", 3), T("worker", -1, "b1:1", 4),
+				  T("chief", -1, "c0:1", 0) };
+	fixture f;
+	cr_result *res = NULL;
+	char *s;
+
+	fixture_init(&f);
+	union_take(f.u, answer(&f.inst[0], a, G_N_ELEMENTS(a)));
+	union_take(f.u, answer(&f.inst[1], b, G_N_ELEMENTS(b)));
+	g_assert_cmpint(union_merge(f.u, f.ctx, &res, NULL), ==, CR_OK);
+	s = cluster_json(res);
+	g_assert_cmpstr(s, ==,
+			"{\"ps\": [\"p0:1\"], \"worker\": [\"a0:1\", \"a1:1\", \"b0:1\", \"b1:1\"], "
+			"\"chief\": [\"c0:1\"]}");
+	g_free(s);
+	/* b's tasks 0 and 1 are now 2 and 3, with their counts */
+	static const char *const want[] = { "{\"GPU\": 1}", "{}", "{\"GPU\": 3}", "{\"GPU\": 4}" };
+	for (int64_t i = 0; i < 4; i++) {
+		s = task_gpus(res, "worker", i);
+		g_assert_cmpstr(s, ==, want[i]);
+		g_free(s);
+	}
+	cr_result_free(res);
+	fixture_clear(&f);
+}
+
+static void test_sparse_keeps_indices(void)
+{
+	static const task a[] = { T("worker", -1, "a0:1", 0), T("worker", -1, "a1:1", 0) };
+	static const task b[] = { T("worker", 5, "b5:1", 2), T("worker", 3, "b3:1", 0),
+				  T("worker", 9, "b9:1", 0) };
+	fixture f;
+	cr_result *res = NULL;
+	char *s;
+
+	fixture_init(&f);
+	union_take(f.u, answer(&f.inst[1], b, G_N_ELEMENTS(b)));
+	union_take(f.u, answer(&f.inst[0], a, G_N_ELEMENTS(a)));
+	g_assert_cmpint(union_merge(f.u, f.ctx, &res, NULL), ==, CR_OK);
+	s = cluster_json(res);
+	g_assert_cmpstr(s, ==,
+			"{\"worker\": {\"0\": \"a0:1\", \"1\": \"a1:1\", \"3\": \"b3:1\", "
+			"\"5\": \"b5:1\", \"9\": \"b9:1\"}}");
+	g_free(s);
+	s = task_gpus(res, "worker", 5);
+	g_assert_cmpstr(s, ==, "{\"GPU\": 2}");
+	g_free(s);
+	cr_result_free(res);
+	fixture_clear(&f);
+}
+
+static void test_sparse_clash_names_both(void)
+{
+	static const task a[] = { T("worker", 2, "a2:1", 0), T("worker", 7, "a7:1", 0) };
+	static const task b[] = { T("worker", -1, "b0:1", 0), T("worker", -1, "b1:1", 0),
+				  T("worker", -1, "b2:1", 0) };
+	fixture f;
+	cr_error err = CR_ERROR_INIT;
+	cr_result *res = NULL;
+
+	fixture_init(&f);
+	union_take(f.u, answer(&f.inst[0], a, G_N_ELEMENTS(a)));
+	union_take(f.u, answer(&f.inst[1], b, G_N_ELEMENTS(b)));
+	g_assert_cmpint(union_merge(f.u, f.ctx, &res, &err), ==, CR_ERR_CONFLICT);
+	g_assert_cmpstr(err.message, ==,
+			"job 'worker' task 2 is defined by both resolver 'a' (a.conf:1) and "
+			"resolver 'b' (a.conf:2)");
+	g_assert_null(res);
+	fixture_clear(&f);
+}
+
+/* Equal counts share a table; changing one task's counts leaves the rest. */
+static void test_shared_counts_copy_on_change(void)
+{
+	static const task a[] = { T("worker", -1, "w0:1", 1), T("worker", -1, "w1:1", 1),
+				  T("worker", -1, "w2:1", 1), T("worker", -1, "w3:1", 2) };
+	cr_result_builder *b;
+	GHashTable *t0, *t1;
+	fixture f;
+	cr_result *res = NULL;
+	char *s;
+
+	fixture_init(&f);
+	b = answer(&f.inst[0], a, G_N_ELEMENTS(a));
+	t0 = g_hash_table_lookup(b->task_accel, "worker\n0");
+	t1 = g_hash_table_lookup(b->task_accel, "worker\n1");
+	g_assert_nonnull(t0);
+	g_assert_true(t0 == t1);
+	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 1, "TPU", 4, NULL), ==, CR_OK);
+	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 0, "GPU", 8, NULL), ==, CR_OK);
+	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 3, "GPU", 5, NULL), ==, CR_OK);
+	union_take(f.u, b);
+	g_assert_cmpint(union_merge(f.u, f.ctx, &res, NULL), ==, CR_OK);
+	static const char *const want[] = { "{\"GPU\": 8}", "{\"GPU\": 1, \"TPU\": 4}",
+					    "{\"GPU\": 1}", "{\"GPU\": 5}" };
+	for (int64_t i = 0; i < 4; i++) {
+		s = task_gpus(res, "worker", i);
+		g_assert_cmpstr(s, ==, want[i]);
+		g_free(s);
+	}
+	cr_result_free(res);
+	fixture_clear(&f);
+}
+
+static cr_spec *spec_of(const char *json)
+{
+	cr_spec *spec = cr_spec_from_json(json, strlen(json), "test", NULL);
+
+	g_assert_nonnull(spec);
+	return spec;
+}
+
+static void assert_spec(const cr_spec *spec, const char *json)
+{
+	char *s = cr_spec_to_json(spec);
+
+	g_assert_cmpstr(s, ==, json);
+	g_free(s);
+}
+
+/* spec_take_tasks: the addresses move; the source job is left empty and
+ * the source can be freed at once. */
+static void test_take_tasks(void)
+{
+	cr_spec *dst = cr_spec_new();
+	cr_spec *src, *other;
+	cr_error err = CR_ERROR_INIT;
+
+	src = spec_of("{\"w\": [\"a\", \"b\"]}");
+	g_assert_cmpint(spec_take_tasks(dst, src, "w", 0, &err), ==, CR_OK);
+	assert_spec(src, "{\"w\": []}");
+	cr_spec_free(src);
+	src = spec_of("{\"w\": [\"c\"]}");
+	g_assert_cmpint(spec_take_tasks(dst, src, "w", 2, &err), ==, CR_OK);
+	cr_spec_free(src);
+	assert_spec(dst, "{\"w\": [\"a\", \"b\", \"c\"]}");
+	/* a clash changes neither side */
+	src = spec_of("{\"w\": {\"1\": \"x\", \"7\": \"y\"}}");
+	g_assert_cmpint(spec_take_tasks(dst, src, "w", 0, &err), ==, CR_ERR_CONFLICT);
+	g_assert_cmpstr(err.message, ==, "job 'w' has two tasks with index 1 ('b' and 'x')");
+	assert_spec(dst, "{\"w\": [\"a\", \"b\", \"c\"]}");
+	assert_spec(src, "{\"w\": {\"1\": \"x\", \"7\": \"y\"}}");
+	cr_spec_free(src);
+	/* another job moves on its own */
+	src = spec_of("{\"w\": {\"3\": \"d\", \"5\": \"f\"}, \"v\": [\"v0\"]}");
+	g_assert_cmpint(spec_take_tasks(dst, src, "v", 0, &err), ==, CR_OK);
+	cr_spec_free(src);
+	assert_spec(dst, "{\"w\": [\"a\", \"b\", \"c\"], \"v\": [\"v0\"]}");
+	/* interleaved indices merge in order */
+	other = spec_of("{\"w\": {\"0\": \"a\", \"2\": \"c\", \"8\": \"i\"}}");
+	src = spec_of("{\"w\": {\"2\": \"b\", \"4\": \"d\"}}");
+	g_assert_cmpint(spec_take_tasks(other, src, "w", -1, &err), ==, CR_OK);
+	cr_spec_free(src);
+	assert_spec(other, "{\"w\": {\"0\": \"a\", \"1\": \"b\", \"2\": \"c\", \"3\": \"d\", "
+			   "\"8\": \"i\"}}");
+	cr_spec_free(other);
+	/* past int32 */
+	src = spec_of("{\"w\": [\"a\", \"b\"]}");
+	g_assert_cmpint(spec_take_tasks(dst, src, "w", G_MAXINT32, &err), ==, CR_ERR_INVALID_ARG);
+	g_assert_cmpstr(err.message, ==,
+			"task index 2147483648 of job 'w' is out of range (0..2147483647)");
+	cr_spec_free(src);
+	cr_spec_free(dst);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/result/one-answer-whole", test_one_answer_whole);
+	g_test_add_func("/result/dense-answers-follow", test_dense_answers_follow);
+	g_test_add_func("/result/sparse-keeps-indices", test_sparse_keeps_indices);
+	g_test_add_func("/result/sparse-clash-names-both", test_sparse_clash_names_both);
+	g_test_add_func("/result/shared-counts-copy-on-change", test_shared_counts_copy_on_change);
+	g_test_add_func("/result/take-tasks", test_take_tasks);
+	return g_test_run();
+}
