@@ -223,7 +223,8 @@ CASES = [
     # ---- paging and faults -------------------------------------------------
     dict(name='paging-small-pages',
          conf=conf('page_size = 2; ' + WJOB), out=out(WORKERS),
-         requests=[(200, '2', False)] + [(200, '2', True)] * 5),
+         requests=[(200, '2', False)] + [(200, '2', True)] * 5,
+         conns='AAAAAA'),  # one kept-alive connection for every page
     dict(name='paging-one-per-page',
          conf=conf('page_size = 1; jobs = { ps = [ "app=ps" ]; };'),
          out=out('{"ps": %s}' % addrs(['10.2.1.10', '10.2.1.11', '10.2.1.12'])),
@@ -232,7 +233,7 @@ CASES = [
          conf=conf('page_size = 4; ' + WJOB), out=out(WORKERS),
          faults=[{'expire_continue': True, 'count': 1}],
          requests=[(200, '4', False), (410, '4', True), (200, '4', False), (200, '4', True),
-                   (200, '4', True)]),
+                   (200, '4', True)], conns='AAAAA'),
     dict(name='paging-410-twice-fails',
          conf=conf('page_size = 4; ' + WJOB), rc=1,
          faults=[{'expire_continue': True, 'count': 2}],
@@ -248,7 +249,8 @@ CASES = [
          conf=conf('page_size = 6; ' + WJOB), out=out(WORKERS),
          faults=[{'status': 503, 'count': 1}, {'status': 500, 'count': 1,
                                                'continue_only': True}],
-         requests=[(503, '6', False), (200, '6', False), (500, '6', True), (200, '6', True)]),
+         requests=[(503, '6', False), (200, '6', False), (500, '6', True), (200, '6', True)],
+         conns='AAAA'),
     dict(name='retry-gives-up',
          conf=conf('retries = 2; max_retry_wait = 0.1; ' + WJOB), rc=1,
          faults=[{'status': 503, 'retry_after': 5, 'count': -1}],

@@ -137,6 +137,12 @@ def check_case(res, fx, case):
                for r in new if r['path'].endswith('/pods')]
         if got != case['requests']:
             problems.append('requests: got %s, want %s' % (got, case['requests']))
+    if 'conns' in case:  # same letter: same TCP connection
+        ids = [r['conn'] for r in new if r['path'].endswith('/pods')]
+        labels = {}
+        got = ''.join(labels.setdefault(c, chr(ord('A') + len(labels))) for c in ids)
+        if got != case['conns']:
+            problems.append('connections: got %s, want %s' % (got, case['conns']))
     if case.get('after'):
         problems += case['after'](fx)
     res.check(case['name'], not problems, '\n'.join('  ' + p for p in problems))
