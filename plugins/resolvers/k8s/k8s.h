@@ -12,6 +12,7 @@
 #define K8S_H
 
 #include <glib.h>
+#include <json-c/json.h>
 
 #include <cluster-resolver/plugin.h>
 
@@ -114,8 +115,10 @@ void k8s_wipe_free(char *secret);
 cr_status k8s_auth_prepare(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *conn,
 			   cr_error *err);
 
-/** Called for each pod of a list, in the server's order. */
-typedef cr_status (*k8s_pod_fn)(const cr_json *pod, void *user_data, cr_error *err);
+/** Called for each pod of a list, in the server's order. @pod (a json-c
+ *  object: pages are walked with json-c, see k8s_fetch.c) is freed after
+ *  the call. */
+typedef cr_status (*k8s_pod_fn)(json_object *pod, void *user_data, cr_error *err);
 /** Called when a list restarts from the beginning after 410 Gone. */
 typedef void (*k8s_restart_fn)(void *user_data);
 

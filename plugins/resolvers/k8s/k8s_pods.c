@@ -123,9 +123,25 @@ static gint k8s_pod_cmp(gconstpointer pa, gconstpointer pb)
 
 /* ---- reading one pod ---------------------------------------------------- */
 
-static const char *k8s_str(const cr_json *node, const char *pointer)
+/* Pods are json-c objects (see k8s_fetch.c); RFC 6901 pointers below them. */
+static json_object *k8s_get(json_object *node, const char *pointer)
 {
-	return cr_host->json_string(cr_host->json_get(node, pointer));
+	json_object *v = NULL;
+
+	return node && json_pointer_get(node, pointer, &v) == 0 ? v : NULL;
+}
+
+static const char *k8s_str(json_object *node, const char *pointer)
+{
+	json_object *v = k8s_get(node, pointer);
+
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* Elements of an array (0 for anything else, absent included). */
+static size_t k8s_len(json_object *node)
+{
+	return json_object_is_type(node, json_type_array) ? json_object_array_length(node) : 0;
 }
 
 static int64_t k8s_parse_index(const char *s)
@@ -143,12 +159,12 @@ static int64_t k8s_parse_index(const char *s)
 }
 
 /* NAME-<ordinal> of a pod whose controller is a StatefulSet. */
-static int64_t k8s_sts_ordinal(const cr_json *pod, const char *name)
+static int64_t k8s_sts_ordinal(json_object *pod, const char *name)
 {
-	const cr_json *owners = cr_host->json_get(pod, "/metadata/ownerReferences");
+	json_object *owners = k8s_get(pod, "/metadata/ownerReferences");
 
-	for (size_t i = 0; i < cr_host->json_length(owners); i++) {
-		const cr_json *o = cr_host->json_index(owners, i);
+	for (size_t i = 0; i < k8s_len(owners); i++) {
+		json_object *o = json_object_array_get_idx(owners, i);
 		const char *kind = k8s_str(o, "/kind"), *set = k8s_str(o, "/name");
 		size_t n = set ? strlen(set) : 0;
 
@@ -159,7 +175,7 @@ static int64_t k8s_sts_ordinal(const cr_json *pod, const char *name)
 	return -1;
 }
 
-static int64_t k8s_pod_index(const cr_json *pod, const char *name)
+static int64_t k8s_pod_index(json_object *pod, const char *name)
 {
 	static const char *const pointers[] = {
 		"/metadata/labels/batch.kubernetes.io~1job-completion-index",
@@ -177,26 +193,27 @@ static int64_t k8s_pod_index(const cr_json *pod, const char *name)
 }
 
 /* A resource quantity as an integer ("2" or 2); 0 when not a count. */
-static int64_t k8s_quantity(const cr_json *q)
+static int64_t k8s_quantity(json_object *q)
 {
-	int64_t v = 0;
+	int64_t v;
 
-	if (cr_host->json_int(q, &v))
-		return v;
-	v = k8s_parse_index(cr_host->json_string(q));
+	if (json_object_is_type(q, json_type_int))
+		return json_object_get_int64(q);
+	v = k8s_parse_index(json_object_is_type(q, json_type_string) ? json_object_get_string(q)
+								     : NULL);
 	return v > 0 ? v : 0;
 }
 
 /* Sum the accelerator limits of the pod's containers. */
-static void k8s_pod_accel(const cr_json *pod, struct k8s_pod *p)
+static void k8s_pod_accel(json_object *pod, struct k8s_pod *p)
 {
-	const cr_json *cs = cr_host->json_get(pod, "/spec/containers");
+	json_object *cs = k8s_get(pod, "/spec/containers");
 
-	for (size_t i = 0; i < cr_host->json_length(cs); i++) {
-		const cr_json *c = cr_host->json_index(cs, i);
+	for (size_t i = 0; i < k8s_len(cs); i++) {
+		json_object *c = json_object_array_get_idx(cs, i);
 
 		for (size_t k = 0; k < G_N_ELEMENTS(k8s_acc_limits); k++) {
-			int64_t n = k8s_quantity(cr_host->json_get(c, k8s_acc_limits[k].pointer));
+			int64_t n = k8s_quantity(k8s_get(c, k8s_acc_limits[k].pointer));
 
 			if (n > 0 && n < INT32_MAX - p->accel &&
 			    (p->accel_kind == K8S_ACC_NONE ||
@@ -217,7 +234,7 @@ static const char *k8s_host_port(struct k8s_collect *c, const char *host)
 	return g_string_chunk_insert(c->chunk, buf);
 }
 
-static void k8s_pod_address(struct k8s_collect *c, const cr_json *pod, struct k8s_pod *p)
+static void k8s_pod_address(struct k8s_collect *c, json_object *pod, struct k8s_pod *p)
 {
 	const char *host = NULL, *hn, *sd;
 	char buf[512];
@@ -246,7 +263,7 @@ static void k8s_pod_address(struct k8s_collect *c, const cr_json *pod, struct k8
 		p->addr = k8s_host_port(c, host);
 }
 
-static bool k8s_pod_is_self(const struct k8s_self *self, const cr_json *pod,
+static bool k8s_pod_is_self(const struct k8s_self *self, json_object *pod,
 			    const struct k8s_pod *p)
 {
 	const char *v;
@@ -260,13 +277,13 @@ static bool k8s_pod_is_self(const struct k8s_self *self, const cr_json *pod,
 		return strcmp(self->hostname, p->name) == 0 || (v && strcmp(self->hostname, v) == 0);
 	}
 	if (self->pod_ip) {
-		const cr_json *ips = cr_host->json_get(pod, "/status/podIPs");
+		json_object *ips = k8s_get(pod, "/status/podIPs");
 
 		v = k8s_str(pod, "/status/podIP");
 		if (v && strcmp(v, self->pod_ip) == 0)
 			return true;
-		for (size_t i = 0; i < cr_host->json_length(ips); i++) {
-			v = k8s_str(cr_host->json_index(ips, i), "/ip");
+		for (size_t i = 0; i < k8s_len(ips); i++) {
+			v = k8s_str(json_object_array_get_idx(ips, i), "/ip");
 			if (v && strcmp(v, self->pod_ip) == 0)
 				return true;
 		}
@@ -274,7 +291,7 @@ static bool k8s_pod_is_self(const struct k8s_self *self, const cr_json *pod,
 	return false;
 }
 
-static cr_status k8s_collect_pod(const cr_json *pod, void *ud, cr_error *err)
+static cr_status k8s_collect_pod(json_object *pod, void *ud, cr_error *err)
 {
 	struct k8s_collect *c = ud;
 	struct k8s_pod p = { 0 };
@@ -396,7 +413,7 @@ struct k8s_pending {
 	char *phase;
 };
 
-static cr_status k8s_count_pending(const cr_json *pod, void *ud, cr_error *err)
+static cr_status k8s_count_pending(json_object *pod, void *ud, cr_error *err)
 {
 	struct k8s_pending *w = ud;
 	const char *phase = k8s_str(pod, "/status/phase");
