@@ -6,6 +6,7 @@
  *   k8s_kubeconfig.c  where the API server is: in-cluster or kubeconfig
  *   k8s_auth.c        credentials: token files, exec credential plugins
  *   k8s_fetch.c       HTTP with retries, limit/continue paging
+ *   k8s_page.c        one page, pod by pod, while the next one is fetched
  *   k8s_pods.c        pod records, ordering, addresses, building tasks
  */
 #ifndef K8S_H
@@ -126,6 +127,13 @@ typedef void (*k8s_restart_fn)(void *user_data);
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 			const char *namespace, const char *selector, k8s_pod_fn fn,
 			k8s_restart_fn restart, void *user_data, cr_error *err);
+
+/* k8s_page.c */
+struct k8s_pager;
+struct k8s_pager *k8s_pager_start(const char *endpoint, const char *text, size_t len,
+				  k8s_pod_fn fn, void *ud);
+char *k8s_pager_next(struct k8s_pager *w);
+cr_status k8s_pager_finish(struct k8s_pager *w, cr_error *err);
 
 /* k8s_pods.c */
 struct k8s_self {

@@ -8,12 +8,11 @@
  * token (the list expired while we paged) restarts the list from the start
  * once. Every failure names the endpoint, the HTTP status and the
  * Status.message the API server returned. Pages are handed to the caller
- * pod by pod and dropped, so memory holds one page at a time.
+ * pod by pod (k8s_page.c) and dropped; the next page is fetched while the
+ * pods of one are read, so memory holds at most two pages' text at a time.
  */
 #include <stdio.h>
 #include <string.h>
-
-#include <json-c/json.h>
 
 #include "k8s.h"
 
@@ -179,171 +178,6 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 	return rc;
 }
 
-/*
- * A page is walked member by member instead of being parsed into one tree:
- * json-c's tokener parses each value of the PodList object and each pod of
- * `items` on its own (it stops at the end of a value and says where), the
- * pod goes to the caller and is freed at once. A page of 500 pods is then
- * never a tree of 500 pods in memory, and parsing runs 2-3x faster because
- * the small allocations of one pod are reused by the next.
- */
-struct k8s_walk {
-	const struct k8s_req *r;
-	const char *text;
-	size_t len, pos;
-	json_tokener *tok;
-};
-
-static void k8s_walk_ws(struct k8s_walk *w)
-{
-	while (w->pos < w->len && g_ascii_isspace(w->text[w->pos]))
-		w->pos++;
-}
-
-/* "ENDPOINT: invalid JSON at line L, column C (offset N): WHAT" */
-static cr_status k8s_walk_error(struct k8s_walk *w, const char *what, cr_error *err)
-{
-	size_t line = 1, col = 1;
-
-	for (size_t i = 0; i < w->pos && i < w->len; i++) {
-		if (w->text[i] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	return cr_host->error_set(err, CR_ERR_PARSE,
-				  "%s: invalid JSON at line %zu, column %zu (offset %zu): %s",
-				  w->r->endpoint, line, col, w->pos, what);
-}
-
-/* The value at the current position; on success the position is after it
- * (and after the white space that follows). */
-static cr_status k8s_walk_value(struct k8s_walk *w, json_object **out, cr_error *err)
-{
-	enum json_tokener_error jerr;
-
-	json_tokener_reset(w->tok);
-	*out = json_tokener_parse_ex(w->tok, w->text + w->pos, (int)(w->len - w->pos));
-	jerr = json_tokener_get_error(w->tok);
-	w->pos += json_tokener_get_parse_end(w->tok);
-	if (jerr == json_tokener_success) {
-		k8s_walk_ws(w);
-		return CR_OK;
-	}
-	json_object_put(*out);
-	*out = NULL;
-	return k8s_walk_error(w, jerr == json_tokener_continue ? "unexpected end of data"
-							      : json_tokener_error_desc(jerr), err);
-}
-
-/* Expect @c (after white space) and step over it. */
-static bool k8s_walk_char(struct k8s_walk *w, char c)
-{
-	k8s_walk_ws(w);
-	if (w->pos >= w->len || w->text[w->pos] != c)
-		return false;
-	w->pos++;
-	k8s_walk_ws(w);
-	return true;
-}
-
-/* `items`: an array of pods (each handed to @fn, then freed), or null. */
-static cr_status k8s_walk_items(struct k8s_walk *w, k8s_pod_fn fn, void *ud, cr_error *err)
-{
-	json_object *pod = NULL;
-	cr_status rc;
-
-	if (!k8s_walk_char(w, '[')) {
-		rc = k8s_walk_value(w, &pod, err);
-		if (rc == CR_OK && pod != NULL) /* JSON null is NULL */
-			rc = cr_host->error_set(err, CR_ERR_PARSE,
-						"%s: answer is not a PodList (items is not an array)",
-						w->r->endpoint);
-		json_object_put(pod);
-		return rc;
-	}
-	if (k8s_walk_char(w, ']'))
-		return CR_OK;
-	for (size_t i = 0;; i++) {
-		rc = k8s_walk_value(w, &pod, err);
-		if (rc == CR_OK && !json_object_is_type(pod, json_type_object))
-			rc = cr_host->error_set(err, CR_ERR_PARSE,
-						"%s: answer is not a PodList (items[%zu] is not an object)",
-						w->r->endpoint, i);
-		if (rc == CR_OK)
-			rc = fn(pod, ud, err);
-		json_object_put(pod);
-		if (rc != CR_OK || k8s_walk_char(w, ']'))
-			return rc;
-		if (!k8s_walk_char(w, ','))
-			return k8s_walk_error(w, "expected ',' or ']' after a pod", err);
-	}
-}
-
-/* One member of the PodList object: `items` pod by pod, the continue token
- * from `metadata`, anything else parsed and dropped. */
-static cr_status k8s_walk_member(struct k8s_walk *w, k8s_pod_fn fn, void *ud, char **next,
-				 bool *items, cr_error *err)
-{
-	json_object *key = NULL, *val = NULL, *cont = NULL;
-	const char *name;
-	cr_status rc;
-
-	rc = k8s_walk_value(w, &key, err);
-	if (rc != CR_OK)
-		return rc;
-	name = json_object_get_string(key);
-	if (!json_object_is_type(key, json_type_string))
-		rc = k8s_walk_error(w, "expected a member name", err);
-	else if (!k8s_walk_char(w, ':'))
-		rc = k8s_walk_error(w, "expected ':' after a member name", err);
-	else if (strcmp(name, "items") == 0 && (*items = true))
-		rc = k8s_walk_items(w, fn, ud, err);
-	else
-		rc = k8s_walk_value(w, &val, err);
-	if (rc == CR_OK && strcmp(name, "metadata") == 0 &&
-	    json_pointer_get(val, "/continue", &cont) == 0 &&
-	    json_object_is_type(cont, json_type_string) && *json_object_get_string(cont)) {
-		g_free(*next);
-		*next = g_strdup(json_object_get_string(cont));
-	}
-	json_object_put(val);
-	json_object_put(key);
-	return rc;
-}
-
-/* Hand each pod of one page to @fn; *@next gets the continue token. */
-static cr_status k8s_page(const struct k8s_req *r, const cr_http_response *resp, k8s_pod_fn fn,
-			  void *ud, char **next, cr_error *err)
-{
-	struct k8s_walk w = { r, NULL, 0, 0, json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH) };
-	bool items = false;
-	cr_status rc = CR_OK;
-
-	w.text = cr_host->http_body(resp, &w.len);
-	if (!k8s_walk_char(&w, '{'))
-		rc = k8s_walk_error(&w, "the answer is not a JSON object", err);
-	else if (!k8s_walk_char(&w, '}'))
-		for (;;) {
-			rc = k8s_walk_member(&w, fn, ud, next, &items, err);
-			if (rc != CR_OK || k8s_walk_char(&w, '}'))
-				break;
-			if (!k8s_walk_char(&w, ',')) {
-				rc = k8s_walk_error(&w, "expected ',' or '}' after a member", err);
-				break;
-			}
-		}
-	if (rc == CR_OK && w.pos < w.len)
-		rc = k8s_walk_error(&w, "data after the answer", err);
-	if (rc == CR_OK && !items)
-		rc = cr_host->error_set(err, CR_ERR_PARSE, "%s: answer is not a PodList (no items)",
-					r->endpoint);
-	json_tokener_free(w.tok);
-	return rc;
-}
-
 static char *k8s_endpoint(const struct k8s_conn *conn, const char *base, const char *selector)
 {
 	if (selector && *selector)
@@ -354,8 +188,9 @@ static char *k8s_endpoint(const struct k8s_conn *conn, const char *base, const c
 /**
  * k8s_list_pods:
  * List the pods of @namespace (NULL = all) matching @selector, page by
- * page, calling @fn for each. After a 410 on a continue token @restart is
- * called and the list starts again (once).
+ * page, calling @fn for each. The next page is requested as soon as the
+ * walk of this one has passed its continue token (k8s_page.c). After a 410
+ * on a continue token @restart is called and the list starts again (once).
  * Returns: CR_OK, or the first failure (network, HTTP status, JSON, @fn's).
  */
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
@@ -365,37 +200,54 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 	char *base = k8s_pods_path(conn, namespace);
 	char *endpoint = k8s_endpoint(conn, base, selector);
 	struct k8s_req r = { st, ctx, conn, endpoint };
-	cr_http_response *resp = NULL;
-	char *cont = NULL, *next = NULL, *url;
+	cr_http_response *resp = NULL, *next_resp = NULL;
+	char *cont = NULL, *url;
 	bool restarted = false;
 	int attempts = 0;
-	cr_status rc;
+	cr_status rc, walk;
 
-	for (;;) {
-		url = k8s_list_url(st, base, selector, cont);
-		rc = k8s_get(&r, url, &resp, &attempts, err);
-		g_free(url);
-		if (rc != CR_OK)
-			break;
-		if (cr_host->http_status(resp) == 410 && cont && !restarted) {
+	url = k8s_list_url(st, base, selector, NULL);
+	rc = k8s_get(&r, url, &resp, &attempts, err);
+	g_free(url);
+	while (rc == CR_OK) {
+		long code = cr_host->http_status(resp);
+		size_t len = 0;
+		const char *body;
+		struct k8s_pager *page;
+
+		if (code == 410 && cont && !restarted) {
 			cr_host->log(ctx, CR_LOG_INFO, "%s: continue token expired, listing again",
 				     endpoint);
 			restarted = true;
 			g_clear_pointer(&cont, g_free);
 			restart(user_data);
-		} else if (cr_host->http_status(resp) != 200) {
+		} else if (code != 200) {
 			rc = k8s_http_error(&r, resp, attempts, err);
 			break;
 		} else {
-			next = NULL;
-			rc = k8s_page(&r, resp, fn, user_data, &next, err);
+			body = cr_host->http_body(resp, &len);
+			page = k8s_pager_start(endpoint, body, len, fn, user_data);
 			g_free(cont);
-			cont = next;
-			if (rc != CR_OK || !cont)
+			cont = k8s_pager_next(page);
+			if (cont) { /* fetched while the pods of this page are read */
+				url = k8s_list_url(st, base, selector, cont);
+				rc = k8s_get(&r, url, &next_resp, &attempts, err);
+				g_free(url);
+			}
+			walk = k8s_pager_finish(page, err); /* this page's failure comes first */
+			if (walk != CR_OK)
+				rc = walk;
+			cr_host->http_response_free(resp);
+			resp = next_resp;
+			next_resp = NULL;
+			if (!cont)
 				break;
+			continue;
 		}
 		cr_host->http_response_free(resp);
-		resp = NULL;
+		url = k8s_list_url(st, base, selector, cont);
+		rc = k8s_get(&r, url, &resp, &attempts, err);
+		g_free(url);
 	}
 	cr_host->http_response_free(resp);
 	g_free(cont);
