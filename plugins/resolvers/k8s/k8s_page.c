@@ -203,8 +203,8 @@ static gpointer k8s_pager_run(gpointer data)
 
 	g_mutex_lock(&w->lock);
 	w->rc = rc;
-	if (!w->next_known || rc != CR_OK) { /* no metadata, or a broken page: stop */
-		g_clear_pointer(&w->next, g_free);
+	if (!w->next_known) { /* no metadata before the end, or a failure before it */
+		w->next = NULL;
 		w->next_known = true;
 	}
 	g_cond_signal(&w->cond);
@@ -242,7 +242,8 @@ struct k8s_pager *k8s_pager_start(const char *endpoint, const char *text, size_t
 /**
  * k8s_pager_next:
  * Wait until the page's continue token is known (the walk has passed
- * `metadata`, or ended). A page that fails to parse has none.
+ * `metadata`, or ended). A page that fails before its metadata has none;
+ * one that fails later has one (the next page is fetched, then dropped).
  * Returns: (transfer full) the token, or NULL on the last page.
  */
 char *k8s_pager_next(struct k8s_pager *w)

@@ -308,6 +308,12 @@ CASES = [
          faults=[{'body': '{"items": [], "metadata": {"continue": "not-a-token"}}'}],
          err=ERR + EP + ': HTTP 400 BadRequest: continue key is not valid: illegal base64 data',
          requests=[(200, '500', False), (400, '500', True)]),
+    # the next page is requested once the token is read, before the pods are;
+    # a failure in this page is reported before one of the next request
+    dict(name='page-prefetch-error-order', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"metadata": {"continue": "not-a-token"}, "items": [{}]}'}],
+         err=ERR + 'a listed pod has no metadata.name',
+         requests=[(200, '500', False), (400, '500', True)]),
     dict(name='page-cut', conf=conf(WJOB), rc=1,
          faults=[{'body': '{"items": [{"metadata": {"name": "a"'}],
          err=ERR + EP + ': invalid JSON at line 1, column 37 (offset 36): unexpected end of data'),
