@@ -68,6 +68,7 @@ struct k8s {
 	long connect_timeout_ms;
 	long request_timeout_ms;
 	int64_t max_retry_wait_ms;
+	int64_t exec_timeout_ms;
 	enum k8s_address address;
 	enum k8s_not_running not_running;
 	enum k8s_auth_mode auth;

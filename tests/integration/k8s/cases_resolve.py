@@ -27,6 +27,23 @@ def addrs(ips, port=8470):
     return '[' + ', '.join('"%s:%d"' % (ip, port) for ip in ips) + ']'
 
 
+def exec_child_gone(fx):
+    """What the timed-out exec plugin started (`sleep 30`) was killed with it."""
+    import os
+    import time
+    with open(os.path.join(fx.dir, 'exec-sleep.pid')) as f:
+        pid = int(f.read())
+    for _ in range(100):
+        try:
+            with open('/proc/%d/stat' % pid) as f:
+                if f.read().split(') ')[-1].startswith('Z'):
+                    return []
+        except FileNotFoundError:
+            return []
+        time.sleep(0.02)
+    return ['the exec plugin\'s child %d is still running' % pid]
+
+
 W = ['10.2.0.%d' % (10 + i) for i in range(11)]
 WORKERS = '{"worker": %s}' % addrs(W)
 ERR = 'cluster-resolver: resolver \'k8s\': '
@@ -371,6 +388,11 @@ CASES = [
          conf=conf('context = "exec-garbage"; ' + WJOB), rc=1,
          err=ERR + "exec credential plugin './bin/get-token' (user 'exec-garbage'): invalid "
                    'JSON at line 2, column 1 (offset 16): unexpected end of data'),
+    dict(name='auth-exec-timeout',
+         conf=conf('context = "exec-sleep"; exec_timeout = 0.5; ' + WJOB), rc=1,
+         err=ERR + "exec credential plugin './bin/get-token' (user 'exec-sleep'): no answer "
+                   'after 0.5 s (exec_timeout); killed',
+         after=lambda fx: exec_child_gone(fx)),
     dict(name='auth-exec-missing-command',
          conf=conf('context = "exec-missing"; ' + WJOB), rc=1,
          err=ERR + "exec credential plugin 'no-such-credential-helper' (user 'exec-missing'): "
