@@ -6,7 +6,8 @@
 #   - python3-kubernetes list_namespaced_pod with the same paging, as
 #     TensorFlow's resolver does it (target: plugin >= 10x faster).
 # A second curl baseline starts one curl per page (a new connection and TLS
-# handshake each time, as the host's http_request does today).
+# handshake each time, as the host's http_request did before it kept one
+# connection per plugin instance).
 # Each is run RUNS times (default 3) and the median wall time is reported,
 # with the plugin's peak RSS at both sizes; the Python client, which needs
 # minutes at 100,000 pods, runs once. Runs in the loopback-only namespace
