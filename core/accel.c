@@ -46,6 +46,7 @@ static cr_status run_accel(cr_instance *inst, cr_result *res, cr_error *err)
 	st = ops->probe != NULL ? ops->probe(inst->state, &inst->pctx, err) : CR_OK;
 	if (st == CR_OK)
 		st = ops->enumerate(inst->state, &inst->pctx, &list, err);
+	inst->declined = st == CR_DECLINED;
 	if (st != CR_OK && st != CR_DECLINED && err != NULL) {
 		err->code = st;
 		cr_error_prefix(err, "%s: ", inst->label);

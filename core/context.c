@@ -244,6 +244,7 @@ static cr_status run_resolver(cr_instance *inst, cr_result_builder **out, cr_err
 		b = builder_new(inst);
 		st = ops->resolve(inst->state, &inst->pctx, b, err);
 	}
+	inst->declined = st == CR_DECLINED;
 	if (st == CR_OK) {
 		*out = b;
 		return CR_OK;

@@ -80,6 +80,7 @@ struct cr_instance {
 	const config_setting_t *setting; /* the group; never NULL */
 	void *state;
 	bool created;
+	bool declined; /* the last probe/resolve/enumerate said CR_DECLINED */
 	struct cr_plugin_ctx pctx;
 	http_conn *http; /* its libcurl handle (http.c), made on first use */
 };
@@ -111,6 +112,19 @@ const cr_host_api *host_api(void);
 void ctx_log(cr_context *ctx, cr_log_level level, const char *source, const char *fmt, ...)
 	G_GNUC_PRINTF(4, 5);
 const char *ctx_getenv(cr_context *ctx, const char *name);
+
+/* A scripted HTTP answer made by a test hook instead of the transport. */
+typedef struct host_http_reply {
+	long status;
+	GPtrArray *headers; /* "name", "value", ... (owned) */
+	GString *body;
+} host_http_reply;
+
+/* Test hook (cr-testhost): answers every HTTP request of a context in
+ * place of http.c. It fills @reply and returns CR_OK, or fails the request
+ * with a status and a message in @err. */
+typedef cr_status (*host_http_hook_fn)(cr_plugin_ctx *pctx, const cr_http_request *req,
+				       host_http_reply *reply, cr_error *err, void *data);
 
 /* ---- HTTP (http.c) ------------------------------------------------------- */
 cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
@@ -227,6 +241,9 @@ struct cr_context {
 
 	GHashTable *env_override; /* name -> value (NULL value = unset); tests */
 	char *file_root;          /* prefix for read_file/list_dir; tests */
+	bool env_isolated;        /* tests: only env_override is visible */
+	host_http_hook_fn http_hook; /* tests: answers HTTP instead of http.c */
+	void *http_hook_data;
 };
 
 cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugin,

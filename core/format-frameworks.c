@@ -8,7 +8,8 @@
  * option (default chief, master, worker, in that order), each job's tasks by
  * ascending index. Rank N is the Nth task of that walk. ps and evaluator
  * tasks are not part of it unless asked for. The host of an address is
- * everything before its last ':' ("[::1]:2222" -> "[::1]"); the hosts of the
+ * everything before its last ':' ("[::1]:2222" -> "[::1]"; MASTER_ADDR and
+ * the "slots=" hostfiles drop the brackets); the hosts of the
  * world, in order of first appearance, are its nodes. A task's local rank is
  * its position among the world's tasks on the same host.
  */
@@ -81,6 +82,17 @@ static cr_status fw_parse_options(const char *format, const char *const *options
 }
 
 /* ---- the world ----------------------------------------------------------- */
+
+/* @host without the brackets of an IPv6 literal ("[::1]" -> "::1"): what
+ * getaddrinfo(), and so PyTorch's TCPStore and Open MPI, accept. */
+static char *fw_bare_host(const char *host)
+{
+	size_t len = strlen(host);
+
+	if (len >= 2 && host[0] == '[' && host[len - 1] == ']')
+		return g_strndup(host + 1, len - 2);
+	return g_strdup(host);
+}
 
 /* Host and port of @addr; "[v6]:port" keeps its brackets in the host. */
 static void fw_split_address(const char *addr, char **host, const char **port)
@@ -273,7 +285,7 @@ static cr_status fw_torch_vars(const cr_result *r, const fw_world *w, GPtrArray 
 	me = &g_array_index(w->tasks, fw_task, w->self);
 	for (gssize i = 0; i < w->self; i++)
 		local += g_array_index(w->tasks, fw_task, i).node == me->node;
-	fw_put(pairs, "MASTER_ADDR", g_strdup(t0->host));
+	fw_put(pairs, "MASTER_ADDR", fw_bare_host(t0->host));
 	fw_put(pairs, "MASTER_PORT", g_strdup(t0->port));
 	fw_put(pairs, "WORLD_SIZE", g_strdup_printf("%u", w->tasks->len));
 	fw_put(pairs, "RANK", g_strdup_printf("%" G_GSSIZE_FORMAT, w->self));
@@ -464,10 +476,16 @@ cr_status fmt_hostfile(const cr_result *r, const char *const *options, GString *
 				     err);
 	bool colon = st == CR_OK && strcmp(o.dialect, "mpich") == 0;
 
-	for (guint i = 0; st == CR_OK && i < w->hosts->len; i++)
-		g_string_append_printf(out, colon ? "%s:%u\n" : "%s slots=%u\n",
-				       (const char *)g_ptr_array_index(w->hosts, i),
+	for (guint i = 0; st == CR_OK && i < w->hosts->len; i++) {
+		/* "host:slots" keeps an IPv6 literal's brackets; "host slots=N"
+		 * needs none. */
+		const char *host = g_ptr_array_index(w->hosts, i);
+		char *name = colon ? g_strdup(host) : fw_bare_host(host);
+
+		g_string_append_printf(out, colon ? "%s:%u\n" : "%s slots=%u\n", name,
 				       g_array_index(w->slots, guint, i));
+		g_free(name);
+	}
 	fw_world_free(w);
 	return st;
 }

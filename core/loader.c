@@ -261,10 +261,28 @@ static cr_status not_found(cr_context *ctx, const char *name, cr_plugin_kind kin
 	char *list;
 	cr_status st;
 
+	const char *env = g_getenv("CLUSTER_RESOLVER_PLUGIN_PATH");
+	GString *ignored = g_string_new(NULL);
+
+	/* Relative entries are dropped on purpose (they would depend on the
+	 * current directory); say so, since that is the usual mistake. */
+	if (env != NULL) {
+		gchar **parts = g_strsplit(env, ":", -1);
+
+		for (gchar **p = parts; *p != NULL; p++)
+			if (**p != '\0' && !g_path_is_absolute(*p))
+				g_string_append_printf(ignored, "%s'%s'", ignored->len ? ", " : "",
+						       *p);
+		g_strfreev(parts);
+	}
 	g_ptr_array_add(dirs, NULL);
 	list = g_strjoinv(":", (gchar **)dirs->pdata);
-	st = cr_error_set(err, CR_ERR_NOT_FOUND, "%s plugin '%s' not found (searched %s)",
-			  kind_name(kind), name, list);
+	st = cr_error_set(err, CR_ERR_NOT_FOUND, "%s plugin '%s' not found (searched %s%s%s)",
+			  kind_name(kind), name, list,
+			  ignored->len ? "; relative CLUSTER_RESOLVER_PLUGIN_PATH entries are "
+					 "ignored: " : "",
+			  ignored->str);
+	g_string_free(ignored, TRUE);
 	g_free(list);
 	g_ptr_array_unref(dirs);
 	return st;

@@ -16,10 +16,16 @@
  * process sees them in the listed order. Like CUDA, the list ends at the
  * first invalid entry (out of range, unknown, ambiguous, repeated, "-1",
  * Slurm's "NoDevFiles"): "" and "-1" mean no GPU, "0,2,-1,1" means 0 and 2.
+ * An index is read as the driver reads it: a sign, digits, and anything
+ * after the digits ignored ("0a" is 0). One index listed twice ("0,0")
+ * makes CUDA refuse the whole list: no GPU. These rules were checked
+ * against the CUDA driver (scripts/gpu-check.py).
  * A UUID that exists on the host but was withheld by NVIDIA_VISIBLE_DEVICES
  * is a contradiction and an error rather than a silent cut.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,9 +109,30 @@ static bool mask_is_index(const char *s, long *out)
 	return *end == '\0' && *out < 1000000;
 }
 
+/*
+ * A CUDA_VISIBLE_DEVICES index as the CUDA driver reads it (checked against
+ * driver 580 on an H100): an optional sign, then digits; whatever follows
+ * the digits is ignored ("+0", "0x0" and "0a" all mean GPU 0). False when
+ * there are no digits.
+ */
+static bool mask_cuda_index(const char *s, long *out)
+{
+	const char *digits = s + (s[0] == '+' || s[0] == '-');
+	char *end;
+
+	if (!isdigit((unsigned char)digits[0]))
+		return false;
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	if (errno == ERANGE)
+		*out = *out < 0 ? -1 : LONG_MAX;
+	return true;
+}
+
+/* "GPU-…" or "MIG-…" with at least one character of the UUID after it. */
 static bool mask_is_uuid(const char *s)
 {
-	return strncmp(s, "GPU-", 4) == 0 || strncmp(s, "MIG-", 4) == 0;
+	return (strncmp(s, "GPU-", 4) == 0 || strncmp(s, "MIG-", 4) == 0) && s[4] != '\0';
 }
 
 /* The UUID @token selects in @gpu: the device's own, or for a MIG
@@ -248,8 +275,8 @@ static cr_status mask_nvidia(cr_plugin_ctx *ctx, const struct nvidia_gpus *gpus,
 
 /* Find what one CUDA_VISIBLE_DEVICES entry selects among @keep. Sets
  * @hit; returns the number selected, or 0 with *@why saying why the entry
- * is invalid (CUDA stops there). *@withheld: a UUID NVIDIA_VISIBLE_DEVICES
- * hid. */
+ * is invalid (CUDA stops there; NULL: a negative index, which ends the
+ * list on purpose). *@withheld: a UUID NVIDIA_VISIBLE_DEVICES hid. */
 static int mask_cuda_entry(const struct nvidia_gpus *gpus, const bool *keep, const char *tok,
 			   bool *hit, bool *withheld, const char **why)
 {
@@ -270,8 +297,12 @@ static int mask_cuda_entry(const struct nvidia_gpus *gpus, const bool *keep, con
 		}
 		return n < 0 ? 0 : n;
 	}
-	if (!mask_is_index(tok, &want)) {
+	if (!mask_cuda_index(tok, &want)) {
 		*why = "is not a GPU index or UUID";
+		return 0;
+	}
+	if (want < 0) {
+		*why = NULL; /* "-1": the usual way to say "no GPU", not a mistake */
 		return 0;
 	}
 	for (i = 0; i < gpus->n; i++) {
@@ -285,23 +316,29 @@ static int mask_cuda_entry(const struct nvidia_gpus *gpus, const bool *keep, con
 	return 0;
 }
 
-/* Append the devices marked in @hit to @picks unless one is there already. */
-static bool mask_take(const struct nvidia_gpus *gpus, const bool *hit, bool *taken,
-		      struct nvidia_pick *picks, size_t *count)
+/* How a device was first listed: CUDA refuses an index given twice, but
+ * takes an index and a UUID of the same device (driver 580, H100). */
+enum mask_taken { TAKEN_NO, TAKEN_BY_INDEX, TAKEN_BY_UUID };
+
+/* Append the devices marked in @hit to @picks unless one is there already;
+ * then returns the way it was listed before. */
+static enum mask_taken mask_take(const struct nvidia_gpus *gpus, const bool *hit,
+				 enum mask_taken how, enum mask_taken *taken,
+				 struct nvidia_pick *picks, size_t *count)
 {
 	size_t i;
 
 	for (i = 0; i < gpus->n; i++)
-		if (hit[i] && taken[i])
-			return false; /* a repeated entry is invalid, as in CUDA */
+		if (hit[i] && taken[i] != TAKEN_NO)
+			return taken[i];
 	for (i = 0; i < gpus->n; i++) {
 		if (!hit[i])
 			continue;
-		taken[i] = true;
+		taken[i] = how;
 		picks[*count].gpu = i;
 		picks[(*count)++].visible_by = MASK_CUDA;
 	}
-	return true;
+	return TAKEN_NO;
 }
 
 /* Stage 2: CUDA's list over the devices @keep allows. */
@@ -310,7 +347,7 @@ static cr_status mask_cuda(cr_plugin_ctx *ctx, const struct nvidia_gpus *gpus, c
 			   cr_error *err)
 {
 	bool *hit = calloc(gpus->n + 1, sizeof(bool));
-	bool *taken = calloc(gpus->n + 1, sizeof(bool));
+	enum mask_taken *taken = calloc(gpus->n + 1, sizeof(*taken));
 	char *copy = strdup(value), *cursor = copy, *tok;
 	cr_status st = CR_OK;
 	bool withheld;
@@ -320,11 +357,22 @@ static cr_status mask_cuda(cr_plugin_ctx *ctx, const struct nvidia_gpus *gpus, c
 		goto out;
 	}
 	while ((tok = mask_next(&cursor)) != NULL) {
+		enum mask_taken how = mask_is_uuid(tok) ? TAKEN_BY_UUID : TAKEN_BY_INDEX;
 		const char *why;
 
 		if (mask_cuda_entry(gpus, keep, tok, hit, &withheld, &why) > 0) {
-			if (mask_take(gpus, hit, taken, picks, count))
+			enum mask_taken before = mask_take(gpus, hit, how, taken, picks, count);
+
+			if (before == TAKEN_NO)
 				continue;
+			if (before == TAKEN_BY_INDEX && how == TAKEN_BY_INDEX) {
+				cr_host->log(ctx, CR_LOG_WARNING,
+					     MASK_CUDA "='%s': '%s' repeats an earlier index; "
+					     "CUDA refuses the whole list and the process sees "
+					     "no GPU", value, tok);
+				*count = 0;
+				break;
+			}
 			why = "repeats an earlier entry";
 		}
 		if (withheld) {
@@ -333,7 +381,7 @@ static cr_status mask_cuda(cr_plugin_ctx *ctx, const struct nvidia_gpus *gpus, c
 						MASK_NVIDIA "='%s' withholds from this "
 						"process", value, tok,
 						cr_host->getenv(ctx, MASK_NVIDIA));
-		} else if (strcmp(tok, "-1") != 0 && strcmp(tok, "NoDevFiles") != 0 &&
+		} else if (why != NULL && strcmp(tok, "NoDevFiles") != 0 &&
 			   !(tok[0] == '\0' && cursor == NULL && *count == 0)) {
 			cr_host->log(ctx, CR_LOG_WARNING,
 				     MASK_CUDA "='%s': '%s' %s; CUDA ignores it and every "

@@ -57,6 +57,12 @@ static const crt_cli_case cases[] = {
 	  PP "resolvers = (\n  { plugin = \"nosuch\"; } );\n", { NULL }, { "resolve" }, "",
 	  PFX "@CONF@:4: resolver plugin 'nosuch' not found (searched @TESTPLUG@:@PLUGINS@/resolvers:"
 	  "@PLUGINS@/accelerators:" CR_BUILTIN_PLUGINDIR "/resolvers:" CR_BUILTIN_PLUGINDIR "/accelerators)\n", 2 },
+	{ "plugin-not-found-relative-path",
+	  PP "resolvers = (\n  { plugin = \"nosuch\"; } );\n",
+	  { "CLUSTER_RESOLVER_PLUGIN_PATH=build/plugins:@PLUGINS@/resolvers" }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver plugin 'nosuch' not found (searched @TESTPLUG@:@PLUGINS@/resolvers:"
+	  CR_BUILTIN_PLUGINDIR "/resolvers:" CR_BUILTIN_PLUGINDIR "/accelerators; relative "
+	  "CLUSTER_RESOLVER_PLUGIN_PATH entries are ignored: 'build/plugins')\n", 2 },
 	{ "plugin-bad-name",
 	  PP "resolvers = (\n  { plugin = \"../simple\"; } );\n", { NULL }, { "resolve" }, "",
 	  PFX "@CONF@:4: plugin \"../simple\" must be a short name ([A-Za-z0-9_-]) or an absolute path\n", 2 },

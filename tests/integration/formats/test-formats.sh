@@ -1,6 +1,7 @@
 #!/bin/sh
 # Golden output of every `resolve --format` for the cluster of cluster.conf.
-# cases.txt lists the cases; golden/ holds the exact expected text.
+# cases.txt lists the cases; golden/ holds the exact expected text. A case
+# whose arguments start with @FILE uses that config file instead.
 set -u
 here=$(dirname "$0")
 cli=${CR_CLI:?CR_CLI is not set}
@@ -11,8 +12,10 @@ n=0
 while read -r name code args; do
 	case $name in '#'* | '') continue ;; esac
 	n=$((n + 1))
+	conf=cluster.conf
+	case $args in @*) conf=${args%% *} conf=${conf#@} args=${args#* } ;; esac
 	# shellcheck disable=SC2086 # ARGS are split on purpose
-	"$cli" -c "$here/cluster.conf" $args >"$tmp/out" 2>"$tmp/err"
+	"$cli" -c "$here/$conf" $args >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$rc" != "$code" ]; then
 		echo "FAIL $name: exit $rc, expected $code"; cat "$tmp/err"; fail=1

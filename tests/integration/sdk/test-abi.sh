@@ -1,7 +1,8 @@
 #!/bin/sh
-# ABI guard: abidiff compares the built libcluster-resolver and the plugin
-# SDK (the types reachable from cr_plugin_entry, seen through simple.so)
-# with the baselines committed in packaging/abi/. An incompatible change
+# ABI guard: abidiff compares the built libcluster-resolver, libcr-testhost
+# (the fake host plugin tests link) and the plugin SDK (the types reachable
+# from cr_plugin_entry, seen through simple.so) with the baselines committed
+# in packaging/abi/. An incompatible change
 # fails until the ABI is bumped on purpose, which changes the baseline's
 # name (SONAME / CR_ABI_MAJOR) and so needs a new recorded baseline.
 # Compatible additions are reported and pass. A negative control (a plugin
@@ -14,9 +15,11 @@ command -v abidiff >/dev/null || { echo "FAIL: abidiff (abigail-tools) is not in
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 lib="$build/lib/libcluster-resolver.so"
+testhost="$build/lib/libcr-testhost.so"
 plugin="$build/lib/cluster-resolver/resolvers/simple.so"
 hdrs="--headers-dir $src/include/cluster-resolver --headers-dir $build/include/cluster-resolver"
 soname=$(objdump -p "$lib" | awk '$1 == "SONAME" { print $2 }')
+th_soname=$(objdump -p "$testhost" | awk '$1 == "SONAME" { print $2 }')
 major=$(sed -n 's/^#define CR_ABI_MAJOR //p' "$build/include/cluster-resolver/version.h")
 fail=0
 
@@ -51,8 +54,10 @@ compare() {
 }
 
 dump "$lib" "$tmp/lib.abi"
+dump "$testhost" "$tmp/testhost.abi"
 dump "$plugin" "$tmp/sdk.abi"
 compare "$soname" "$src/packaging/abi/$soname.abi" "$tmp/lib.abi"
+compare "$th_soname" "$src/packaging/abi/$th_soname.abi" "$tmp/testhost.abi"
 compare "plugin SDK $major" "$src/packaging/abi/plugin-sdk-$major.abi" "$tmp/sdk.abi"
 
 # Negative control: insert a slot at the head of cr_host_api.
@@ -81,5 +86,5 @@ abidw --no-show-locs --no-corpus-path --headers-dir "$tmp/inc/cluster-resolver" 
 compare "control (appended slot)" "$src/packaging/abi/plugin-sdk-$major.abi" "$tmp/grown.abi" >"$tmp/grown.log"
 [ "$fail" = "$before" ] || { cat "$tmp/grown.log"; echo "FAIL: an appended host-table slot was called incompatible"; }
 
-[ "$fail" = 0 ] && echo "ok: ABI matches packaging/abi ($soname, plugin SDK $major); the control break is caught"
+[ "$fail" = 0 ] && echo "ok: ABI matches packaging/abi ($soname, $th_soname, plugin SDK $major); the control break is caught"
 exit "$fail"

@@ -2,8 +2,9 @@
 # Install the built project into a staging tree, then build
 # examples/plugin-template outside the source tree twice, once with the
 # installed CMake package and once with pkg-config alone, run its own tests
-# and load it with the installed `cluster-resolver`. Nothing from the source
-# or build tree is on any search path after the install.
+# (unit tests in the installed cr-testhost, and the installed CLI) and load
+# it with the installed `cluster-resolver`. Nothing from the source or build
+# tree is on any search path after the install.
 set -u
 src=${CR_TEST_SOURCE_DIR:?}
 build=${CR_TEST_BUILD_DIR:?}
@@ -18,8 +19,11 @@ DESTDIR="$tmp/stage" cmake --install "$build" --prefix /opt/cr >"$tmp/install.lo
 prefix="$tmp/stage/opt/cr"
 pcdir=$(dirname "$(find "$prefix" -name cluster-resolver-plugin.pc | head -n 1)")
 [ -f "$pcdir/cluster-resolver.pc" ] || fail "cluster-resolver.pc not installed"
+[ -f "$pcdir/cr-testhost.pc" ] || fail "cr-testhost.pc not installed"
 libdir=$(dirname "$pcdir")
-for f in bin/cluster-resolver include/cluster-resolver/plugin.h include/cluster-resolver/version.h \
+[ -e "$libdir/libcr-testhost.so.1" ] || fail "libcr-testhost.so.1 not in \${libdir}"
+for f in bin/cluster-resolver bin/cr-testhost include/cluster-resolver/plugin.h \
+	include/cluster-resolver/version.h include/cluster-resolver/testhost.h \
 	share/man/man1/cluster-resolver.1 share/man/man5/cluster-resolver.conf.5 \
 	share/man/man7/cluster-resolver-plugin.7; do
 	[ -e "$prefix/$f" ] || fail "$f not installed"
@@ -46,16 +50,25 @@ pc="pkg-config --define-prefix"
 [ "$($pc --variable=resolverdir cluster-resolver-plugin)" = "$libdir/cluster-resolver/resolvers" ] ||
 	fail "resolverdir is $($pc --variable=resolverdir cluster-resolver-plugin)"
 [ -z "$($pc --libs-only-l cluster-resolver-plugin)" ] || fail "the plugin SDK must not link anything"
+[ "$($pc --libs-only-l cr-testhost | tr -d " ")" = "-lcr-testhost" ] || fail "cr-testhost.pc links [$($pc --libs-only-l cr-testhost)]"
 
 cp -r "$src/examples/plugin-template" "$tmp/tpl"
 
-# 2. CMake package: configure, build, the template's own test, install.
+# 2. CMake package: configure, build, the template's own tests (unit tests
+#    linked with ClusterResolver::testhost, then the CLI test), install.
 cmake -S "$tmp/tpl" -B "$tmp/tpl/build" -DCMAKE_PREFIX_PATH="$prefix" \
 	-DCMAKE_INSTALL_PREFIX="$tmp/plugins" -DCMAKE_C_FLAGS=-Werror >"$tmp/cmake.log" 2>&1 ||
 	{ cat "$tmp/cmake.log"; fail "template: cmake configure"; }
 cmake --build "$tmp/tpl/build" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "template: cmake build"; }
 (cd "$tmp/tpl/build" && ctest --output-on-failure) >"$tmp/ctest.log" 2>&1 ||
 	{ cat "$tmp/ctest.log"; fail "template: its own ctest"; }
+grep -q "tests passed, 0 tests failed out of 2" "$tmp/ctest.log" ||
+	{ cat "$tmp/ctest.log"; fail "template: expected its unit and CLI tests"; }
+objdump -p "$tmp/tpl/build/test-example-unit" | grep -q 'NEEDED *libcr-testhost.so.1' ||
+	fail "template: the unit tests do not link libcr-testhost.so.1"
+if objdump -p "$tmp/tpl/build/example.so" | grep -q 'NEEDED *lib\(cr-testhost\|cluster-resolver\)'; then
+	fail "template: example.so links a cluster-resolver library"
+fi
 cmake --install "$tmp/tpl/build" >/dev/null || fail "template: cmake --install"
 so="$tmp/plugins/lib/cluster-resolver/resolvers/example.so"
 [ -f "$so" ] || so=$(find "$tmp/plugins" -name example.so | head -n 1)
@@ -64,9 +77,13 @@ case $so in */cluster-resolver/resolvers/example.so) ;; *) fail "template instal
 exports=$(nm -D --defined-only "$so" | awk '$2 == "T" { print $3 }')
 [ "$exports" = cr_plugin_entry ] || fail "example.so exports [$exports], want cr_plugin_entry only"
 
-# 3. pkg-config alone (the template's Makefile), installed with DESTDIR.
+# 3. pkg-config alone (the template's Makefile): build, unit tests,
+#    installed with DESTDIR.
 make -s -C "$tmp/tpl" PKG_CONFIG="$pc" CFLAGS="-O2 -Wall -Wextra -Werror" >"$tmp/make.log" 2>&1 ||
 	{ cat "$tmp/make.log"; fail "template: make with pkg-config"; }
+make -s -C "$tmp/tpl" PKG_CONFIG="$pc" CFLAGS="-O2 -Wall -Wextra -Werror" check >"$tmp/check.log" 2>&1 ||
+	{ cat "$tmp/check.log"; fail "template: make check with pkg-config"; }
+grep -q "^0 of 8 cases failed$" "$tmp/check.log" || { cat "$tmp/check.log"; fail "template: make check ran no cases"; }
 make -s -C "$tmp/tpl" PKG_CONFIG="$pc" DESTDIR="$tmp/pcinst" install >/dev/null || fail "make install"
 so2="$tmp/pcinst$libdir/cluster-resolver/resolvers/example.so"
 [ -f "$so2" ] || fail "make install did not use resolverdir ($so2)"
@@ -90,4 +107,13 @@ export GROUP_RANK='1'"
 	CLUSTER_RESOLVER_PLUGIN_PATH="$dir:$CLUSTER_RESOLVER_PLUGIN_PATH" "$cli" plugins |
 		grep -q "example" || fail "plugins does not list $dir/example.so"
 done
-echo "ok: installed SDK builds, tests and loads the template (CMake and pkg-config)"
+# 5. The installed cr-testhost command drives the plugin from a shell.
+got=$("$prefix/bin/cr-testhost" "$so" resolve --config 'file = "/hosts";' \
+	--file '/hosts=n0:1
+n1:1' --env EXAMPLE_TASK_INDEX=1 --format tf_config 2>&1)
+[ "$got" = '{"cluster": {"worker": ["n0:1", "n1:1"]}, "task": {"type": "worker", "index": 1}}' ] ||
+	{ echo "$got"; fail "installed cr-testhost resolve"; }
+got=$("$prefix/bin/cr-testhost" "$so" probe --config 'file = "/hosts";' 2>&1)
+rc=$?
+[ "$rc" = 3 ] && [ -z "$got" ] || { echo "$got"; fail "installed cr-testhost probe: exit $rc, expected 3 (declined)"; }
+echo "ok: installed SDK builds, tests and loads the template (CMake, pkg-config, cr-testhost)"

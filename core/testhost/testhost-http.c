@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testhost-http.c - the scripted HTTP responder of cr-testhost. It answers
+ * through the core's HTTP hook (host.c), so nothing leaves the process:
+ * each request must be the next one of the script (method, URL, required
+ * headers, body), and gets the scripted answer. Credential header values
+ * are compared but never written into a message.
+ */
+#include <string.h>
+
+#include "testhost-private.h"
+
+typedef struct th_exchange {
+	char *method, *url;
+	GPtrArray *want_headers; /* "name", "value", ... */
+	char *want_body;         /* NULL: any body */
+	bool answered;
+	long status;
+	GPtrArray *headers; /* "name", "value", ... */
+	char *body;
+	cr_status fail; /* CR_OK, or a transport failure to report */
+	char *fail_message;
+} th_exchange;
+
+static void exchange_free(gpointer p)
+{
+	th_exchange *x = p;
+
+	g_free(x->method);
+	g_free(x->url);
+	g_ptr_array_unref(x->want_headers);
+	g_free(x->want_body);
+	g_ptr_array_unref(x->headers);
+	g_free(x->body);
+	g_free(x->fail_message);
+	g_free(x);
+}
+
+/* Split "Name: value" into @pairs as "name" (as given), "value" (trimmed). */
+static bool add_header_line(GPtrArray *pairs, const char *line)
+{
+	const char *colon = line != NULL ? strchr(line, ':') : NULL;
+
+	if (colon == NULL || colon == line)
+		return false;
+	g_ptr_array_add(pairs, g_strstrip(g_strndup(line, (gsize)(colon - line))));
+	g_ptr_array_add(pairs, g_strstrip(g_strdup(colon + 1)));
+	return true;
+}
+
+static cr_status add_header_lines(GPtrArray *pairs, const char *const *lines, cr_error *err)
+{
+	for (size_t i = 0; lines != NULL && lines[i] != NULL; i++)
+		if (!add_header_line(pairs, lines[i]))
+			return cr_error_set(err, CR_ERR_INVALID_ARG,
+					    "cr-testhost: header '%s' is not \"Name: value\"", lines[i]);
+	return CR_OK;
+}
+
+/* ---- never print a credential ------------------------------------------- */
+
+static bool secret_header(const char *name)
+{
+	static const char *const exact[] = { "authorization", "proxy-authorization", "cookie",
+					     "set-cookie", NULL };
+	static const char *const parts[] = { "token", "secret", "key", "password", "auth", NULL };
+	char *lower = g_ascii_strdown(name, -1);
+	bool secret = false;
+
+	for (size_t i = 0; !secret && exact[i] != NULL; i++)
+		secret = strcmp(lower, exact[i]) == 0;
+	for (size_t i = 0; !secret && parts[i] != NULL; i++)
+		secret = strstr(lower, parts[i]) != NULL;
+	g_free(lower);
+	return secret;
+}
+
+/* "Name: value", or "Name: Scheme (secret, N bytes)" for credentials: an
+ * auth scheme word ("Bearer", "Basic") is kept, nothing of the secret. */
+static char *show_header(const char *name, const char *value)
+{
+	const char *space;
+	size_t scheme = 0;
+
+	if (!secret_header(name))
+		return g_strdup_printf("%s: %s", name, value);
+	space = strchr(value, ' ');
+	if (space != NULL && space - value <= 16) {
+		scheme = (size_t)(space - value);
+		for (size_t i = 0; i < scheme; i++)
+			if (!g_ascii_isalpha(value[i]) && value[i] != '-')
+				scheme = 0;
+	}
+	if (scheme > 0)
+		return g_strdup_printf("%s: %.*s (secret, %zu bytes)", name, (int)scheme, value,
+				       strlen(value + scheme + 1));
+	return g_strdup_printf("%s: (secret, %zu bytes)", name, strlen(value));
+}
+
+/* ---- the script --------------------------------------------------------- */
+
+void th_script_free(cr_testhost *th)
+{
+	g_ptr_array_unref(th->script);
+	g_free(th->mismatch);
+}
+
+static th_exchange *last_exchange(cr_testhost *th, cr_error *err)
+{
+	if (th == NULL || th->script->len == 0) {
+		cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: no request is expected yet");
+		return NULL;
+	}
+	return g_ptr_array_index(th->script, th->script->len - 1);
+}
+
+cr_status cr_testhost_expect(cr_testhost *th, const char *method, const char *url,
+			     const char *const *headers, cr_error *err)
+{
+	th_exchange *x;
+	cr_status st;
+
+	if (th == NULL || method == NULL || url == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_expect: NULL argument");
+	x = g_new0(th_exchange, 1);
+	x->method = g_strdup(method);
+	x->url = g_strdup(url);
+	x->want_headers = g_ptr_array_new_with_free_func(g_free);
+	x->headers = g_ptr_array_new_with_free_func(g_free);
+	st = add_header_lines(x->want_headers, headers, err);
+	if (st != CR_OK) {
+		exchange_free(x);
+		return st;
+	}
+	g_ptr_array_add(th->script, x);
+	return CR_OK;
+}
+
+cr_status cr_testhost_expect_body(cr_testhost *th, const char *body, cr_error *err)
+{
+	th_exchange *x = last_exchange(th, err);
+
+	if (x == NULL)
+		return CR_ERR_INVALID_ARG;
+	g_free(x->want_body);
+	x->want_body = g_strdup(body);
+	return CR_OK;
+}
+
+static th_exchange *unanswered(cr_testhost *th, cr_error *err)
+{
+	th_exchange *x = last_exchange(th, err);
+
+	if (x != NULL && x->answered) {
+		cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s %s is answered already",
+			     x->method, x->url);
+		return NULL;
+	}
+	return x;
+}
+
+cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *headers,
+			      const char *body, cr_error *err)
+{
+	th_exchange *x = unanswered(th, err);
+	cr_status st;
+
+	if (x == NULL)
+		return CR_ERR_INVALID_ARG;
+	st = add_header_lines(x->headers, headers, err);
+	if (st != CR_OK) {
+		g_ptr_array_set_size(x->headers, 0);
+		return st;
+	}
+	x->answered = true;
+	x->status = status;
+	x->body = g_strdup(body != NULL ? body : "");
+	return CR_OK;
+}
+
+cr_status cr_testhost_respond_error(cr_testhost *th, cr_status code, const char *message,
+				    cr_error *err)
+{
+	th_exchange *x = unanswered(th, err);
+
+	if (x == NULL)
+		return CR_ERR_INVALID_ARG;
+	if (code == CR_OK)
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "cr-testhost: a transport failure needs a failing status");
+	x->answered = true;
+	x->fail = code;
+	x->fail_message = g_strdup(message != NULL ? message : cr_strerror(code));
+	return CR_OK;
+}
+
+cr_status cr_testhost_verify(cr_testhost *th, cr_error *err)
+{
+	th_exchange *x;
+
+	if (th == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_verify: NULL testhost");
+	if (th->mismatch != NULL)
+		return cr_error_set(err, CR_ERR_NETWORK, "%s", th->mismatch);
+	if (th->next >= th->script->len)
+		return CR_OK;
+	x = g_ptr_array_index(th->script, th->next);
+	return cr_error_set(err, CR_ERR_NOT_FOUND,
+			    "cr-testhost: %u of %u expected requests were not made; the first: %s %s",
+			    th->script->len - th->next, th->script->len, x->method, x->url);
+}
+
+/* ---- answering ---------------------------------------------------------- */
+
+/* Value of header @name in the request's lines (last wins), or NULL. */
+static char *request_header(const cr_http_request *req, const char *name)
+{
+	GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
+	char *found = NULL;
+
+	for (const char *const *h = req->headers; h != NULL && *h != NULL; h++)
+		add_header_line(pairs, *h);
+	for (guint i = 0; i + 1 < pairs->len; i += 2)
+		if (g_ascii_strcasecmp(g_ptr_array_index(pairs, i), name) == 0) {
+			g_free(found);
+			found = g_strdup(g_ptr_array_index(pairs, i + 1));
+		}
+	g_ptr_array_unref(pairs);
+	return found;
+}
+
+/* What is wrong with @req as the answer to @x, or NULL. (transfer full) */
+static char *compare(const th_exchange *x, const cr_http_request *req)
+{
+	char *why = NULL;
+
+	if (strcmp(x->method, req->method) != 0 || strcmp(x->url, req->url) != 0)
+		return g_strdup_printf("expected %s %s, got %s %s", x->method, x->url, req->method,
+				       req->url);
+	for (guint i = 0; why == NULL && i + 1 < x->want_headers->len; i += 2) {
+		const char *name = g_ptr_array_index(x->want_headers, i);
+		const char *want = g_ptr_array_index(x->want_headers, i + 1);
+		char *got = request_header(req, name);
+		char *w = show_header(name, want);
+
+		if (got == NULL) {
+			why = g_strdup_printf("%s %s: expected header '%s', got none", req->method,
+					      req->url, w);
+		} else if (strcmp(got, want) != 0) {
+			char *g = show_header(name, got);
+
+			why = g_strdup_printf("%s %s: expected header '%s', got '%s'", req->method,
+					      req->url, w, g);
+			g_free(g);
+		}
+		g_free(w);
+		g_free(got);
+	}
+	if (why == NULL && x->want_body != NULL &&
+	    (req->body == NULL || req->body_len != strlen(x->want_body) ||
+	     memcmp(req->body, x->want_body, req->body_len) != 0))
+		why = g_strdup_printf("%s %s: expected body '%s', got '%.*s'", req->method, req->url,
+				      x->want_body, req->body != NULL ? (int)MIN(req->body_len, 200) : 0,
+				      req->body != NULL ? req->body : "");
+	return why;
+}
+
+static cr_status mismatch(cr_testhost *th, const cr_http_request *req, char *why, cr_error *err)
+{
+	char *msg = g_strdup_printf("cr-testhost: request %u: %s", th->requests, why);
+	cr_status st = cr_error_set(err, CR_ERR_NETWORK, "%s", msg);
+
+	g_free(why);
+	if (th->mismatch == NULL)
+		th->mismatch = msg;
+	else
+		g_free(msg);
+	th->call_mismatch = true;
+	(void)req;
+	return st;
+}
+
+static cr_status answer(cr_plugin_ctx *pctx, const cr_http_request *req, host_http_reply *reply,
+			cr_error *err, void *data)
+{
+	cr_testhost *th = data;
+	th_exchange *x;
+	char *why;
+
+	(void)pctx;
+	th->requests++;
+	if (th->next >= th->script->len)
+		return mismatch(th, req,
+				g_strdup_printf("unexpected %s %s (the script has %u request%s)",
+						req->method, req->url, th->script->len,
+						th->script->len == 1 ? "" : "s"),
+				err);
+	x = g_ptr_array_index(th->script, th->next);
+	why = compare(x, req);
+	if (why != NULL)
+		return mismatch(th, req, why, err);
+	if (!x->answered)
+		return mismatch(th, req,
+				g_strdup_printf("%s %s: the script has no answer for it", req->method,
+						req->url),
+				err);
+	th->next++;
+	if (x->fail != CR_OK)
+		return cr_error_set(err, x->fail, "%s %s: %s", req->method, req->url,
+				    x->fail_message);
+	reply->status = x->status;
+	for (guint i = 0; i < x->headers->len; i++)
+		g_ptr_array_add(reply->headers, g_strdup(g_ptr_array_index(x->headers, i)));
+	g_string_assign(reply->body, x->body);
+	return CR_OK;
+}
+
+void th_script_init(cr_testhost *th)
+{
+	th->script = g_ptr_array_new_with_free_func(exchange_free);
+	th->ctx->http_hook = answer;
+	th->ctx->http_hook_data = th;
+}

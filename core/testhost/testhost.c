@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testhost.c - cr-testhost: one plugin in a real cr_context whose test hooks
+ * (isolated environment, file root, HTTP hook, log handler) are under the
+ * test's control. Loading, schema checks and runs go through the core's own
+ * code, so messages are the host's. The HTTP script is in testhost-http.c.
+ */
+#include <ftw.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "testhost-private.h"
+
+#define GROUP_KEY "cr_testhost_group"
+
+static const char *const level_names[] = { "error", "warning", "info", "debug" };
+
+static void log_line_free(gpointer p)
+{
+	th_log_line *l = p;
+
+	g_free(l->text);
+	g_free(l);
+}
+
+static void capture_log(cr_log_level level, const char *source, const char *message, void *data)
+{
+	cr_testhost *th = data;
+	th_log_line *l = g_new0(th_log_line, 1);
+
+	l->level = level;
+	l->text = source != NULL ? g_strdup_printf("%s: %s", source, message) : g_strdup(message);
+	g_ptr_array_add(th->logs, l);
+}
+
+cr_testhost *cr_testhost_new(cr_error *err)
+{
+	GError *gerr = NULL;
+	char *root = g_dir_make_tmp("cr-testhost-XXXXXX", &gerr);
+	cr_testhost *th;
+	cr_context *ctx;
+
+	if (root == NULL) {
+		cr_error_set(err, CR_ERR_IO, "cr-testhost: cannot make a temporary directory: %s",
+			     gerr->message);
+		g_error_free(gerr);
+		return NULL;
+	}
+	th = g_new0(cr_testhost, 1);
+	th->ctx = ctx = cr_context_new(err);
+	ctx->env_override = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	ctx->env_isolated = true;
+	ctx->file_root = g_strdup(root);
+	/* No config file, no default accelerator plugins: only the one loaded. */
+	ctx->config_loaded = true;
+	ctx->accelerators_listed = true;
+	cr_context_set_log_handler(ctx, capture_log, th);
+	cr_context_set_log_level(ctx, CR_LOG_DEBUG);
+	th->private_root = root;
+	th->own_root = true;
+	th->task_id = -1;
+	th->logs = g_ptr_array_new_with_free_func(log_line_free);
+	th->log_text = g_string_new(NULL);
+	th_script_init(th);
+	return th;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	g_remove(path);
+	return 0;
+}
+
+void cr_testhost_free(cr_testhost *th)
+{
+	if (th == NULL)
+		return;
+	cr_context_free(th->ctx);
+	nftw(th->private_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	g_free(th->private_root);
+	g_free(th->task_type);
+	g_free(th->rpc_layer);
+	g_free(th->out);
+	g_ptr_array_unref(th->logs);
+	g_string_free(th->log_text, TRUE);
+	th_script_free(th);
+	g_free(th);
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+/* Parse @text as the inside of one group; line 1 of @text stays line 1. */
+static cr_status read_group(cr_context *ctx, const char *text, const config_setting_t **out,
+			    cr_error *err)
+{
+	config_t *cfg = g_new0(config_t, 1);
+	char *wrapped = g_strdup_printf(GROUP_KEY " = { %s\n};", text != NULL ? text : "");
+	const config_setting_t *root, *g;
+	int ok;
+
+	config_init(cfg);
+	g_ptr_array_add(ctx->configs, cfg);
+	ok = config_read_string(cfg, wrapped);
+	g_free(wrapped);
+	config_name_set(cfg, CR_TESTHOST_CONFIG_NAME);
+	if (ok != CONFIG_TRUE)
+		return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s", CR_TESTHOST_CONFIG_NAME,
+				    config_error_line(cfg), config_error_text(cfg));
+	root = config_root_setting(cfg);
+	g = config_setting_get_member(root, GROUP_KEY);
+	if (config_setting_length(root) != 1 || g == NULL ||
+	    config_setting_type(g) != CONFIG_TYPE_GROUP)
+		return cr_error_set(err, CR_ERR_CONFIG,
+				    "%s: the config text must be the keys of one group (a stray '}'?)",
+				    CR_TESTHOST_CONFIG_NAME);
+	*out = g;
+	return CR_OK;
+}
+
+cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char *config,
+			   cr_error *err)
+{
+	const config_setting_t *group = NULL, *ns;
+	cr_plugin *plugin = NULL;
+	cr_instance *inst;
+	GPtrArray *list;
+	char *path;
+	cr_status st;
+
+	if (th == NULL || plugin_path == NULL || *plugin_path == '\0')
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_load: NULL argument");
+	if (th->inst != NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "cr-testhost: a plugin is loaded already (%s)", th->inst->plugin->path);
+	st = read_group(th->ctx, config, &group, err);
+	if (st != CR_OK)
+		return st;
+	path = g_canonicalize_filename(plugin_path, NULL);
+	st = loader_open_file(th->ctx, path, NULL, &plugin, err);
+	g_free(path);
+	if (st != CR_OK)
+		return st;
+	g_ptr_array_add(th->ctx->plugins, plugin);
+	ns = config_setting_get_member(group, "name");
+	if (ns != NULL && config_setting_get_string(ns) == NULL)
+		return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s: name must be a string",
+				    CR_TESTHOST_CONFIG_NAME, (int)config_setting_source_line(ns),
+				    kind_name(plugin->desc->kind));
+	inst = instance_new(th->ctx, plugin->desc->kind, plugin,
+			    ns != NULL ? config_setting_get_string(ns) : plugin->name, group);
+	inst->where = g_strdup_printf("%s:1", CR_TESTHOST_CONFIG_NAME);
+	list = inst->kind == CR_PLUGIN_RESOLVER ? th->ctx->resolvers : th->ctx->accelerators;
+	g_ptr_array_add(list, inst);
+	st = config_validate_options(inst, err);
+	if (st != CR_OK) {
+		g_ptr_array_remove(list, inst); /* never created: nothing to destroy */
+		return st;
+	}
+	th->inst = inst;
+	return CR_OK;
+}
+
+/* ---- environment and files ----------------------------------------------- */
+
+cr_status cr_testhost_setenv(cr_testhost *th, const char *name, const char *value,
+			     cr_error *err)
+{
+	if (th == NULL || name == NULL || *name == '\0' || strchr(name, '=') != NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: invalid variable name '%s'",
+				    name != NULL ? name : "(null)");
+	g_hash_table_insert(th->ctx->env_override, g_strdup(name), g_strdup(value));
+	return CR_OK;
+}
+
+void cr_testhost_inherit_env(cr_testhost *th, bool inherit)
+{
+	if (th != NULL)
+		th->ctx->env_isolated = !inherit;
+}
+
+/* Where @path of the plugin's view lives in the private root. */
+static cr_status private_path(cr_testhost *th, const char *path, char **real, cr_error *err)
+{
+	char **parts;
+	bool dotdot = false;
+
+	*real = NULL;
+	if (th == NULL || path == NULL || path[0] != '/')
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: '%s': a path must be absolute",
+				    path != NULL ? path : "(null)");
+	if (!th->own_root)
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "cr-testhost: %s: files go into the private root, but the root is %s",
+				    path, th->ctx->file_root != NULL ? th->ctx->file_root : "/");
+	parts = g_strsplit(path, "/", -1);
+	for (char **p = parts; *p != NULL; p++)
+		dotdot = dotdot || strcmp(*p, "..") == 0;
+	g_strfreev(parts);
+	if (dotdot)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s: '..' is not allowed",
+				    path);
+	*real = g_build_filename(th->private_root, path, NULL);
+	return CR_OK;
+}
+
+static cr_status make_dirs(const char *real, const char *path, cr_error *err)
+{
+	if (g_mkdir_with_parents(real, 0700) != 0)
+		return cr_error_set(err, CR_ERR_IO, "cr-testhost: cannot make %s: %s", path,
+				    g_strerror(errno));
+	return CR_OK;
+}
+
+cr_status cr_testhost_add_file(cr_testhost *th, const char *path, const char *contents,
+			       size_t len, cr_error *err)
+{
+	GError *gerr = NULL;
+	char *real, *dir;
+	cr_status st = private_path(th, path, &real, err);
+
+	if (st != CR_OK)
+		return st;
+	if (contents == NULL)
+		contents = "";
+	dir = g_path_get_dirname(real);
+	st = make_dirs(dir, path, err);
+	g_free(dir);
+	if (st == CR_OK &&
+	    !g_file_set_contents(real, contents, len == (size_t)-1 ? -1 : (gssize)len, &gerr)) {
+		st = cr_error_set(err, CR_ERR_IO, "cr-testhost: cannot write %s: %s", path,
+				  gerr->message);
+		g_error_free(gerr);
+	}
+	g_free(real);
+	return st;
+}
+
+cr_status cr_testhost_add_dir(cr_testhost *th, const char *path, cr_error *err)
+{
+	char *real;
+	cr_status st = private_path(th, path, &real, err);
+
+	if (st == CR_OK)
+		st = make_dirs(real, path, err);
+	g_free(real);
+	return st;
+}
+
+cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error *err)
+{
+	if (th == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_root: NULL testhost");
+	if (dir != NULL && (!g_path_is_absolute(dir) || !g_file_test(dir, G_FILE_TEST_IS_DIR)))
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "cr-testhost: root '%s' is not an absolute directory", dir);
+	g_free(th->ctx->file_root);
+	th->own_root = dir == NULL;
+	if (dir == NULL)
+		th->ctx->file_root = g_strdup(th->private_root);
+	else if (strcmp(dir, "/") == 0)
+		th->ctx->file_root = NULL; /* the real file system */
+	else
+		th->ctx->file_root = g_strdup(dir);
+	return CR_OK;
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+cr_status cr_testhost_set_task(cr_testhost *th, const char *task_type, int64_t task_id,
+			       cr_error *err)
+{
+	cr_status st;
+
+	if (th == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_task: NULL testhost");
+	st = cr_context_set_task(th->ctx, task_type, task_id, err);
+	if (st == CR_OK) {
+		g_free(th->task_type);
+		th->task_type = g_strdup(task_type);
+		th->task_id = task_id;
+	}
+	return st;
+}
+
+cr_status cr_testhost_set_rpc_layer(cr_testhost *th, const char *rpc_layer, cr_error *err)
+{
+	if (th == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_rpc_layer: NULL testhost");
+	g_free(th->rpc_layer);
+	th->rpc_layer = g_strdup(rpc_layer);
+	if (rpc_layer == NULL) {
+		g_free(th->ctx->rpc_layer);
+		th->ctx->rpc_layer = NULL;
+		th->ctx->rpc_layer_set = false;
+		return CR_OK;
+	}
+	return cr_context_set_rpc_layer(th->ctx, rpc_layer, err);
+}
+
+/* Start a run call of @kind: a plugin of that kind is loaded. */
+static cr_status begin_call(cr_testhost *th, cr_plugin_kind kind, const char *call,
+			    const char **out, cr_error *err)
+{
+	if (out != NULL)
+		*out = NULL;
+	if (err != NULL)
+		err->message[0] = '\0';
+	if (th == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_%s: NULL testhost", call);
+	g_clear_pointer(&th->out, g_free);
+	th->call_mismatch = false;
+	if (th->inst == NULL)
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s: no plugin is loaded",
+				    call);
+	if (kind != 0 && th->inst->kind != kind)
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "cr-testhost: %s: '%s' is a%s %s plugin", call, th->inst->plugin->name,
+				    th->inst->kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
+				    kind_name(th->inst->kind));
+	th->inst->declined = false;
+	return CR_OK;
+}
+
+/* End a run call: a script violation beats whatever the plugin made of it. */
+static cr_status end_call(cr_testhost *th, cr_status st, char *text, const char **out,
+			  cr_error *err)
+{
+	if (th->call_mismatch) {
+		g_free(text);
+		return cr_error_set(err, CR_ERR_NETWORK, "%s", th->mismatch);
+	}
+	if (st != CR_OK) {
+		g_free(text);
+		return st;
+	}
+	th->out = text;
+	if (out != NULL)
+		*out = th->out;
+	return CR_OK;
+}
+
+cr_status cr_testhost_probe(cr_testhost *th, cr_error *err)
+{
+	cr_instance *inst;
+	cr_status st = begin_call(th, 0, "probe", NULL, err);
+
+	if (st != CR_OK)
+		return st;
+	inst = th->inst;
+	st = instance_create(inst, err);
+	if (st == CR_OK) {
+		if (inst->kind == CR_PLUGIN_RESOLVER && inst->plugin->desc->resolver->probe != NULL)
+			st = inst->plugin->desc->resolver->probe(inst->state, &inst->pctx, err);
+		else if (inst->kind == CR_PLUGIN_ACCELERATOR &&
+			 inst->plugin->desc->accelerator->probe != NULL)
+			st = inst->plugin->desc->accelerator->probe(inst->state, &inst->pctx, err);
+		if (st != CR_OK && st != CR_DECLINED) {
+			if (err != NULL && err->message[0] == '\0')
+				cr_error_set(err, st, "%s", cr_strerror(st));
+			else if (err != NULL)
+				err->code = st;
+			cr_error_prefix(err, "%s: ", inst->label);
+		} else if (err != NULL) {
+			err->code = st;
+		}
+	}
+	return end_call(th, st, NULL, NULL, err);
+}
+
+/* Resolve as `cluster-resolver resolve` does; *res on CR_OK. */
+static cr_status run_resolve(cr_testhost *th, cr_result **res, cr_error *err)
+{
+	cr_status st = cr_context_resolve(th->ctx, res, err);
+
+	if (st == CR_ERR_NOT_FOUND && th->inst->declined) {
+		st = CR_DECLINED;
+		if (err != NULL)
+			err->code = st;
+	}
+	return st;
+}
+
+cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **out,
+			      cr_error *err)
+{
+	cr_result *res = NULL;
+	char *text = NULL;
+	cr_status st = begin_call(th, CR_PLUGIN_RESOLVER, "resolve", out, err);
+
+	if (st != CR_OK)
+		return st;
+	st = run_resolve(th, &res, err);
+	if (st == CR_OK)
+		st = cr_result_format(res, format != NULL ? format : "json", NULL, &text, NULL, err);
+	cr_result_free(res);
+	return end_call(th, st, text, out, err);
+}
+
+cr_status cr_testhost_master(cr_testhost *th, const char **out, cr_error *err)
+{
+	cr_result *res = NULL;
+	char *url = NULL, *text = NULL;
+	cr_status st = begin_call(th, CR_PLUGIN_RESOLVER, "master", out, err);
+
+	if (st != CR_OK)
+		return st;
+	st = run_resolve(th, &res, err);
+	if (st == CR_OK)
+		st = cr_result_master(res, th->task_type, th->task_id, th->rpc_layer, &url, err);
+	if (st == CR_OK)
+		text = g_strdup_printf("%s\n", url);
+	g_free(url);
+	cr_result_free(res);
+	return end_call(th, st, text, out, err);
+}
+
+cr_status cr_testhost_enumerate(cr_testhost *th, const char **out, cr_error *err)
+{
+	cr_result *res;
+	char *json = NULL, *text = NULL;
+	cr_status st = begin_call(th, CR_PLUGIN_ACCELERATOR, "enumerate", out, err);
+
+	if (st != CR_OK)
+		return st;
+	res = result_new();
+	st = accel_layer_run(th->ctx, res, err);
+	if (st == CR_OK && th->inst->declined)
+		st = cr_error_set(err, CR_DECLINED, "%s declined", th->inst->label);
+	if (st == CR_OK)
+		st = cr_result_accelerators_json(res, NULL, -1, true, &json, err);
+	if (st == CR_OK)
+		text = g_strdup_printf("%s\n", json);
+	g_free(json);
+	cr_result_free(res);
+	return end_call(th, st, text, out, err);
+}
+
+/* ---- logs ---------------------------------------------------------------- */
+
+void cr_testhost_set_log_level(cr_testhost *th, cr_log_level level)
+{
+	if (th != NULL)
+		cr_context_set_log_level(th->ctx, level);
+}
+
+size_t cr_testhost_log_count(const cr_testhost *th)
+{
+	return th != NULL ? th->logs->len : 0;
+}
+
+const char *cr_testhost_log_line(const cr_testhost *th, size_t i, cr_log_level *level)
+{
+	const th_log_line *l;
+
+	if (th == NULL || i >= th->logs->len)
+		return NULL;
+	l = g_ptr_array_index(th->logs, i);
+	if (level != NULL)
+		*level = l->level;
+	return l->text;
+}
+
+const char *cr_testhost_logs(cr_testhost *th)
+{
+	if (th == NULL)
+		return "";
+	g_string_truncate(th->log_text, 0);
+	for (guint i = 0; i < th->logs->len; i++) {
+		const th_log_line *l = g_ptr_array_index(th->logs, i);
+
+		g_string_append_printf(th->log_text, "%s: %s\n", level_names[l->level], l->text);
+	}
+	return th->log_text->str;
+}
+
+void cr_testhost_clear_logs(cr_testhost *th)
+{
+	if (th != NULL)
+		g_ptr_array_set_size(th->logs, 0);
+}

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testhost.h - cr-testhost: a fake host for unit-testing one plugin.
+ *
+ * libcr-testhost loads one plugin .so exactly as cluster-resolver does (the
+ * same loader checks, the same schema validation with the same messages,
+ * the same host table), but everything the plugin can see is under the
+ * test's control:
+ *
+ *   - configuration: the plugin's group as libconfig text, e.g.
+ *     "file = \"/etc/hosts.txt\"; job = \"worker\";"
+ *   - environment: empty unless set with cr_testhost_setenv() (the real
+ *     process environment is hidden unless cr_testhost_inherit_env());
+ *   - files: read_file / list_dir look under a private directory that
+ *     starts empty (cr_testhost_add_file()), or under a directory the test
+ *     names (cr_testhost_set_root());
+ *   - HTTP: nothing leaves the process. Requests are checked, in order,
+ *     against a script of expected method, URL and headers, and answered
+ *     with the scripted status, headers and body;
+ *   - logs: captured (level and text) instead of written to stderr.
+ *
+ * A vendor library the plugin loads with host->dl_open (NVML) is ordinary
+ * code: it reads the process's real environment and files.
+ *
+ *   cr_testhost *th = cr_testhost_new(&err);
+ *   cr_testhost_load(th, "/path/example.so", "file = \"/hosts\";", &err);
+ *   cr_testhost_add_file(th, "/hosts", "node0:2222\n", (size_t)-1, &err);
+ *   cr_testhost_setenv(th, "EXAMPLE_TASK_INDEX", "0", &err);
+ *   cr_testhost_resolve(th, "json", &out, &err);   // as `resolve --format json`
+ *   cr_testhost_free(th);
+ *
+ * Link with `pkg-config --libs cr-testhost` or the CMake target
+ * ClusterResolver::testhost. No GLib, json-c, libcurl or libconfig type
+ * appears here. Strings a call hands back are owned by the testhost and
+ * stay valid until the next call of the same kind or cr_testhost_free().
+ * A testhost is not thread-safe. Memory exhaustion aborts (GLib's policy).
+ */
+#ifndef CLUSTER_RESOLVER_TESTHOST_H
+#define CLUSTER_RESOLVER_TESTHOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cluster-resolver/error.h>
+#include <cluster-resolver/plugin.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** cr_testhost: a fake host holding at most one plugin instance. Since: 1.0 */
+typedef struct cr_testhost cr_testhost;
+
+/** CR_TESTHOST_CONFIG_NAME: the file name config messages quote. Since: 1.0 */
+#define CR_TESTHOST_CONFIG_NAME "(string)"
+
+/**
+ * cr_testhost_new:
+ * @err: (nullable) error record.
+ *
+ * Make a testhost with an empty environment, an empty private file root
+ * (a temporary directory, removed by cr_testhost_free()), no HTTP script
+ * and every log level captured.
+ * Returns: (transfer full) the testhost, or NULL with CR_ERR_IO when the
+ * temporary directory cannot be made. Since: 1.0
+ */
+cr_testhost *cr_testhost_new(cr_error *err);
+
+/** Destroy the plugin state, unload it, remove the private root. NULL is a
+ *  no-op. Since: 1.0 */
+void cr_testhost_free(cr_testhost *th);
+
+/**
+ * cr_testhost_load:
+ * @plugin_path: the plugin .so (a relative path is taken from the current
+ *     directory).
+ * @config: (nullable) the keys of the plugin's config group as libconfig
+ *     text (what goes between `{ plugin = "NAME";` and `}` in a config
+ *     file); line 1 of @config is line 1 in messages, which name the file
+ *     CR_TESTHOST_CONFIG_NAME. The host's keys `plugin` and `policy` are
+ *     ignored; `name` names the instance as it does in a config file.
+ *
+ * Load the plugin with the host's loader checks and validate @config
+ * against its schema. The plugin's create() runs at the first run call.
+ * Returns: CR_OK; CR_ERR_CONFIG (libconfig syntax, unknown key, wrong type,
+ * missing required key: the host's messages); CR_ERR_PLUGIN or CR_ERR_ABI
+ * (the loader's messages); CR_ERR_INVALID_ARG when a plugin is loaded
+ * already. Since: 1.0
+ */
+cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char *config,
+			   cr_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* What the plugin sees                                                      */
+
+/**
+ * cr_testhost_setenv:
+ * Set variable @name to @value for host->getenv, or hide it when @value is
+ * NULL (also when cr_testhost_inherit_env() is on).
+ * Returns: CR_OK, CR_ERR_INVALID_ARG (empty name or one with '='). Since: 1.0
+ */
+cr_status cr_testhost_setenv(cr_testhost *th, const char *name, const char *value,
+			     cr_error *err);
+
+/** Let host->getenv fall back to the real process environment for
+ *  variables not set with cr_testhost_setenv() (off by default). Since: 1.0 */
+void cr_testhost_inherit_env(cr_testhost *th, bool inherit);
+
+/**
+ * cr_testhost_add_file:
+ * @path: absolute path as the plugin will read it, without ".." parts.
+ * @contents: bytes of the file.
+ * @len: length of @contents, or (size_t)-1 for strlen(@contents).
+ *
+ * Create a file in the private root; missing directories are made.
+ * Returns: CR_OK, CR_ERR_INVALID_ARG (bad path, or cr_testhost_set_root()
+ * named another directory), CR_ERR_IO. Since: 1.0
+ */
+cr_status cr_testhost_add_file(cr_testhost *th, const char *path, const char *contents,
+			       size_t len, cr_error *err);
+
+/** As cr_testhost_add_file() for an empty directory. Since: 1.0 */
+cr_status cr_testhost_add_dir(cr_testhost *th, const char *path, cr_error *err);
+
+/**
+ * cr_testhost_set_root:
+ * @dir: (nullable) an existing directory laid out like / (a fixture tree),
+ *     "/" for the real file system, or NULL for the private root again.
+ *
+ * Where host->read_file and host->list_dir look. Error messages keep the
+ * plugin's own path ("/sys/..."), as on a real host.
+ * Returns: CR_OK, CR_ERR_INVALID_ARG (not an absolute directory). Since: 1.0
+ */
+cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Scripted HTTP                                                             */
+
+/**
+ * cr_testhost_expect:
+ * @method: "GET", "POST", ...
+ * @url: the exact URL the plugin must ask for.
+ * @headers: (nullable) NULL-terminated "Name: value" lines the request must
+ *     carry (names case-insensitive, values exact); other headers are free.
+ *
+ * Append an exchange to the script. Requests must come in script order; a
+ * request that is not the next expected one, lacks a header or carries
+ * another body fails with CR_ERR_NETWORK and a message naming what was
+ * expected and what came ("cr-testhost: request 2: expected GET URL, got
+ * POST URL"). The run call in progress then fails with that message too,
+ * whatever the plugin made of it. Values of credential headers
+ * (Authorization, Cookie, *token*, *secret*, *key*, ...) are matched but
+ * never printed: messages show "Bearer (secret, 24 bytes)".
+ * Returns: CR_OK, CR_ERR_INVALID_ARG (a header line without ':'). Since: 1.0
+ */
+cr_status cr_testhost_expect(cr_testhost *th, const char *method, const char *url,
+			     const char *const *headers, cr_error *err);
+
+/** The body the last expected request must carry, exactly. Returns: CR_OK,
+ *  CR_ERR_INVALID_ARG (nothing expected yet). Since: 1.0 */
+cr_status cr_testhost_expect_body(cr_testhost *th, const char *body, cr_error *err);
+
+/**
+ * cr_testhost_respond:
+ * @status: HTTP status (any; 4xx and 5xx are answers, not failures).
+ * @headers: (nullable) NULL-terminated "Name: value" response headers.
+ * @body: (nullable) response body text.
+ *
+ * The answer to the last expected request. Every expectation needs one.
+ * Returns: CR_OK, CR_ERR_INVALID_ARG (nothing expected yet, already
+ * answered, a header without ':'). Since: 1.0
+ */
+cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *headers,
+			      const char *body, cr_error *err);
+
+/**
+ * cr_testhost_respond_error:
+ * Answer the last expected request with a transport failure instead:
+ * http_request returns @code (CR_ERR_NETWORK, CR_ERR_TIMEOUT, ...) with
+ * "METHOD URL: @message", as the real transport words it.
+ * Returns: as cr_testhost_respond(). Since: 1.0
+ */
+cr_status cr_testhost_respond_error(cr_testhost *th, cr_status code, const char *message,
+				    cr_error *err);
+
+/**
+ * cr_testhost_verify:
+ * Whether the script was followed: CR_OK when every expected request was
+ * made and none failed to match; CR_ERR_NETWORK with the first mismatch;
+ * CR_ERR_NOT_FOUND naming the first expected request never made.
+ * Since: 1.0
+ */
+cr_status cr_testhost_verify(cr_testhost *th, cr_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Running the plugin                                                        */
+
+/** Override this process's identity, as `--task-type` / `--task-id` do
+ *  (NULL / -1 leave that part unset). Returns: CR_OK, CR_ERR_INVALID_ARG.
+ *  Since: 1.0 */
+cr_status cr_testhost_set_task(cr_testhost *th, const char *task_type, int64_t task_id,
+			       cr_error *err);
+
+/** Override the rpc layer as `--rpc-layer` does ("" = none, NULL = no
+ *  override). Returns: CR_OK. Since: 1.0 */
+cr_status cr_testhost_set_rpc_layer(cr_testhost *th, const char *rpc_layer, cr_error *err);
+
+/**
+ * cr_testhost_probe:
+ * Create the plugin state if needed and call probe (a plugin without probe
+ * applies). Returns: CR_OK, CR_DECLINED (the plugin's reason, if any, in
+ * @err), or the plugin's error prefixed "resolver 'NAME': " as the host
+ * words it; a create failure reads "resolver 'NAME' (PATH): create failed:
+ * ...". Since: 1.0
+ */
+cr_status cr_testhost_probe(cr_testhost *th, cr_error *err);
+
+/**
+ * cr_testhost_resolve:
+ * @format: (nullable) an output format of `cluster-resolver resolve`
+ *     ("json" when NULL, "tf_config", "env", "torch", ...).
+ * @out: (out) (transfer none) exactly what `cluster-resolver resolve
+ *     --format FORMAT` prints on stdout, or NULL on failure.
+ *
+ * Run the resolver as the host does (create, probe, resolve, union with
+ * the overrides, no accelerator plugins) and format the result.
+ * Returns: CR_OK; CR_DECLINED ("no resolver applies here (declined:
+ * NAME)"); the host's error otherwise. Since: 1.0
+ */
+cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **out,
+			      cr_error *err);
+
+/**
+ * cr_testhost_master:
+ * @out: (out) (transfer none) what `cluster-resolver master` prints: the
+ *     master URL of the task set with cr_testhost_set_task() (else this
+ *     process's), with the overridden rpc layer, and a newline.
+ * Returns: as cr_testhost_resolve(), and CR_ERR_NOT_FOUND for a task not
+ * in the cluster. Since: 1.0
+ */
+cr_status cr_testhost_master(cr_testhost *th, const char **out, cr_error *err);
+
+/**
+ * cr_testhost_enumerate:
+ * @out: (out) (transfer none) what `cluster-resolver accelerators --json`
+ *     prints for this plugin alone:
+ *     `{"num_accelerators": {...}, "devices": [...]}` and a newline.
+ * Run an accelerator plugin (create, probe, enumerate).
+ * Returns: CR_OK; CR_DECLINED ("accelerator 'NAME' declined"; the
+ * plugin's reason is the captured info line "accelerator 'NAME':
+ * declined: ..."); the host's error otherwise. Since: 1.0
+ */
+cr_status cr_testhost_enumerate(cr_testhost *th, const char **out, cr_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Captured log lines                                                        */
+
+/** Most verbose level captured, and what host->log_enabled answers
+ *  (CR_LOG_DEBUG by default). Since: 1.0 */
+void cr_testhost_set_log_level(cr_testhost *th, cr_log_level level);
+
+/** Number of captured lines. Since: 1.0 */
+size_t cr_testhost_log_count(const cr_testhost *th);
+
+/** Line @i ("resolver 'NAME': text", as the CLI prints it after
+ *  "cluster-resolver: LEVEL: "), and its level; NULL past the end.
+ *  (transfer none) Since: 1.0 */
+const char *cr_testhost_log_line(const cr_testhost *th, size_t i, cr_log_level *level);
+
+/** Every captured line as "LEVEL: TEXT\n" (LEVEL: error, warning, info,
+ *  debug), "" when none. (transfer none) Since: 1.0 */
+const char *cr_testhost_logs(cr_testhost *th);
+
+/** Forget the captured lines. Since: 1.0 */
+void cr_testhost_clear_logs(cr_testhost *th);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLUSTER_RESOLVER_TESTHOST_H */

@@ -1,0 +1,113 @@
+#!/bin/sh
+# framework-check.sh - launch real PyTorch and JAX jobs through
+# `cluster-resolver exec`, with no glue: each process gets its variables from
+# `exec --format torch|jax` and the framework's own initialisation must form
+# the job (torch.distributed with env://, jax.distributed.initialize()).
+# Checked last with PyTorch 2.11 and JAX 0.11.2.
+#
+#   CR_CLI=build/bin/cluster-resolver \
+#   CLUSTER_RESOLVER_PLUGIN_PATH=build/lib/cluster-resolver/resolvers \
+#   scripts/framework-check.sh [NPROC]
+#
+# The test suite cannot do this (neither framework is a Debian package CI
+# installs); run it where they are. Everything listens on 127.0.0.1 only.
+# Exit status: 0 both agree, 1 a mismatch, 77 neither framework is installed.
+set -u
+cli=${CR_CLI:-cluster-resolver}
+n=${1:-4}
+py=${PYTHON:-python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 ran=0
+
+# jobconf HOST FILE: one worker job of $n tasks on HOST (ports 29511...).
+jobconf() {
+	{
+		printf 'resolvers = ( { plugin = "simple"; cluster = { worker = [ '
+		i=0
+		while [ "$i" -lt "$n" ]; do
+			[ "$i" -gt 0 ] && printf ', '
+			printf '"%s:%d"' "$1" $((29511 + i))
+			i=$((i + 1))
+		done
+		printf ' ]; }; } );\n'
+	} >"$2"
+}
+jobconf 127.0.0.1 "$tmp/job.conf"
+jobconf '[::1]' "$tmp/job6.conf"
+
+# launch FORMAT SCRIPT [CONF]: one process per task, each through `exec`;
+# their sorted output is left in $tmp/out.
+launch() {
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		"$cli" -c "${3:-$tmp/job.conf}" --task-type worker --task-id "$i" \
+			exec --format "$1" -- "$py" -c "$2" >"$tmp/out.$i" 2>"$tmp/err.$i" &
+		i=$((i + 1))
+	done
+	wait
+	cat "$tmp"/out.* | sort >"$tmp/out"
+	rm -f "$tmp"/out.*
+}
+
+expect() {
+	if [ "$2" = "$(cat "$tmp/out")" ]; then
+		echo "ok: $1"
+	else
+		echo "FAIL $1: expected"
+		printf '%s\n' "$2"
+		echo "got"
+		cat "$tmp/out"
+		cat "$tmp"/err.*
+		fail=1
+	fi
+}
+
+lines() { # lines TEMPLATE: one line per rank, @ replaced by it, sorted
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		printf '%s\n' "$1" | sed "s/@/$i/g"
+		i=$((i + 1))
+	done | sort
+}
+
+if "$py" -c 'import torch.distributed' 2>/dev/null; then
+	ran=1
+	torch_job='
+import os, torch, torch.distributed as dist
+dist.init_process_group("gloo", timeout=__import__("datetime").timedelta(seconds=60))
+t = torch.tensor([float(dist.get_rank() + 1)])
+dist.all_reduce(t)
+print("rank %d of %d, local rank %s of %s, node %s: sum %d" % (dist.get_rank(),
+      dist.get_world_size(), os.environ["LOCAL_RANK"], os.environ["LOCAL_WORLD_SIZE"],
+      os.environ["NODE_RANK"], t.item()))
+dist.destroy_process_group()'
+	want=$(lines "rank @ of $n, local rank @ of $n, node 0: sum $((n * (n + 1) / 2))")
+	launch torch "$torch_job"
+	expect "torch.distributed (gloo, env://), $n processes" "$want"
+	# MASTER_ADDR of an IPv6 rank 0 comes without brackets.
+	launch torch "$torch_job" "$tmp/job6.conf"
+	expect "torch.distributed over IPv6 ([::1]), $n processes" "$want"
+else
+	echo "skip: PyTorch is not installed"
+fi
+
+if "$py" -c 'import jax' 2>/dev/null; then
+	ran=1
+	JAX_PLATFORMS=cpu launch jax '
+import os, jax
+# JAX reads only JAX_COORDINATOR_ADDRESS from the environment (checked with
+# jax 0.11): the count and the id are passed on.
+jax.distributed.initialize(num_processes=int(os.environ["JAX_NUM_PROCESSES"]),
+                           process_id=int(os.environ["JAX_PROCESS_ID"]))
+print("process %d of %d: %d devices in all" % (jax.process_index(),
+      jax.process_count(), jax.device_count()))
+jax.distributed.shutdown()'
+	expect "jax.distributed.initialize(), $n processes on CPU" \
+		"$(lines "process @ of $n: $n devices in all")"
+else
+	echo "skip: JAX is not installed"
+fi
+
+[ "$ran" = 1 ] || exit 77
+exit "$fail"

@@ -1,0 +1,100 @@
+#!/bin/sh
+# The cr-testhost command: each case runs it and compares stdout, stderr and
+# the exit status exactly. HTTP scripts drive httpget.so, a test resolver
+# that makes one request; tfconfig.so and tpu.so show the environment, the
+# file options and the exit statuses.
+set -u
+th=${CR_TESTHOST:?}
+httpget=${CR_TEST_PLUGIN_DIR:?}/httpget.so
+plugins=${CR_PLUGIN_BUILD_DIR:?}
+roots=${CR_TEST_SOURCE_DIR:?}/tests/fixtures/accel/roots
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+url=http://127.0.0.1:8080/v1/hosts
+
+# expect NAME RC STDOUT STDERR -- COMMAND...
+expect() {
+	name=$1 rc=$2 out=$3 err=$4
+	shift 5
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got_rc=$?
+	got_out=$(cat "$tmp/out") got_err=$(cat "$tmp/err")
+	if [ "$got_rc" != "$rc" ] || [ "$got_out" != "$out" ] || [ "$got_err" != "$err" ]; then
+		echo "FAIL $name: exit $got_rc (want $rc)"
+		echo "  stdout: [$got_out]"; echo "    want: [$out]"
+		echo "  stderr: [$got_err]"; echo "    want: [$err]"
+		fail=1
+	else
+		echo "ok $name"
+	fi
+}
+
+cat >"$tmp/pages.http" <<EOS
+# one answer with a job header, a body over two lines
+GET $url
+Authorization: Bearer tok
+-> 200
+X-Cluster-Job: ps
+Content-Type: application/json
+
+{"hosts": ["a:1",
+ "b:1"]}
+%%
+EOS
+conf="url = \"$url\"; token = \"tok\";"
+expect http-answered 0 '{"cluster": {"ps": ["a:1", "b:1"]}, "master": "", "num_accelerators": {}}' \
+	"info: resolver 'httpget': 2 hosts
+info: resolver 'httpget': resolved (required)" -- \
+	"$th" "$httpget" resolve --config "$conf" --http "$tmp/pages.http" -v
+expect http-wrong-token 1 '' \
+	"cr-testhost: request 1: GET $url: expected header 'Authorization: Bearer (secret, 3 bytes)', got 'Authorization: Bearer (secret, 4 bytes)'" -- \
+	"$th" "$httpget" resolve --config "url = \"$url\"; token = \"tok2\";" --http "$tmp/pages.http"
+expect http-no-script 1 '' \
+	"cr-testhost: request 1: unexpected GET $url (the script has 0 requests)" -- \
+	"$th" "$httpget" resolve --config "$conf"
+
+printf 'GET %s\n-> error timeout took too long\n' "$url" >"$tmp/timeout.http"
+expect http-transport-error 1 '' "cr-testhost: resolver 'httpget': GET $url: took too long" -- \
+	"$th" "$httpget" resolve --config "$conf" --http "$tmp/timeout.http"
+printf 'GET %s\n-> 200\n\n{"hosts": []}\n%%%%\nGET %s/2\n-> 200\n' "$url" "$url" >"$tmp/two.http"
+expect http-unconsumed 1 '' \
+	"cr-testhost: 1 of 2 expected requests were not made; the first: GET $url/2" -- \
+	"$th" "$httpget" resolve --config "$conf" --http "$tmp/two.http"
+printf 'GET %s\n-> 2000\n' "$url" >"$tmp/bad.http"
+expect http-bad-script 2 '' "cr-testhost: $tmp/bad.http:2: expected \"-> STATUS\" with a status 100..999" -- \
+	"$th" "$httpget" resolve --config "$conf" --http "$tmp/bad.http"
+
+# The environment is empty unless given; --inherit-env shows the real one.
+tf='{"cluster": {"w": ["a:1"]}, "task": {"type": "w", "index": 0}}'
+expect env-given 0 "$tf" '' -- "$th" "$plugins/resolvers/tfconfig.so" resolve --format tf_config \
+	--env "TF_CONFIG=$tf"
+expect env-hidden 3 '' 'cr-testhost: no resolver applies here (declined: tfconfig)' -- \
+	env "TF_CONFIG=$tf" "$th" "$plugins/resolvers/tfconfig.so" resolve
+expect env-inherited 0 "$tf" '' -- \
+	env "TF_CONFIG=$tf" "$th" "$plugins/resolvers/tfconfig.so" resolve --format tf_config --inherit-env
+expect master-override 0 'grpc://a:1' '' -- "$th" "$plugins/resolvers/tfconfig.so" master \
+	--env "TF_CONFIG=$tf" --task-type w --task-id 0 --rpc-layer grpc
+expect probe-declined 3 '' 'cr-testhost: TF_CONFIG is not set' -- \
+	"$th" "$plugins/resolvers/tfconfig.so" probe
+expect config-error 2 '' "cr-testhost: (string):2: resolver 'tfconfig': unknown key 'varible' (did you mean 'variable'?)" -- \
+	"$th" "$plugins/resolvers/tfconfig.so" resolve --config '
+varible = "X";'
+
+# Files: a fixture root, or files given one by one.
+expect root 0 '{"num_accelerators": {"TPU": 1}, "devices": [{"plugin": "tpu", "kind": "TPU", "vendor": "google", "model": "v5e", "index": 0, "physical_index": 5, "pci_bus_id": "0000:00:09.0", "visible_by": "TPU_VISIBLE_CHIPS"}]}' '' -- \
+	"$th" "$plugins/accelerators/tpu.so" enumerate --root "$roots/tpu-v5e" --env TPU_VISIBLE_CHIPS=5
+expect files 0 '{"num_accelerators": {"TPU": 1}, "devices": [{"plugin": "tpu", "kind": "TPU", "vendor": "google", "model": "v4", "index": 0, "physical_index": 0, "pci_bus_id": "0000:00:04.0"}]}' '' -- \
+	"$th" "$plugins/accelerators/tpu.so" enumerate --file /dev/accel0= \
+	--file /sys/bus/pci/devices/0000:00:04.0/vendor=0x1ae0 \
+	--file /sys/bus/pci/devices/0000:00:04.0/device=0x005e
+expect declined 3 '' "info: accelerator 'tpu': declined: no TPU: 0 TPU PCI functions, no usable /dev/accel* or /dev/vfio/N node
+cr-testhost: accelerator 'tpu' declined" -- "$th" "$plugins/accelerators/tpu.so" enumerate -v
+expect wrong-kind 2 '' "cr-testhost: enumerate: 'tfconfig' is a resolver plugin" -- \
+	"$th" "$plugins/resolvers/tfconfig.so" enumerate
+expect usage 2 '' 'usage: cr-testhost [OPTIONS] PLUGIN.so probe|resolve|master|enumerate (try --help)' -- \
+	"$th" "$httpget"
+expect unknown-command 2 '' 'cr-testhost: unknown command (probe, resolve, master, enumerate)' -- \
+	"$th" "$plugins/resolvers/tfconfig.so" frobnicate
+[ "$fail" = 0 ] && echo "ok: cr-testhost command"
+exit "$fail"
