@@ -190,6 +190,7 @@ void instance_free(gpointer p)
 		else
 			inst->plugin->desc->accelerator->destroy(inst->state);
 	}
+	http_conn_free(inst->http);
 	g_free(inst->name);
 	g_free(inst->label);
 	g_free(inst->where);

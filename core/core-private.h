@@ -69,6 +69,7 @@ typedef struct cr_plugin {
 } cr_plugin;
 
 typedef struct cr_instance cr_instance;
+typedef struct http_conn http_conn;
 
 struct cr_plugin_ctx {
 	cr_context *ctx;
@@ -87,6 +88,7 @@ struct cr_instance {
 	bool created;
 	bool declined; /* the last probe/resolve/enumerate said CR_DECLINED */
 	struct cr_plugin_ctx pctx;
+	http_conn *http; /* its libcurl handle (http.c), made on first use */
 };
 
 /* Search directories in order: added, config plugin_path, env, built-in. */
@@ -137,6 +139,8 @@ long http_status(const cr_http_response *resp);
 const char *http_body(const cr_http_response *resp, size_t *len);
 const char *http_header(const cr_http_response *resp, const char *name);
 void http_response_free(cr_http_response *resp);
+/* Close an instance's connections and free its handle. NULL is a no-op. */
+void http_conn_free(http_conn *conn);
 
 /* ---- results (result.c) -------------------------------------------------- */
 struct cr_result_builder {

@@ -3,8 +3,17 @@
  * http.c - HTTP(S) for plugins over libcurl. TLS is verified unless the
  * request says otherwise; trust anchors and client credentials may be files
  * or PEM text. Header values and bodies are never logged: they carry tokens.
+ *
+ * Each plugin instance keeps one curl easy handle, so its successive
+ * requests reuse kept-alive connections, TLS sessions and resolved names.
+ * Every option is reset after each request. The handle remembers a digest
+ * of the TLS material its connections were made with (trust anchors,
+ * client certificate and key, their files' identity, verification); a
+ * request with other material gets a fresh handle, so a connection made
+ * with one set of credentials is never used with another.
  */
 #include <string.h>
+#include <sys/stat.h>
 
 #include <curl/curl.h>
 #include <glib.h>
@@ -14,6 +23,15 @@
 #define DEFAULT_TIMEOUT_MS 30000L
 #define DEFAULT_CONNECT_TIMEOUT_MS 5000L
 #define DEFAULT_MAX_BODY ((size_t)256 << 20)
+
+#define TLS_DIGEST_LEN 32 /* SHA-256 */
+
+/* One instance's libcurl state (cr_instance.http). */
+struct http_conn {
+	CURL *curl;
+	guint8 tls[TLS_DIGEST_LEN]; /* what curl's connections were made with */
+	char errbuf[CURL_ERROR_SIZE];
+};
 
 struct cr_http_response {
 	long status;
@@ -117,33 +135,95 @@ static void apply_tls(CURL *c, const cr_http_request *req)
 	}
 }
 
-cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
-		       cr_error *err)
+/* Length-prefixed, so that ("ab", "c") and ("a", "bc") differ. */
+static void digest_str(GChecksum *sum, const char *s)
 {
-	char errbuf[CURL_ERROR_SIZE] = "";
-	struct curl_slist *hdrs = NULL;
-	cr_http_response *r;
-	CURLcode rc;
-	CURL *c;
-	cr_status st = CR_OK;
+	guint64 n = s != NULL ? strlen(s) + 1 : 0;
 
-	if (resp != NULL)
-		*resp = NULL;
-	if (req == NULL || resp == NULL || req->url == NULL || req->method == NULL ||
-	    req->struct_size < offsetof(cr_http_request, flags) + sizeof(uint32_t))
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "http_request: invalid request");
-	if (!g_str_has_prefix(req->url, "http://") && !g_str_has_prefix(req->url, "https://"))
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
-				    "%s: only http:// and https:// URLs are supported", req->url);
-	once_init();
-	c = curl_easy_init();
-	if (c == NULL)
-		return cr_error_set(err, CR_ERR_INTERNAL, "%s: cannot initialise libcurl", req->url);
-	r = g_new0(cr_http_response, 1);
+	g_checksum_update(sum, (const guchar *)&n, sizeof(n));
+	if (s != NULL)
+		g_checksum_update(sum, (const guchar *)s, (gssize)n);
+}
+
+/* A file by name and identity: a rewritten or replaced file is another file. */
+static void digest_file(GChecksum *sum, const char *path)
+{
+	struct stat st;
+	gint64 id[5] = { -1, -1, -1, -1, -1 };
+
+	digest_str(sum, path);
+	if (path != NULL && stat(path, &st) == 0) {
+		id[0] = (gint64)st.st_dev;
+		id[1] = (gint64)st.st_ino;
+		id[2] = (gint64)st.st_size;
+		id[3] = (gint64)st.st_mtim.tv_sec;
+		id[4] = (gint64)st.st_mtim.tv_nsec;
+	}
+	g_checksum_update(sum, (const guchar *)id, sizeof(id));
+}
+
+/* SHA-256 of everything that decides which TLS peers and client identity
+ * a connection has. PEM text (keys included) is only hashed, never kept. */
+static void tls_digest(const cr_http_request *req, guint8 out[TLS_DIGEST_LEN])
+{
+	GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+	gsize len = TLS_DIGEST_LEN;
+	guint8 insecure = req->insecure ? 1 : 0;
+
+	digest_file(sum, req->ca_file);
+	digest_str(sum, req->ca_pem);
+	digest_file(sum, req->cert_file);
+	digest_str(sum, req->cert_pem);
+	digest_file(sum, req->key_file);
+	digest_str(sum, req->key_pem);
+	g_checksum_update(sum, &insecure, 1);
+	g_checksum_get_digest(sum, out, &len);
+	g_checksum_free(sum);
+}
+
+void http_conn_free(http_conn *conn)
+{
+	if (conn == NULL)
+		return;
+	if (conn->curl != NULL)
+		curl_easy_cleanup(conn->curl);
+	g_free(conn);
+}
+
+/* The handle for @req: the instance's own, unless its connections were made
+ * with other TLS material. Returns NULL when libcurl cannot make one. */
+static CURL *conn_handle(cr_plugin_ctx *pctx, http_conn *conn, const cr_http_request *req)
+{
+	guint8 tls[TLS_DIGEST_LEN];
+
+	tls_digest(req, tls);
+	if (conn->curl != NULL && memcmp(conn->tls, tls, sizeof(tls)) != 0) {
+		if (pctx != NULL && pctx->inst != NULL)
+			ctx_log(pctx->ctx, CR_LOG_DEBUG, pctx->inst->label,
+				"TLS settings changed: closing kept-alive connections");
+		curl_easy_cleanup(conn->curl);
+		conn->curl = NULL;
+	}
+	if (conn->curl == NULL) {
+		conn->curl = curl_easy_init();
+		memcpy(conn->tls, tls, sizeof(tls));
+	}
+	return conn->curl;
+}
+
+static cr_http_response *response_new(const cr_http_request *req)
+{
+	cr_http_response *r = g_new0(cr_http_response, 1);
+
 	r->body = g_string_new(NULL);
 	r->headers = g_ptr_array_new_with_free_func(g_free);
 	r->max_body = req->max_body != 0 ? req->max_body : DEFAULT_MAX_BODY;
+	return r;
+}
 
+static void apply_request(CURL *c, const cr_http_request *req, struct curl_slist *hdrs,
+			  cr_http_response *r, char *errbuf)
+{
 	curl_easy_setopt(c, CURLOPT_URL, req->url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -162,8 +242,6 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
 	}
-	for (const char *const *h = req->headers; h != NULL && *h != NULL; h++)
-		hdrs = curl_slist_append(hdrs, *h);
 	if (hdrs != NULL)
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
@@ -171,6 +249,44 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
 	apply_tls(c, req);
+}
+
+cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
+		       cr_error *err)
+{
+	struct curl_slist *hdrs = NULL;
+	http_conn *conn, *own = NULL;
+	cr_http_response *r;
+	CURLcode rc;
+	CURL *c;
+	cr_status st = CR_OK;
+
+	if (resp != NULL)
+		*resp = NULL;
+	if (req == NULL || resp == NULL || req->url == NULL || req->method == NULL ||
+	    req->struct_size < offsetof(cr_http_request, flags) + sizeof(uint32_t))
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "http_request: invalid request");
+	if (!g_str_has_prefix(req->url, "http://") && !g_str_has_prefix(req->url, "https://"))
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "%s: only http:// and https:// URLs are supported", req->url);
+	once_init();
+	if (pctx != NULL && pctx->inst != NULL) {
+		if (pctx->inst->http == NULL)
+			pctx->inst->http = g_new0(http_conn, 1);
+		conn = pctx->inst->http;
+	} else {
+		conn = own = g_new0(http_conn, 1); /* no instance: one request */
+	}
+	c = conn_handle(pctx, conn, req);
+	if (c == NULL) {
+		http_conn_free(own);
+		return cr_error_set(err, CR_ERR_INTERNAL, "%s: cannot initialise libcurl", req->url);
+	}
+	r = response_new(req);
+	for (const char *const *h = req->headers; h != NULL && *h != NULL; h++)
+		hdrs = curl_slist_append(hdrs, *h);
+	conn->errbuf[0] = '\0';
+	apply_request(c, req, hdrs, r, conn->errbuf);
 
 	if (pctx != NULL && pctx->inst != NULL)
 		ctx_log(pctx->ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
@@ -180,12 +296,15 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 				  req->url, r->max_body);
 	} else if (rc != CURLE_OK) {
 		st = cr_error_set(err, curl_status(rc), "%s %s: %s", req->method, req->url,
-				  errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc));
+				  conn->errbuf[0] != '\0' ? conn->errbuf : curl_easy_strerror(rc));
 	} else {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	}
+	/* Nothing of this request stays set: the next one starts from defaults;
+	 * connections, TLS sessions and the DNS cache are kept. */
+	curl_easy_reset(c);
 	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
+	http_conn_free(own);
 	if (st != CR_OK) {
 		http_response_free(r);
 		return st;

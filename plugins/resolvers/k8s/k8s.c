@@ -40,6 +40,7 @@ static const cr_option k8s_options[] = {
 	{ "request_timeout", CR_OPT_FLOAT, "30", 0, "seconds for one request" },
 	{ "retries", CR_OPT_INT, "5", 0, "retries of a request answered 429 or 5xx" },
 	{ "max_retry_wait", CR_OPT_FLOAT, "30", 0, "longest wait honoured from Retry-After (seconds)" },
+	{ "exec_timeout", CR_OPT_FLOAT, "10", 0, "seconds a kubeconfig exec credential plugin may run" },
 	CR_OPTIONS_END
 };
 
@@ -196,10 +197,13 @@ static void k8s_read_scalars(cr_plugin_ctx *ctx, struct k8s *st)
 	st->connect_timeout_ms = k8s_seconds_ms(ctx, "connect_timeout");
 	st->request_timeout_ms = k8s_seconds_ms(ctx, "request_timeout");
 	st->max_retry_wait_ms = k8s_seconds_ms(ctx, "max_retry_wait");
+	st->exec_timeout_ms = k8s_seconds_ms(ctx, "exec_timeout");
 	if (st->connect_timeout_ms <= 0)
 		st->connect_timeout_ms = 1;
 	if (st->request_timeout_ms <= 0)
 		st->request_timeout_ms = 1;
+	if (st->exec_timeout_ms <= 0)
+		st->exec_timeout_ms = 1;
 }
 
 static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state,

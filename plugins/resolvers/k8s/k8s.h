@@ -6,12 +6,14 @@
  *   k8s_kubeconfig.c  where the API server is: in-cluster or kubeconfig
  *   k8s_auth.c        credentials: token files, exec credential plugins
  *   k8s_fetch.c       HTTP with retries, limit/continue paging
+ *   k8s_page.c        one page, pod by pod, while the next one is fetched
  *   k8s_pods.c        pod records, ordering, addresses, building tasks
  */
 #ifndef K8S_H
 #define K8S_H
 
 #include <glib.h>
+#include <json-c/json.h>
 
 #include <cluster-resolver/plugin.h>
 
@@ -66,6 +68,7 @@ struct k8s {
 	long connect_timeout_ms;
 	long request_timeout_ms;
 	int64_t max_retry_wait_ms;
+	int64_t exec_timeout_ms;
 	enum k8s_address address;
 	enum k8s_not_running not_running;
 	enum k8s_auth_mode auth;
@@ -114,8 +117,10 @@ void k8s_wipe_free(char *secret);
 cr_status k8s_auth_prepare(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *conn,
 			   cr_error *err);
 
-/** Called for each pod of a list, in the server's order. */
-typedef cr_status (*k8s_pod_fn)(const cr_json *pod, void *user_data, cr_error *err);
+/** Called for each pod of a list, in the server's order. @pod (a json-c
+ *  object: pages are walked with json-c, see k8s_fetch.c) is freed after
+ *  the call. */
+typedef cr_status (*k8s_pod_fn)(json_object *pod, void *user_data, cr_error *err);
 /** Called when a list restarts from the beginning after 410 Gone. */
 typedef void (*k8s_restart_fn)(void *user_data);
 
@@ -123,6 +128,13 @@ typedef void (*k8s_restart_fn)(void *user_data);
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 			const char *namespace, const char *selector, k8s_pod_fn fn,
 			k8s_restart_fn restart, void *user_data, cr_error *err);
+
+/* k8s_page.c */
+struct k8s_pager;
+struct k8s_pager *k8s_pager_start(const char *endpoint, const char *text, size_t len,
+				  k8s_pod_fn fn, void *ud);
+char *k8s_pager_next(struct k8s_pager *w);
+cr_status k8s_pager_finish(struct k8s_pager *w, cr_error *err);
 
 /* k8s_pods.c */
 struct k8s_self {

@@ -8,11 +8,17 @@
  * with its args, the kubeconfig's env added to ours, KUBERNETES_EXEC_INFO
  * describing the request, and an ExecCredential JSON object on its stdout
  * (client.authentication.k8s.io/v1 or v1beta1) carrying a token or a client
- * certificate and key. Its stderr goes to ours, as with kubectl.
+ * certificate and key. Its stderr goes to ours, as with kubectl. Unlike
+ * kubectl, it gets `exec_timeout` seconds: then its process group (it runs
+ * in its own) is killed and the resolve fails naming the command.
  * Secrets are wiped from memory when dropped and never printed.
  */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "k8s.h"
 
@@ -145,16 +151,74 @@ static cr_status k8s_exec_spawn_error(const struct k8s_exec *ex, const char *wha
 	return rc;
 }
 
+#define K8S_EXEC_MAX_OUTPUT (1u << 20)
+
+/* The plugin runs in a process group of its own, so that a timeout also
+ * ends what it started (a shell script's children). */
+static void k8s_exec_child_setup(gpointer data)
+{
+	(void)data;
+	setpgid(0, 0);
+}
+
+static void k8s_exec_kill(GPid pid, int *status)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Read the plugin's stdout into @out until it ends, then reap it; false
+ * when @deadline (monotonic ms) passes first (it is killed then). */
+static bool k8s_exec_collect(GPid pid, int fd, int64_t deadline, GString *out, int *status)
+{
+	char buf[4096];
+	ssize_t n;
+	pid_t done;
+
+	for (;;) {
+		int64_t left = deadline - cr_host->monotonic_ms();
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		if (left <= 0)
+			goto timeout;
+		if (poll(&p, 1, left > 1000 ? 1000 : (int)left) <= 0)
+			continue; /* timeout slice or EINTR: check the deadline */
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (out->len + (size_t)n <= K8S_EXEC_MAX_OUTPUT) /* more is an error below */
+			g_string_append_len(out, buf, n);
+		else
+			out->len = K8S_EXEC_MAX_OUTPUT + 1;
+		explicit_bzero(buf, sizeof(buf));
+	}
+	/* stdout closed: wait for the exit, still within the deadline */
+	while ((done = waitpid(pid, status, WNOHANG)) == 0 || (done < 0 && errno == EINTR)) {
+		if (cr_host->monotonic_ms() >= deadline)
+			goto timeout;
+		g_usleep(2000);
+	}
+	return true;
+timeout:
+	k8s_exec_kill(pid, status);
+	return false;
+}
+
 /* Run the exec credential plugin and take its token or certificate. */
-static cr_status k8s_exec_run(struct k8s_conn *c, cr_error *err)
+static cr_status k8s_exec_run(const struct k8s *st, struct k8s_conn *c, cr_error *err)
 {
 	const struct k8s_exec *ex = c->exec;
 	char **argv = NULL, **envp = NULL;
-	char *out = NULL, *what;
+	char *what;
+	GString *out = g_string_new(NULL);
 	GError *gerr = NULL;
-	int status = 0;
+	GPid pid = 0;
+	int status = 0, fd = -1;
 	cr_status rc;
-	bool ok;
 
 	what = g_strdup_printf("exec credential plugin '%s' (user '%s')", ex->command, c->user);
 	if (!ex->api_version || !g_strv_contains(k8s_exec_versions, ex->api_version)) {
@@ -165,10 +229,17 @@ static cr_status k8s_exec_run(struct k8s_conn *c, cr_error *err)
 	}
 	argv = k8s_exec_argv(ex);
 	envp = k8s_exec_envp(c);
-	ok = g_spawn_sync(NULL, argv, envp, G_SPAWN_SEARCH_PATH_FROM_ENVP, NULL, NULL, &out, NULL,
-			  &status, &gerr);
-	if (!ok) {
+	if (!g_spawn_async_with_pipes(NULL, argv, envp,
+				      G_SPAWN_SEARCH_PATH_FROM_ENVP | G_SPAWN_DO_NOT_REAP_CHILD,
+				      k8s_exec_child_setup, NULL, &pid, NULL, &fd, NULL, &gerr)) {
 		rc = k8s_exec_spawn_error(ex, what, gerr, err);
+		goto out;
+	}
+	if (!k8s_exec_collect(pid, fd, cr_host->monotonic_ms() + st->exec_timeout_ms, out,
+			      &status)) {
+		rc = cr_host->error_set(err, CR_ERR_TIMEOUT,
+					"%s: no answer after %.1f s (exec_timeout); killed", what,
+					(double)st->exec_timeout_ms / 1000.0);
 		goto out;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -176,9 +247,19 @@ static cr_status k8s_exec_run(struct k8s_conn *c, cr_error *err)
 					WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		goto out;
 	}
-	rc = k8s_exec_parse(ex, what, out, strlen(out), c, err);
+	if (out->len > K8S_EXEC_MAX_OUTPUT) {
+		rc = cr_host->error_set(err, CR_ERR_AUTH, "%s: more than %u bytes of output", what,
+					K8S_EXEC_MAX_OUTPUT);
+		goto out;
+	}
+	rc = k8s_exec_parse(ex, what, out->str, out->len, c, err);
 out:
-	k8s_wipe_free(out);
+	if (fd >= 0)
+		close(fd);
+	if (pid > 0)
+		g_spawn_close_pid(pid);
+	explicit_bzero(out->str, out->allocated_len);
+	g_string_free(out, TRUE);
 	g_strfreev(argv);
 	g_strfreev(envp);
 	g_free(what);
@@ -196,7 +277,7 @@ cr_status k8s_auth_prepare(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_
 			   cr_error *err)
 {
 	if (conn->exec)
-		return k8s_exec_run(conn, err);
+		return k8s_exec_run(st, conn, err);
 	if (conn->token_file)
 		return k8s_read_token(ctx, conn->token_file, &conn->token, err);
 	return CR_OK;

@@ -8,7 +8,8 @@
  * token (the list expired while we paged) restarts the list from the start
  * once. Every failure names the endpoint, the HTTP status and the
  * Status.message the API server returned. Pages are handed to the caller
- * pod by pod and dropped, so memory holds one page at a time.
+ * pod by pod (k8s_page.c) and dropped; the next page is fetched while the
+ * pods of one are read, so memory holds at most two pages' text at a time.
  */
 #include <stdio.h>
 #include <string.h>
@@ -177,35 +178,6 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 	return rc;
 }
 
-/* Hand each pod of one page to @fn; *@next gets the continue token. */
-static cr_status k8s_page(const struct k8s_req *r, const cr_http_response *resp, k8s_pod_fn fn,
-			  void *ud, char **next, cr_error *err)
-{
-	size_t len = 0;
-	const char *body = cr_host->http_body(resp, &len);
-	const cr_json *items, *cont;
-	cr_json *root = NULL;
-	cr_status rc;
-
-	rc = cr_host->json_parse(body, len, r->endpoint, &root, err);
-	if (rc != CR_OK)
-		return rc;
-	items = cr_host->json_get(root, "/items");
-	if (cr_host->json_type(items) != CR_JSON_ARRAY && cr_host->json_type(items) != CR_JSON_NULL) {
-		rc = cr_host->error_set(err, CR_ERR_PARSE, "%s: answer is not a PodList (no items)",
-					r->endpoint);
-		goto out;
-	}
-	for (size_t i = 0; i < cr_host->json_length(items) && rc == CR_OK; i++)
-		rc = fn(cr_host->json_index(items, i), ud, err);
-	cont = cr_host->json_get(root, "/metadata/continue");
-	if (cr_host->json_string(cont) && *cr_host->json_string(cont))
-		*next = g_strdup(cr_host->json_string(cont));
-out:
-	cr_host->json_free(root);
-	return rc;
-}
-
 static char *k8s_endpoint(const struct k8s_conn *conn, const char *base, const char *selector)
 {
 	if (selector && *selector)
@@ -216,8 +188,9 @@ static char *k8s_endpoint(const struct k8s_conn *conn, const char *base, const c
 /**
  * k8s_list_pods:
  * List the pods of @namespace (NULL = all) matching @selector, page by
- * page, calling @fn for each. After a 410 on a continue token @restart is
- * called and the list starts again (once).
+ * page, calling @fn for each. The next page is requested as soon as the
+ * walk of this one has passed its continue token (k8s_page.c). After a 410
+ * on a continue token @restart is called and the list starts again (once).
  * Returns: CR_OK, or the first failure (network, HTTP status, JSON, @fn's).
  */
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
@@ -227,37 +200,54 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 	char *base = k8s_pods_path(conn, namespace);
 	char *endpoint = k8s_endpoint(conn, base, selector);
 	struct k8s_req r = { st, ctx, conn, endpoint };
-	cr_http_response *resp = NULL;
-	char *cont = NULL, *next = NULL, *url;
+	cr_http_response *resp = NULL, *next_resp = NULL;
+	char *cont = NULL, *url;
 	bool restarted = false;
 	int attempts = 0;
-	cr_status rc;
+	cr_status rc, walk;
 
-	for (;;) {
-		url = k8s_list_url(st, base, selector, cont);
-		rc = k8s_get(&r, url, &resp, &attempts, err);
-		g_free(url);
-		if (rc != CR_OK)
-			break;
-		if (cr_host->http_status(resp) == 410 && cont && !restarted) {
+	url = k8s_list_url(st, base, selector, NULL);
+	rc = k8s_get(&r, url, &resp, &attempts, err);
+	g_free(url);
+	while (rc == CR_OK) {
+		long code = cr_host->http_status(resp);
+		size_t len = 0;
+		const char *body;
+		struct k8s_pager *page;
+
+		if (code == 410 && cont && !restarted) {
 			cr_host->log(ctx, CR_LOG_INFO, "%s: continue token expired, listing again",
 				     endpoint);
 			restarted = true;
 			g_clear_pointer(&cont, g_free);
 			restart(user_data);
-		} else if (cr_host->http_status(resp) != 200) {
+		} else if (code != 200) {
 			rc = k8s_http_error(&r, resp, attempts, err);
 			break;
 		} else {
-			next = NULL;
-			rc = k8s_page(&r, resp, fn, user_data, &next, err);
+			body = cr_host->http_body(resp, &len);
+			page = k8s_pager_start(endpoint, body, len, fn, user_data);
 			g_free(cont);
-			cont = next;
-			if (rc != CR_OK || !cont)
+			cont = k8s_pager_next(page);
+			if (cont) { /* fetched while the pods of this page are read */
+				url = k8s_list_url(st, base, selector, cont);
+				rc = k8s_get(&r, url, &next_resp, &attempts, err);
+				g_free(url);
+			}
+			walk = k8s_pager_finish(page, err); /* this page's failure comes first */
+			if (walk != CR_OK)
+				rc = walk;
+			cr_host->http_response_free(resp);
+			resp = next_resp;
+			next_resp = NULL;
+			if (!cont)
 				break;
+			continue;
 		}
 		cr_host->http_response_free(resp);
-		resp = NULL;
+		url = k8s_list_url(st, base, selector, cont);
+		rc = k8s_get(&r, url, &resp, &attempts, err);
+		g_free(url);
 	}
 	cr_host->http_response_free(resp);
 	g_free(cont);

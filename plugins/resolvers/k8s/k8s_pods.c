@@ -41,26 +41,53 @@ static const struct {
 	{ "/resources/limits/google.com~1tpu", K8S_ACC_TPU },
 };
 
-/** One pod, as much as ordering and building need (48 bytes; strings live
- *  in a chunk, namespace and phase interned). */
+/** One pod, as much as ordering and building need, in 32 bytes. Its name
+ *  and address lie together in the collection's chunk, "NAME\0HOST:PORT\0"
+ *  (the address empty when the pod lacks one); namespace and phase are
+ *  numbers in the collection's table of distinct values. */
 struct k8s_pod {
 	const char *name;
-	const char *ns;
-	const char *phase;
-	const char *addr; /* "host:port", or NULL when the pod lacks it */
-	int64_t index;    /* -1: none */
+	int64_t index; /* -1: none */
 	int32_t accel;
+	uint32_t ns, phase;
 	uint8_t accel_kind;
-	bool running;
-	bool self;
+	uint8_t running : 1;
+	uint8_t self : 1;
 };
+
+G_STATIC_ASSERT(sizeof(struct k8s_pod) <= 32);
 
 struct k8s_collect {
 	const struct k8s *st;
 	const struct k8s_self *self;
 	GArray *pods; /* struct k8s_pod */
 	GStringChunk *chunk;
+	GPtrArray *values;     /* distinct namespaces and phases (in the chunk) */
+	GHashTable *value_ids; /* value -> its index in values + 1 */
 };
+
+static const char *k8s_pod_addr(const struct k8s_pod *p)
+{
+	return p->name + strlen(p->name) + 1;
+}
+
+static const char *k8s_value(const struct k8s_collect *c, uint32_t id)
+{
+	return g_ptr_array_index(c->values, id);
+}
+
+static uint32_t k8s_value_id(struct k8s_collect *c, const char *v)
+{
+	gpointer id = g_hash_table_lookup(c->value_ids, v);
+	char *copy;
+
+	if (id)
+		return GPOINTER_TO_UINT(id) - 1;
+	copy = g_string_chunk_insert(c->chunk, v);
+	g_ptr_array_add(c->values, copy);
+	g_hash_table_insert(c->value_ids, copy, GUINT_TO_POINTER(c->values->len));
+	return c->values->len - 1;
+}
 
 /* ---- ordering ----------------------------------------------------------- */
 
@@ -106,7 +133,7 @@ int k8s_natural_cmp(const char *a, const char *b)
 	return *a ? 1 : *b ? -1 : 0;
 }
 
-static gint k8s_pod_cmp(gconstpointer pa, gconstpointer pb)
+static gint k8s_pod_cmp(gconstpointer pa, gconstpointer pb, gpointer collect)
 {
 	const struct k8s_pod *a = pa, *b = pb;
 	int c;
@@ -118,14 +145,32 @@ static gint k8s_pod_cmp(gconstpointer pa, gconstpointer pb)
 	c = k8s_natural_cmp(a->name, b->name);
 	if (!c)
 		c = strcmp(a->name, b->name);
-	return c ? c : strcmp(a->ns, b->ns);
+	if (!c && a->ns != b->ns)
+		c = strcmp(k8s_value(collect, a->ns), k8s_value(collect, b->ns));
+	return c;
 }
 
 /* ---- reading one pod ---------------------------------------------------- */
 
-static const char *k8s_str(const cr_json *node, const char *pointer)
+/* Pods are json-c objects (see k8s_fetch.c); RFC 6901 pointers below them. */
+static json_object *k8s_get(json_object *node, const char *pointer)
 {
-	return cr_host->json_string(cr_host->json_get(node, pointer));
+	json_object *v = NULL;
+
+	return node && json_pointer_get(node, pointer, &v) == 0 ? v : NULL;
+}
+
+static const char *k8s_str(json_object *node, const char *pointer)
+{
+	json_object *v = k8s_get(node, pointer);
+
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* Elements of an array (0 for anything else, absent included). */
+static size_t k8s_len(json_object *node)
+{
+	return json_object_is_type(node, json_type_array) ? json_object_array_length(node) : 0;
 }
 
 static int64_t k8s_parse_index(const char *s)
@@ -143,12 +188,12 @@ static int64_t k8s_parse_index(const char *s)
 }
 
 /* NAME-<ordinal> of a pod whose controller is a StatefulSet. */
-static int64_t k8s_sts_ordinal(const cr_json *pod, const char *name)
+static int64_t k8s_sts_ordinal(json_object *pod, const char *name)
 {
-	const cr_json *owners = cr_host->json_get(pod, "/metadata/ownerReferences");
+	json_object *owners = k8s_get(pod, "/metadata/ownerReferences");
 
-	for (size_t i = 0; i < cr_host->json_length(owners); i++) {
-		const cr_json *o = cr_host->json_index(owners, i);
+	for (size_t i = 0; i < k8s_len(owners); i++) {
+		json_object *o = json_object_array_get_idx(owners, i);
 		const char *kind = k8s_str(o, "/kind"), *set = k8s_str(o, "/name");
 		size_t n = set ? strlen(set) : 0;
 
@@ -159,7 +204,7 @@ static int64_t k8s_sts_ordinal(const cr_json *pod, const char *name)
 	return -1;
 }
 
-static int64_t k8s_pod_index(const cr_json *pod, const char *name)
+static int64_t k8s_pod_index(json_object *pod, const char *name)
 {
 	static const char *const pointers[] = {
 		"/metadata/labels/batch.kubernetes.io~1job-completion-index",
@@ -177,26 +222,27 @@ static int64_t k8s_pod_index(const cr_json *pod, const char *name)
 }
 
 /* A resource quantity as an integer ("2" or 2); 0 when not a count. */
-static int64_t k8s_quantity(const cr_json *q)
+static int64_t k8s_quantity(json_object *q)
 {
-	int64_t v = 0;
+	int64_t v;
 
-	if (cr_host->json_int(q, &v))
-		return v;
-	v = k8s_parse_index(cr_host->json_string(q));
+	if (json_object_is_type(q, json_type_int))
+		return json_object_get_int64(q);
+	v = k8s_parse_index(json_object_is_type(q, json_type_string) ? json_object_get_string(q)
+								     : NULL);
 	return v > 0 ? v : 0;
 }
 
 /* Sum the accelerator limits of the pod's containers. */
-static void k8s_pod_accel(const cr_json *pod, struct k8s_pod *p)
+static void k8s_pod_accel(json_object *pod, struct k8s_pod *p)
 {
-	const cr_json *cs = cr_host->json_get(pod, "/spec/containers");
+	json_object *cs = k8s_get(pod, "/spec/containers");
 
-	for (size_t i = 0; i < cr_host->json_length(cs); i++) {
-		const cr_json *c = cr_host->json_index(cs, i);
+	for (size_t i = 0; i < k8s_len(cs); i++) {
+		json_object *c = json_object_array_get_idx(cs, i);
 
 		for (size_t k = 0; k < G_N_ELEMENTS(k8s_acc_limits); k++) {
-			int64_t n = k8s_quantity(cr_host->json_get(c, k8s_acc_limits[k].pointer));
+			int64_t n = k8s_quantity(k8s_get(c, k8s_acc_limits[k].pointer));
 
 			if (n > 0 && n < INT32_MAX - p->accel &&
 			    (p->accel_kind == K8S_ACC_NONE ||
@@ -208,16 +254,9 @@ static void k8s_pod_accel(const cr_json *pod, struct k8s_pod *p)
 	}
 }
 
-static const char *k8s_host_port(struct k8s_collect *c, const char *host)
-{
-	char buf[512];
-
-	snprintf(buf, sizeof(buf), strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
-		 (long long)c->st->port);
-	return g_string_chunk_insert(c->chunk, buf);
-}
-
-static void k8s_pod_address(struct k8s_collect *c, const cr_json *pod, struct k8s_pod *p)
+/* The pod's "host:port" into @out (empty when it lacks the field). */
+static void k8s_pod_address(struct k8s_collect *c, json_object *pod, const char *name,
+			    const char *ns, char *out, size_t size)
 {
 	const char *host = NULL, *hn, *sd;
 	char buf[512];
@@ -230,43 +269,46 @@ static void k8s_pod_address(struct k8s_collect *c, const cr_json *pod, struct k8
 		host = k8s_str(pod, "/status/hostIP");
 		break;
 	case K8S_ADDR_POD_NAME:
-		host = p->name;
+		host = name;
 		break;
 	case K8S_ADDR_DNS:
 		hn = k8s_str(pod, "/spec/hostname");
 		sd = k8s_str(pod, "/spec/subdomain");
 		if (hn && sd && *hn && *sd) {
-			snprintf(buf, sizeof(buf), "%s.%s.%s.svc%s%s", hn, sd, p->ns,
+			snprintf(buf, sizeof(buf), "%s.%s.%s.svc%s%s", hn, sd, ns,
 				 *c->st->cluster_domain ? "." : "", c->st->cluster_domain);
 			host = buf;
 		}
 		break;
 	}
 	if (host && *host)
-		p->addr = k8s_host_port(c, host);
+		snprintf(out, size, strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
+			 (long long)c->st->port);
+	else
+		*out = '\0';
 }
 
-static bool k8s_pod_is_self(const struct k8s_self *self, const cr_json *pod,
-			    const struct k8s_pod *p)
+static bool k8s_pod_is_self(const struct k8s_self *self, json_object *pod, const char *name,
+			    const char *ns)
 {
 	const char *v;
 
-	if (self->namespace && strcmp(self->namespace, p->ns) != 0)
+	if (self->namespace && strcmp(self->namespace, ns) != 0)
 		return false;
 	if (self->pod_name)
-		return strcmp(self->pod_name, p->name) == 0;
+		return strcmp(self->pod_name, name) == 0;
 	if (self->hostname) {
 		v = k8s_str(pod, "/spec/hostname");
-		return strcmp(self->hostname, p->name) == 0 || (v && strcmp(self->hostname, v) == 0);
+		return strcmp(self->hostname, name) == 0 || (v && strcmp(self->hostname, v) == 0);
 	}
 	if (self->pod_ip) {
-		const cr_json *ips = cr_host->json_get(pod, "/status/podIPs");
+		json_object *ips = k8s_get(pod, "/status/podIPs");
 
 		v = k8s_str(pod, "/status/podIP");
 		if (v && strcmp(v, self->pod_ip) == 0)
 			return true;
-		for (size_t i = 0; i < cr_host->json_length(ips); i++) {
-			v = k8s_str(cr_host->json_index(ips, i), "/ip");
+		for (size_t i = 0; i < k8s_len(ips); i++) {
+			v = k8s_str(json_object_array_get_idx(ips, i), "/ip");
 			if (v && strcmp(v, self->pod_ip) == 0)
 				return true;
 		}
@@ -274,25 +316,35 @@ static bool k8s_pod_is_self(const struct k8s_self *self, const cr_json *pod,
 	return false;
 }
 
-static cr_status k8s_collect_pod(const cr_json *pod, void *ud, cr_error *err)
+static cr_status k8s_collect_pod(json_object *pod, void *ud, cr_error *err)
 {
 	struct k8s_collect *c = ud;
 	struct k8s_pod p = { 0 };
 	const char *name = k8s_str(pod, "/metadata/name");
 	const char *ns = k8s_str(pod, "/metadata/namespace");
 	const char *phase = k8s_str(pod, "/status/phase");
+	char addr[600], stack[512], *text;
+	size_t nl, al;
 
 	if (!name)
 		return cr_host->error_set(err, CR_ERR_PARSE, "a listed pod has no metadata.name");
-	p.name = g_string_chunk_insert(c->chunk, name);
-	p.ns = g_string_chunk_insert_const(c->chunk, ns ? ns : "");
-	p.phase = g_string_chunk_insert_const(c->chunk, phase ? phase : "");
+	ns = ns ? ns : "";
+	k8s_pod_address(c, pod, name, ns, addr, sizeof(addr));
+	nl = strlen(name);
+	al = strlen(addr);
+	text = nl + al + 2 <= sizeof(stack) ? stack : g_malloc(nl + al + 2);
+	memcpy(text, name, nl + 1);
+	memcpy(text + nl + 1, addr, al + 1);
+	p.name = g_string_chunk_insert_len(c->chunk, text, (gssize)(nl + 1 + al));
+	if (text != stack)
+		g_free(text);
+	p.ns = k8s_value_id(c, ns);
+	p.phase = k8s_value_id(c, phase ? phase : "");
 	p.running = phase && strcmp(phase, "Running") == 0;
 	p.index = k8s_pod_index(pod, name);
 	k8s_pod_accel(pod, &p);
-	k8s_pod_address(c, pod, &p);
 	if (c->self)
-		p.self = k8s_pod_is_self(c->self, pod, &p);
+		p.self = k8s_pod_is_self(c->self, pod, name, ns);
 	g_array_append_val(c->pods, p);
 	return CR_OK;
 }
@@ -302,6 +354,8 @@ static void k8s_collect_restart(void *ud)
 	struct k8s_collect *c = ud;
 
 	g_array_set_size(c->pods, 0);
+	g_ptr_array_set_size(c->values, 0);
+	g_hash_table_remove_all(c->value_ids);
 	g_string_chunk_clear(c->chunk);
 }
 
@@ -309,6 +363,7 @@ static void k8s_collect_restart(void *ud)
 
 struct k8s_emit {
 	const struct k8s *st;
+	const struct k8s_collect *c;
 	cr_result_builder *b;
 	const char *job;
 	int64_t next; /* next task index of the job */
@@ -324,14 +379,15 @@ static cr_status k8s_emit_pod(struct k8s_emit *e, const struct k8s_pod *p, cr_er
 			return CR_OK;
 		/* TensorFlow's message, verbatim */
 		return cr_host->error_set(err, CR_ERR_BACKEND, "Pod \"%s\" is not running; phase: \"%s\"",
-					  p->name, p->phase);
+					  p->name, k8s_value(e->c, p->phase));
 	}
-	if (!p->addr)
+	if (!*k8s_pod_addr(p))
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "pod \"%s\" (namespace \"%s\") has no %s for address mode \"%s\"",
-					  p->name, p->ns, k8s_addr_needs[e->st->address][1],
+					  p->name, k8s_value(e->c, p->ns),
+					  k8s_addr_needs[e->st->address][1],
 					  k8s_addr_needs[e->st->address][0]);
-	rc = cr_host->result_append_task(e->b, e->job, p->addr, err);
+	rc = cr_host->result_append_task(e->b, e->job, k8s_pod_addr(p), err);
 	if (rc == CR_OK && p->accel > 0)
 		rc = cr_host->result_set_task_accelerators(e->b, e->job, e->next,
 							   k8s_acc_kind[p->accel_kind], p->accel, err);
@@ -348,16 +404,21 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				    const char *selector, cr_error *err)
 {
 	struct k8s_collect c = { e->st, e->self, g_array_new(FALSE, FALSE, sizeof(struct k8s_pod)),
-				 g_string_chunk_new(4096) };
+				 g_string_chunk_new(4096), g_ptr_array_new(),
+				 g_hash_table_new(g_str_hash, g_str_equal) };
 	cr_status rc;
 
 	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_collect_pod, k8s_collect_restart,
 			   &c, err);
 	if (rc == CR_OK)
-		g_array_sort(c.pods, k8s_pod_cmp);
+		g_array_sort_with_data(c.pods, k8s_pod_cmp, &c);
+	e->c = &c;
 	for (guint i = 0; rc == CR_OK && i < c.pods->len; i++)
 		rc = k8s_emit_pod(e, &g_array_index(c.pods, struct k8s_pod, i), err);
+	e->c = NULL;
 	g_array_free(c.pods, TRUE);
+	g_hash_table_unref(c.value_ids);
+	g_ptr_array_unref(c.values);
 	g_string_chunk_free(c.chunk);
 	return rc;
 }
@@ -376,7 +437,7 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 
 	for (guint j = 0; rc == CR_OK && j < st->jobs->len; j++) {
 		const struct k8s_job *job = &g_array_index(st->jobs, struct k8s_job, j);
-		struct k8s_emit e = { st, b, job->name, 0, self };
+		struct k8s_emit e = { st, NULL, b, job->name, 0, self };
 
 		rc = cr_host->result_add_job(b, job->name, err);
 		for (guint s = 0; rc == CR_OK && s < job->selectors->len; s++)
@@ -396,7 +457,7 @@ struct k8s_pending {
 	char *phase;
 };
 
-static cr_status k8s_count_pending(const cr_json *pod, void *ud, cr_error *err)
+static cr_status k8s_count_pending(json_object *pod, void *ud, cr_error *err)
 {
 	struct k8s_pending *w = ud;
 	const char *phase = k8s_str(pod, "/status/phase");

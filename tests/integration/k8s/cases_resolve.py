@@ -27,6 +27,23 @@ def addrs(ips, port=8470):
     return '[' + ', '.join('"%s:%d"' % (ip, port) for ip in ips) + ']'
 
 
+def exec_child_gone(fx):
+    """What the timed-out exec plugin started (`sleep 30`) was killed with it."""
+    import os
+    import time
+    with open(os.path.join(fx.dir, 'exec-sleep.pid')) as f:
+        pid = int(f.read())
+    for _ in range(100):
+        try:
+            with open('/proc/%d/stat' % pid) as f:
+                if f.read().split(') ')[-1].startswith('Z'):
+                    return []
+        except FileNotFoundError:
+            return []
+        time.sleep(0.02)
+    return ['the exec plugin\'s child %d is still running' % pid]
+
+
 W = ['10.2.0.%d' % (10 + i) for i in range(11)]
 WORKERS = '{"worker": %s}' % addrs(W)
 ERR = 'cluster-resolver: resolver \'k8s\': '
@@ -223,7 +240,8 @@ CASES = [
     # ---- paging and faults -------------------------------------------------
     dict(name='paging-small-pages',
          conf=conf('page_size = 2; ' + WJOB), out=out(WORKERS),
-         requests=[(200, '2', False)] + [(200, '2', True)] * 5),
+         requests=[(200, '2', False)] + [(200, '2', True)] * 5,
+         conns='AAAAAA'),  # one kept-alive connection for every page
     dict(name='paging-one-per-page',
          conf=conf('page_size = 1; jobs = { ps = [ "app=ps" ]; };'),
          out=out('{"ps": %s}' % addrs(['10.2.1.10', '10.2.1.11', '10.2.1.12'])),
@@ -232,7 +250,7 @@ CASES = [
          conf=conf('page_size = 4; ' + WJOB), out=out(WORKERS),
          faults=[{'expire_continue': True, 'count': 1}],
          requests=[(200, '4', False), (410, '4', True), (200, '4', False), (200, '4', True),
-                   (200, '4', True)]),
+                   (200, '4', True)], conns='AAAAA'),
     dict(name='paging-410-twice-fails',
          conf=conf('page_size = 4; ' + WJOB), rc=1,
          faults=[{'expire_continue': True, 'count': 2}],
@@ -248,7 +266,8 @@ CASES = [
          conf=conf('page_size = 6; ' + WJOB), out=out(WORKERS),
          faults=[{'status': 503, 'count': 1}, {'status': 500, 'count': 1,
                                                'continue_only': True}],
-         requests=[(503, '6', False), (200, '6', False), (500, '6', True), (200, '6', True)]),
+         requests=[(503, '6', False), (200, '6', False), (500, '6', True), (200, '6', True)],
+         conns='AAAA'),
     dict(name='retry-gives-up',
          conf=conf('retries = 2; max_retry_wait = 0.1; ' + WJOB), rc=1,
          faults=[{'status': 503, 'retry_after': 5, 'count': -1}],
@@ -268,6 +287,56 @@ CASES = [
          conf=conf('request_timeout = 0.5; ' + WJOB), rc=1,
          faults=[{'delay': 2, 'count': 1}],
          err=ERR + EP + ': timed out (connect_timeout 5.0 s, request_timeout 0.5 s)'),
+    # ---- pages that are not PodLists (walked pod by pod, k8s_fetch.c) -------
+    dict(name='page-not-json', conf=conf(WJOB), rc=1, faults=[{'body': 'Service Unavailable'}],
+         err=ERR + EP + ': invalid JSON at line 1, column 1 (offset 0): the answer is not a '
+                        'JSON object'),
+    dict(name='page-array', conf=conf(WJOB), rc=1, faults=[{'body': ' [ ]'}],
+         err=ERR + EP + ': invalid JSON at line 1, column 2 (offset 1): the answer is not a '
+                        'JSON object'),
+    dict(name='page-no-items', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"kind": "PodList", "metadata": {}}'}],
+         err=ERR + EP + ': answer is not a PodList (no items)'),
+    dict(name='page-items-null', conf=conf(WJOB), out=out('{"worker": []}'),
+         faults=[{'body': '{"kind": "PodList", "items": null, "metadata": {}}'}]),
+    dict(name='page-items-not-array', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"items": {"metadata": {}}}'}],
+         err=ERR + EP + ': answer is not a PodList (items is not an array)'),
+    dict(name='page-item-not-object', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"items": [{"metadata": {"name": "a"}}, "b"]}'}],
+         err=ERR + EP + ': answer is not a PodList (items[1] is not an object)'),
+    dict(name='page-missing-comma', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"items": []\n "metadata": {}}'}],
+         err=ERR + EP + ": invalid JSON at line 2, column 2 (offset 14): expected ',' or '}' "
+                        "after a member"),
+    dict(name='page-pod-missing-comma', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"items": [{"metadata": {"name": "a"}} {}]}'}],
+         err=ERR + EP + ": invalid JSON at line 1, column 40 (offset 39): expected ',' or ']' "
+                        "after a pod"),
+    dict(name='page-member-name', conf=conf(WJOB), rc=1, faults=[{'body': '{1: 2}'}],
+         err=ERR + EP + ': invalid JSON at line 1, column 3 (offset 2): expected a member name'),
+    dict(name='page-member-colon', conf=conf(WJOB), rc=1, faults=[{'body': '{"items" []}'}],
+         err=ERR + EP + ": invalid JSON at line 1, column 10 (offset 9): expected ':' after a "
+                        "member name"),
+    dict(name='page-bad-pod', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"items": [{"status": {"phase": tru}}]}'}],
+         err=ERR + EP + ': invalid JSON at line 1, column 36 (offset 35): boolean expected'),
+    dict(name='page-continue-after-items', conf=conf(WJOB), rc=1,  # member order is free
+         faults=[{'body': '{"items": [], "metadata": {"continue": "not-a-token"}}'}],
+         err=ERR + EP + ': HTTP 400 BadRequest: continue key is not valid: illegal base64 data',
+         requests=[(200, '500', False), (400, '500', True)]),
+    # the next page is requested once the token is read, before the pods are;
+    # a failure in this page is reported before one of the next request
+    dict(name='page-prefetch-error-order', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"metadata": {"continue": "not-a-token"}, "items": [{}]}'}],
+         err=ERR + 'a listed pod has no metadata.name',
+         requests=[(200, '500', False), (400, '500', True)]),
+    dict(name='page-cut', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"items": [{"metadata": {"name": "a"'}],
+         err=ERR + EP + ': invalid JSON at line 1, column 37 (offset 36): unexpected end of data'),
+    dict(name='page-trailing-data', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"items": []} {}'}],
+         err=ERR + EP + ': invalid JSON at line 1, column 15 (offset 14): data after the answer'),
     dict(name='truncated-body',
          conf=conf(WJOB), rc=1,
          faults=[{'truncate': True, 'count': 1}],
@@ -319,6 +388,11 @@ CASES = [
          conf=conf('context = "exec-garbage"; ' + WJOB), rc=1,
          err=ERR + "exec credential plugin './bin/get-token' (user 'exec-garbage'): invalid "
                    'JSON at line 2, column 1 (offset 16): unexpected end of data'),
+    dict(name='auth-exec-timeout',
+         conf=conf('context = "exec-sleep"; exec_timeout = 0.5; ' + WJOB), rc=1,
+         err=ERR + "exec credential plugin './bin/get-token' (user 'exec-sleep'): no answer "
+                   'after 0.5 s (exec_timeout); killed',
+         after=lambda fx: exec_child_gone(fx)),
     dict(name='auth-exec-missing-command',
          conf=conf('context = "exec-missing"; ' + WJOB), rc=1,
          err=ERR + "exec credential plugin 'no-such-credential-helper' (user 'exec-missing'): "

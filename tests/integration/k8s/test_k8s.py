@@ -66,7 +66,8 @@ def setup_files(fx):
             '"$(awk 1 ORS=\'\\\\n\' %s/client.key)" ;;\n'
             'fail) echo "login required" >&2; exit 3 ;;\n'
             'garbage) echo \'{"apiVersion": \' ;;\n'
-            'esac\n') % (d, d, d)
+            'sleep) sleep 30 > /dev/null 2>&1 & echo $! > "%s/exec-sleep.pid"; wait ;;\n'
+            'esac\n') % (d, d, d, d)
     os.makedirs(os.path.join(d, 'bin'))
     write(os.path.join(d, 'bin/get-token'), cred, 0o755)
 
@@ -90,6 +91,7 @@ def setup_files(fx):
                     ('exec-cert', 'exec-cert', exec_user('v1', 'cert')),
                     ('exec-fail', 'exec-fail', exec_user('v1', 'fail')),
                     ('exec-garbage', 'exec-garbage', exec_user('v1', 'garbage')),
+                    ('exec-sleep', 'exec-sleep', exec_user('v1', 'sleep')),
                     ('exec-alpha', 'exec-alpha', exec_user('v1alpha1', 'v1')),
                     ('exec-missing', 'exec-missing',
                      exec_user('v1', 'v1', command='no-such-credential-helper')),
@@ -137,6 +139,12 @@ def check_case(res, fx, case):
                for r in new if r['path'].endswith('/pods')]
         if got != case['requests']:
             problems.append('requests: got %s, want %s' % (got, case['requests']))
+    if 'conns' in case:  # same letter: same TCP connection
+        ids = [r['conn'] for r in new if r['path'].endswith('/pods')]
+        labels = {}
+        got = ''.join(labels.setdefault(c, chr(ord('A') + len(labels))) for c in ids)
+        if got != case['conns']:
+            problems.append('connections: got %s, want %s' % (got, case['conns']))
     if case.get('after'):
         problems += case['after'](fx)
     res.check(case['name'], not problems, '\n'.join('  ' + p for p in problems))
