@@ -106,7 +106,8 @@ for line in sys.stdin:
     n, pages, pt, pm, ct, et, yt = line.split()
     pt, ct, et, yt = float(pt), float(ct), float(et), float(yt)
     vs_py = "%6.1fx faster" % (yt / pt) if yt == yt else "%13s" % "not run"
-    print("%7s %5s | %8.2f %6.1f MiB | %7.2f %8.2f | %8.2f | %7.2fx %10.2fx %s" %
-          (n, pages, pt, int(pm) / 1024, ct, et, yt, pt / ct, pt / et, vs_py))
+    py_s = "%8.2f" % yt if yt == yt else "%8s" % "-"
+    print("%7s %5s | %8.2f %6.1f MiB | %7.2f %8.2f | %s | %7.2fx %10.2fx %s" %
+          (n, pages, pt, int(pm) / 1024, ct, et, py_s, pt / ct, pt / et, vs_py))
 print("targets: plugin <= 1.5x curl; plugin >= 10x faster than python3-kubernetes")
 '

@@ -15,6 +15,6 @@ for b in bench/*.sh; do
 	[ "$b" = bench/run.sh ] && continue
 	[ -n "${1:-}" ] && [ "$b" != "bench/$1.sh" ] && continue
 	echo "== $b"
-	./scripts/hermetic.sh sh "$b" || status=1
+	./scripts/hermetic.sh "$b" || status=1
 done
 exit $status
