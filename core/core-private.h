@@ -133,6 +133,8 @@ typedef cr_status (*host_http_hook_fn)(cr_plugin_ctx *pctx, const cr_http_reques
 				       host_http_reply *reply, cr_error *err, void *data);
 
 /* ---- HTTP (http.c) ------------------------------------------------------- */
+/* The checks every request passes, whoever answers it (http.c or a hook). */
+cr_status http_request_check(const cr_http_request *req, cr_http_response **resp, cr_error *err);
 cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
 		       cr_error *err);
 long http_status(const cr_http_response *resp);

@@ -417,12 +417,9 @@ static cr_status hooked_request(cr_plugin_ctx *pctx, const cr_http_request *req,
 	size_t max;
 	cr_status st;
 
-	if (req == NULL || resp == NULL || req->url == NULL || req->method == NULL ||
-	    req->struct_size < offsetof(cr_http_request, flags) + sizeof(uint32_t))
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "http_request: invalid request");
-	if (!g_str_has_prefix(req->url, "http://") && !g_str_has_prefix(req->url, "https://"))
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
-				    "%s: only http:// and https:// URLs are supported", req->url);
+	st = http_request_check(req, resp, err);
+	if (st != CR_OK)
+		return st;
 	if (pctx->inst != NULL)
 		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
 	r = g_new0(host_response, 1);

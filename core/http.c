@@ -251,6 +251,17 @@ static void apply_request(CURL *c, const cr_http_request *req, struct curl_slist
 	apply_tls(c, req);
 }
 
+cr_status http_request_check(const cr_http_request *req, cr_http_response **resp, cr_error *err)
+{
+	if (req == NULL || resp == NULL || req->url == NULL || req->method == NULL ||
+	    req->struct_size < offsetof(cr_http_request, flags) + sizeof(uint32_t))
+		return cr_error_set(err, CR_ERR_INVALID_ARG, "http_request: invalid request");
+	if (!g_str_has_prefix(req->url, "http://") && !g_str_has_prefix(req->url, "https://"))
+		return cr_error_set(err, CR_ERR_INVALID_ARG,
+				    "%s: only http:// and https:// URLs are supported", req->url);
+	return CR_OK;
+}
+
 cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
 		       cr_error *err)
 {
@@ -263,12 +274,9 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 
 	if (resp != NULL)
 		*resp = NULL;
-	if (req == NULL || resp == NULL || req->url == NULL || req->method == NULL ||
-	    req->struct_size < offsetof(cr_http_request, flags) + sizeof(uint32_t))
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "http_request: invalid request");
-	if (!g_str_has_prefix(req->url, "http://") && !g_str_has_prefix(req->url, "https://"))
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
-				    "%s: only http:// and https:// URLs are supported", req->url);
+	st = http_request_check(req, resp, err);
+	if (st != CR_OK)
+		return st;
 	once_init();
 	if (pctx != NULL && pctx->inst != NULL) {
 		if (pctx->inst->http == NULL)
