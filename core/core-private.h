@@ -119,22 +119,23 @@ void ctx_log(cr_context *ctx, cr_log_level level, const char *source, const char
 	G_GNUC_PRINTF(4, 5);
 const char *ctx_getenv(cr_context *ctx, const char *name);
 
-/* A scripted HTTP answer made by a test hook instead of the transport. */
-typedef struct host_http_reply {
+/* An HTTP answer, from the transport or from a test hook (http.c). */
+struct cr_http_response {
 	long status;
-	GPtrArray *headers; /* "name", "value", ... (owned) */
 	GString *body;
-} host_http_reply;
+	GPtrArray *headers; /* "name", "value", ... (owned) */
+	size_t max_body;
+	bool too_big;
+};
 
 /* Test hook (cr-testhost): answers every HTTP request of a context in
- * place of http.c. It fills @reply and returns CR_OK, or fails the request
- * with a status and a message in @err. */
+ * place of libcurl. It fills @reply's status, headers and body and returns
+ * CR_OK, or fails the request with a status and a message in @err. */
 typedef cr_status (*host_http_hook_fn)(cr_plugin_ctx *pctx, const cr_http_request *req,
-				       host_http_reply *reply, cr_error *err, void *data);
+				       cr_http_response *reply, cr_error *err, void *data);
 
 /* ---- HTTP (http.c) ------------------------------------------------------- */
-/* The checks every request passes, whoever answers it (http.c or a hook). */
-cr_status http_request_check(const cr_http_request *req, cr_http_response **resp, cr_error *err);
+/* The host table's http_request: libcurl, or the context's test hook. */
 cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
 		       cr_error *err);
 long http_status(const cr_http_response *resp);

@@ -372,127 +372,6 @@ static void host_strv_free(char **strv)
 	g_strfreev(strv);
 }
 
-/* ---- HTTP: the transport, or a test hook's scripted answers --------------- */
-
-/* What a plugin holds as a cr_http_response: the transport's answer, or a
- * reply a test hook made. http.c knows nothing of tests. */
-typedef struct host_response {
-	cr_http_response *real; /* NULL for a scripted reply */
-	host_http_reply fake;
-} host_response;
-
-#define HOOK_MAX_BODY ((size_t)256 << 20) /* the transport's default */
-
-static cr_http_response *wrap(host_response *r)
-{
-	return (cr_http_response *)(void *)r;
-}
-
-static const host_response *unwrap(const cr_http_response *r)
-{
-	return (const host_response *)(const void *)r;
-}
-
-static void host_http_response_free(cr_http_response *resp)
-{
-	host_response *r = (host_response *)(void *)resp;
-
-	if (r == NULL)
-		return;
-	if (r->real != NULL) {
-		http_response_free(r->real);
-	} else {
-		g_ptr_array_unref(r->fake.headers);
-		g_string_free(r->fake.body, TRUE);
-	}
-	g_free(r);
-}
-
-/* The request as a test hook sees it: checked as the transport checks it. */
-static cr_status hooked_request(cr_plugin_ctx *pctx, const cr_http_request *req,
-				cr_http_response **resp, cr_error *err)
-{
-	cr_context *ctx = pctx->ctx;
-	host_response *r;
-	size_t max;
-	cr_status st;
-
-	st = http_request_check(req, resp, err);
-	if (st != CR_OK)
-		return st;
-	if (pctx->inst != NULL)
-		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
-	r = g_new0(host_response, 1);
-	r->fake.headers = g_ptr_array_new_with_free_func(g_free);
-	r->fake.body = g_string_new(NULL);
-	st = ctx->http_hook(pctx, req, &r->fake, err, ctx->http_hook_data);
-	max = req->max_body != 0 ? req->max_body : HOOK_MAX_BODY;
-	if (st == CR_OK && r->fake.body->len > max)
-		st = cr_error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes",
-				  req->method, req->url, max);
-	if (st != CR_OK) {
-		host_http_response_free(wrap(r));
-		return st;
-	}
-	*resp = wrap(r);
-	return CR_OK;
-}
-
-static cr_status host_http_request(cr_plugin_ctx *pctx, const cr_http_request *req,
-				   cr_http_response **resp, cr_error *err)
-{
-	cr_http_response *real = NULL;
-	host_response *r;
-	cr_status st;
-
-	if (resp != NULL)
-		*resp = NULL;
-	if (pctx != NULL && pctx->ctx != NULL && pctx->ctx->http_hook != NULL)
-		return hooked_request(pctx, req, resp, err);
-	st = http_perform(pctx, req, &real, err);
-	if (st != CR_OK)
-		return st;
-	r = g_new0(host_response, 1);
-	r->real = real;
-	*resp = wrap(r);
-	return CR_OK;
-}
-
-static long host_http_status(const cr_http_response *resp)
-{
-	const host_response *r = unwrap(resp);
-
-	if (r == NULL)
-		return 0;
-	return r->real != NULL ? http_status(r->real) : r->fake.status;
-}
-
-static const char *host_http_body(const cr_http_response *resp, size_t *len)
-{
-	const host_response *r = unwrap(resp);
-
-	if (r == NULL || r->real != NULL)
-		return http_body(r != NULL ? r->real : NULL, len);
-	if (len != NULL)
-		*len = r->fake.body->len;
-	return r->fake.body->str;
-}
-
-static const char *host_http_header(const cr_http_response *resp, const char *name)
-{
-	const host_response *r = unwrap(resp);
-	const char *found = NULL;
-
-	if (r == NULL || name == NULL)
-		return NULL;
-	if (r->real != NULL)
-		return http_header(r->real, name);
-	for (guint i = 0; i + 1 < r->fake.headers->len; i += 2)
-		if (g_ascii_strcasecmp(g_ptr_array_index(r->fake.headers, i), name) == 0)
-			found = g_ptr_array_index(r->fake.headers, i + 1);
-	return found;
-}
-
 /* ---- vendor libraries and time ------------------------------------------- */
 
 static cr_status host_dl_open(cr_plugin_ctx *pctx, const char *soname, void **handle,
@@ -565,11 +444,11 @@ static const cr_host_api the_host = {
 	.list_dir = host_list_dir,
 	.free = host_free,
 	.strv_free = host_strv_free,
-	.http_request = host_http_request,
-	.http_status = host_http_status,
-	.http_body = host_http_body,
-	.http_header = host_http_header,
-	.http_response_free = host_http_response_free,
+	.http_request = http_perform,
+	.http_status = http_status,
+	.http_body = http_body,
+	.http_header = http_header,
+	.http_response_free = http_response_free,
 	.json_parse = host_json_parse,
 	.json_free = host_json_free,
 	.json_get = host_json_get,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * testhost-http.c - the scripted HTTP responder of cr-testhost. It answers
- * through the core's HTTP hook (host.c), so nothing leaves the process:
+ * through the core's HTTP hook (http.c), so nothing leaves the process:
  * each request must be the next one of the script (method, URL, required
  * headers, body), and gets the scripted answer. Credential header values
  * are compared but never written into a message.
@@ -280,7 +280,7 @@ static cr_status mismatch(cr_testhost *th, const cr_http_request *req, char *why
 	return st;
 }
 
-static cr_status answer(cr_plugin_ctx *pctx, const cr_http_request *req, host_http_reply *reply,
+static cr_status answer(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response *reply,
 			cr_error *err, void *data)
 {
 	cr_testhost *th = data;
