@@ -49,7 +49,22 @@ typedef struct hl_range {
 	int width;
 } hl_range;
 
-/* Shared by the expander and the compressor (hostlist*.c). */
+/* A parse in progress, for messages that quote the input and a position. */
+typedef struct hl_parser {
+	const char *what; /* "hostlist", "tasks-per-node list" */
+	const char *expr;
+	size_t pos;
+	cr_error *err;
+} hl_parser;
+
+/* Record 'invalid WHAT "EXPR": WHY at position POS' (1-based; 0: none)
+ * in p->err. Returns CR_ERR_PARSE. */
+cr_status hl_fail(hl_parser *p, size_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "'x'", "byte 0xNN" or "end of input" for @c, in @buf when formatted. */
+const char *hl_describe(char c, char *buf, size_t bufsz);
+
+/* Shared by the parsers and the compressor (hostlist*.c, tasks-per-node.c). */
 struct _GString;
 bool hl_is_blank(char c);
 bool hl_is_digit(char c);

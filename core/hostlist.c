@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hostlist.c - Slurm host lists and tasks-per-node lists.
+ * hostlist.c - Slurm host lists.
  *
  * Grammar accepted by cr_hostlist_expand() (Slurm's, without its bugs):
  *
@@ -14,7 +14,8 @@
  * group varying slowest (rack[1-2]-n[1-2]: rack1-n1 rack1-n2 rack2-n1 ...).
  * Every value is zero-padded to the width of its range's first number
  * (n[009-1000] gives n009 ... n999 n1000, as scontrol does). Order and
- * duplicates are kept. Compression is in hostlist-compress.c.
+ * duplicates are kept. Compression is in hostlist-compress.c, the
+ * tasks-per-node grammar in tasks-per-node.c.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -39,15 +40,6 @@ typedef struct hl_seg {
 	size_t n;     /* group: number of ranges */
 } hl_seg;
 
-typedef struct hl_parser {
-	const char *what; /* "hostlist", "tasks-per-node list" */
-	const char *expr;
-	size_t pos;
-	cr_error *err;
-} hl_parser;
-
-static cr_status hl_fail(hl_parser *p, size_t pos, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-
 static void hl_quote(const char *expr, char *out, size_t outsz)
 {
 	size_t len = strlen(expr);
@@ -65,7 +57,7 @@ static void hl_quote(const char *expr, char *out, size_t outsz)
 }
 
 /* Record 'invalid WHAT "EXPR": WHY at position N' (N is 1-based). */
-static cr_status hl_fail(hl_parser *p, size_t pos, const char *fmt, ...)
+cr_status hl_fail(hl_parser *p, size_t pos, const char *fmt, ...)
 {
 	char quoted[HL_QUOTE_MAX + 1];
 	char why[CR_ERROR_MSG_MAX];
@@ -89,7 +81,7 @@ static cr_status hl_fail(hl_parser *p, size_t pos, const char *fmt, ...)
 }
 
 /* "'x'" for a printable byte, "byte 0xNN" otherwise, "end of input" at NUL. */
-static const char *hl_describe(char c, char *buf, size_t bufsz)
+const char *hl_describe(char c, char *buf, size_t bufsz)
 {
 	unsigned char u = (unsigned char)c;
 
@@ -489,114 +481,4 @@ cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *user_da
 			      cr_error *err)
 {
 	return hostlist_foreach_limit(expr, CR_HOSTLIST_MAX_HOSTS, fn, user_data, err);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Tasks per node: "3(x2),2,1" -> 3 3 2 1                                    */
-
-/* Read an unsigned 32-bit decimal number at p->pos. */
-static cr_status tpn_number(hl_parser *p, uint32_t *out)
-{
-	const char *s = p->expr + p->pos;
-	char buf[16];
-	uint64_t v = 0;
-	size_t n = 0;
-
-	if (!hl_is_digit(s[0]))
-		return hl_fail(p, p->pos + 1, "expected a digit, found %s",
-			       hl_describe(s[0], buf, sizeof(buf)));
-	while (hl_is_digit(s[n])) {
-		v = v * 10 + (uint64_t)(s[n] - '0');
-		if (v > UINT32_MAX)
-			return hl_fail(p, p->pos + 1, "number larger than %" PRIu32, UINT32_MAX);
-		n++;
-	}
-	p->pos += n;
-	*out = (uint32_t)v;
-	return CR_OK;
-}
-
-/* Parse one "N" or "N(xR)" item. */
-static cr_status tpn_item(hl_parser *p, uint32_t *value, uint32_t *repeat)
-{
-	char buf[16];
-	cr_status st;
-
-	st = tpn_number(p, value);
-	if (st != CR_OK)
-		return st;
-	*repeat = 1;
-	if (p->expr[p->pos] != '(')
-		return CR_OK;
-	p->pos++;
-	if (p->expr[p->pos] != 'x')
-		return hl_fail(p, p->pos + 1, "expected 'x', found %s",
-			       hl_describe(p->expr[p->pos], buf, sizeof(buf)));
-	p->pos++;
-	st = tpn_number(p, repeat);
-	if (st != CR_OK)
-		return st;
-	if (p->expr[p->pos] != ')')
-		return hl_fail(p, p->pos + 1, "expected ')', found %s",
-			       hl_describe(p->expr[p->pos], buf, sizeof(buf)));
-	p->pos++;
-	return CR_OK;
-}
-
-static cr_status tpn_parse(hl_parser *p, size_t max, GArray *out)
-{
-	char buf[16];
-
-	if (p->expr[0] == '\0')
-		return hl_fail(p, 0, "empty list");
-	for (;;) {
-		uint32_t value, repeat;
-		cr_status st;
-
-		st = tpn_item(p, &value, &repeat);
-		if (st != CR_OK)
-			return st;
-		if (repeat > max - out->len)
-			return hl_fail(p, 0, "more than %zu entries", max);
-		for (uint32_t i = 0; i < repeat; i++)
-			g_array_append_val(out, value);
-		if (p->expr[p->pos] == '\0')
-			return CR_OK;
-		if (p->expr[p->pos] != ',')
-			return hl_fail(p, p->pos + 1, "expected ',', found %s",
-				       hl_describe(p->expr[p->pos], buf, sizeof(buf)));
-		if (p->expr[p->pos + 1] == '\0')
-			return hl_fail(p, p->pos + 1, "trailing ','");
-		p->pos++;
-	}
-}
-
-cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries,
-					 uint32_t **counts, size_t *n, cr_error *err)
-{
-	hl_parser p = { "tasks-per-node list", list, 0, err };
-	GArray *out;
-	cr_status st;
-
-	if (counts == NULL || n == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL output");
-	*counts = NULL;
-	*n = 0;
-	if (list == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL list");
-	out = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	st = tpn_parse(&p, max_entries, out);
-	if (st != CR_OK) {
-		g_array_free(out, TRUE);
-		return st;
-	}
-	*n = out->len;
-	*counts = (uint32_t *)(void *)g_array_free(out, FALSE);
-	return CR_OK;
-}
-
-cr_status cr_tasks_per_node_expand(const char *list, uint32_t **counts, size_t *n,
-				   cr_error *err)
-{
-	return tasks_per_node_expand_limit(list, CR_HOSTLIST_MAX_HOSTS, counts, n, err);
 }

@@ -22,7 +22,7 @@ work=$(mktemp -d "$out/run-$target.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # The parsers and the core's error helper: no other part of the library.
-core="$src/core/hostlist.c $src/core/hostlist-compress.c $src/core/error.c"
+core="$src/core/hostlist.c $src/core/hostlist-compress.c $src/core/tasks-per-node.c $src/core/error.c"
 case "$target" in
 hostlist) sources="$here/fuzz-hostlist.c $core" ;;
 tpn) sources="$here/fuzz-tpn.c $core $src/plugins/resolvers/slurm/slurm-tpn.c" ;;
