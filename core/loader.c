@@ -26,7 +26,10 @@ const char *kind_name(cr_plugin_kind kind)
 	return kind == CR_PLUGIN_ACCELERATOR ? "accelerator" : "resolver";
 }
 
-static void add_dirs(GPtrArray *out, const char *list)
+/* Append the absolute entries of the ':'-list @list to @out; relative ones
+ * (and "") would mean the current directory: they are left out and, when
+ * @ignored is given, named there ("'a', 'b'"). */
+static void add_dirs(GPtrArray *out, const char *list, GString *ignored)
 {
 	gchar **parts;
 
@@ -34,14 +37,15 @@ static void add_dirs(GPtrArray *out, const char *list)
 		return;
 	parts = g_strsplit(list, ":", -1);
 	for (gchar **p = parts; *p != NULL; p++) {
-		/* Relative entries (and "") would mean the current directory. */
 		if (g_path_is_absolute(*p))
 			g_ptr_array_add(out, g_strdup(*p));
+		else if (ignored != NULL && **p != '\0')
+			g_string_append_printf(ignored, "%s'%s'", ignored->len ? ", " : "", *p);
 	}
 	g_strfreev(parts);
 }
 
-GPtrArray *loader_search_path(cr_context *ctx)
+static GPtrArray *search_path(cr_context *ctx, GString *ignored)
 {
 	GPtrArray *dirs = g_ptr_array_new_with_free_func(g_free);
 
@@ -49,10 +53,15 @@ GPtrArray *loader_search_path(cr_context *ctx)
 		g_ptr_array_add(dirs, g_strdup(g_ptr_array_index(ctx->added_dirs, i)));
 	for (guint i = 0; i < ctx->config_dirs->len; i++)
 		g_ptr_array_add(dirs, g_strdup(g_ptr_array_index(ctx->config_dirs, i)));
-	add_dirs(dirs, g_getenv("CLUSTER_RESOLVER_PLUGIN_PATH"));
+	add_dirs(dirs, g_getenv("CLUSTER_RESOLVER_PLUGIN_PATH"), ignored);
 	g_ptr_array_add(dirs, g_strdup(CR_BUILTIN_PLUGINDIR "/resolvers"));
 	g_ptr_array_add(dirs, g_strdup(CR_BUILTIN_PLUGINDIR "/accelerators"));
 	return dirs;
+}
+
+GPtrArray *loader_search_path(cr_context *ctx)
+{
+	return search_path(ctx, NULL);
 }
 
 static bool valid_short_name(const char *name)
@@ -257,24 +266,13 @@ static cr_status kind_mismatch(const cr_plugin *p, cr_plugin_kind kind, cr_error
 
 static cr_status not_found(cr_context *ctx, const char *name, cr_plugin_kind kind, cr_error *err)
 {
-	GPtrArray *dirs = loader_search_path(ctx);
+	GString *ignored = g_string_new(NULL);
+	GPtrArray *dirs = search_path(ctx, ignored);
 	char *list;
 	cr_status st;
 
-	const char *env = g_getenv("CLUSTER_RESOLVER_PLUGIN_PATH");
-	GString *ignored = g_string_new(NULL);
-
-	/* Relative entries are dropped on purpose (they would depend on the
-	 * current directory); say so, since that is the usual mistake. */
-	if (env != NULL) {
-		gchar **parts = g_strsplit(env, ":", -1);
-
-		for (gchar **p = parts; *p != NULL; p++)
-			if (**p != '\0' && !g_path_is_absolute(*p))
-				g_string_append_printf(ignored, "%s'%s'", ignored->len ? ", " : "",
-						       *p);
-		g_strfreev(parts);
-	}
+	/* Relative entries are dropped on purpose; say so, since that is the
+	 * usual mistake. */
 	g_ptr_array_add(dirs, NULL);
 	list = g_strjoinv(":", (gchar **)dirs->pdata);
 	st = cr_error_set(err, CR_ERR_NOT_FOUND, "%s plugin '%s' not found (searched %s%s%s)",
