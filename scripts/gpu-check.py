@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 CLI = os.environ.get("CR_CLI", "cluster-resolver")
 CONF = """resolvers = ( { plugin = "simple"; cluster = { worker = [ "localhost:2222" ]; };
@@ -70,11 +71,11 @@ def driver_count(env):
 
 
 def ours(env, library="libnvidia-ml.so.1"):
-    conf = "/tmp/gpu-check.conf"
-    with open(conf, "w") as f:
+    with tempfile.NamedTemporaryFile("w", suffix=".conf") as f:
         f.write(CONF % library)
-    r = subprocess.run([CLI, "-c", conf, "accelerators", "--json"], env=env,
-                       capture_output=True, text=True)
+        f.flush()
+        r = subprocess.run([CLI, "-c", f.name, "accelerators", "--json"],
+                           env=env, capture_output=True, text=True)
     if r.returncode != 0:
         fail("exit status", 0, (r.returncode, r.stderr.strip()))
         return None, r.stderr
