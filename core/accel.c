@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 /* Accelerator plugins tried, in this order, when the config lists none. */
 static const char *const auto_accel[] = { "nvidia", "tpu", NULL };
@@ -49,7 +49,7 @@ static cr_status run_accel(cr_instance *inst, cr_result *res, cr_error *err)
 	inst->declined = st == CR_DECLINED;
 	if (st != CR_OK && st != CR_DECLINED && err != NULL) {
 		err->code = st;
-		cr_error_prefix(err, "%s: ", inst->label);
+		error_prefix(err, "%s: ", inst->label);
 	}
 	return st;
 }
@@ -163,9 +163,9 @@ cr_status cr_result_accelerators_json(const cr_result *r, const char *task_type,
 	bool own;
 
 	if (r == NULL || json == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_result_accelerators_json: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_result_accelerators_json: NULL argument");
 	if ((task_type == NULL) != (task_id < 0))
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "accelerators of one task need both a task type and a task id");
 	own = task_type == NULL ||
 	      (g_strcmp0(task_type, r->task_type) == 0 && task_id == r->task_id);

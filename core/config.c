@@ -10,7 +10,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 static const char *const top_keys[] = { "plugin_path", "rpc_layer", "task", "num_accelerators",
 					"resolvers", "accelerators", NULL };
@@ -212,12 +212,12 @@ cr_status config_validate_options(const cr_instance *inst, cr_error *err)
 		if (o == NULL) {
 			const char *hint = suggest(desc, key);
 
-			return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s: unknown key '%s'%s%s%s",
+			return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: unknown key '%s'%s%s%s",
 					    AT(s), inst->label, key, hint ? " (did you mean '" : "",
 					    hint ? hint : "", hint ? "'?)" : "");
 		}
 		if (!type_matches(s, o->type))
-			return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s: key '%s' must be %s, not %s",
+			return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: key '%s' must be %s, not %s",
 					    AT(s), inst->label, key, type_text(o->type),
 					    setting_text(s));
 	}
@@ -227,7 +227,7 @@ cr_status config_validate_options(const cr_instance *inst, cr_error *err)
 		if (o == NULL || o->name == NULL)
 			break;
 		if ((o->flags & CR_OPT_REQUIRED) && config_setting_get_member(g, o->name) == NULL)
-			return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s: missing required key '%s'",
+			return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: missing required key '%s'",
 					    AT(g), inst->label, o->name);
 	}
 	return CR_OK;
@@ -250,7 +250,7 @@ static cr_status parse_policy(const config_setting_t *g, const char *label, cr_p
 	else if (v != NULL && strcmp(v, "sufficient") == 0)
 		*out = CR_POLICY_SUFFICIENT;
 	else
-		return cr_error_set(err, CR_ERR_CONFIG,
+		return error_set(err, CR_ERR_CONFIG,
 				    "%s:%d: %s: policy must be \"required\", \"optional\" or \"sufficient\"",
 				    AT(s), label);
 	return CR_OK;
@@ -268,18 +268,18 @@ static cr_status add_instance(cr_context *ctx, const config_setting_t *g, cr_plu
 	cr_status st;
 
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: each %s must be a group { plugin = ...; }",
+		return error_set(err, CR_ERR_CONFIG, "%s:%d: each %s must be a group { plugin = ...; }",
 				    AT(g), what);
 	if (ps == NULL || config_setting_get_string(ps) == NULL)
-		return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s without a \"plugin\" name", AT(g),
+		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s without a \"plugin\" name", AT(g),
 				    what);
 	if (ns != NULL && config_setting_get_string(ns) == NULL)
-		return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s: name must be a string", AT(ns),
+		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: name must be a string", AT(ns),
 				    what);
 	plugin_name = config_setting_get_string(ps);
 	st = loader_load(ctx, plugin_name, kind, &plugin, err);
 	if (st != CR_OK)
-		return cr_error_prefix(err, "%s:%d: ", AT(ps));
+		return error_prefix(err, "%s:%d: ", AT(ps));
 	name = ns != NULL ? config_setting_get_string(ns) : plugin->name;
 	inst = instance_new(ctx, kind, plugin, name, g);
 	inst->where = g_strdup_printf("%s:%d", AT(g));
@@ -299,7 +299,7 @@ static cr_status read_instances(cr_context *ctx, const config_setting_t *list, c
 	int ty = config_setting_type(list);
 
 	if (ty != CONFIG_TYPE_LIST && ty != CONFIG_TYPE_GROUP)
-		return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: '%s' must be a list ( { ... }, ... )",
+		return error_set(err, CR_ERR_CONFIG, "%s:%d: '%s' must be a list ( { ... }, ... )",
 				    AT(list), config_setting_name(list));
 	if (ty == CONFIG_TYPE_GROUP) /* a single group is a list of one */
 		return add_instance(ctx, list, kind, err);
@@ -318,7 +318,7 @@ static cr_status read_plugin_path(cr_context *ctx, const config_setting_t *s, cr
 	int n = ty == CONFIG_TYPE_STRING ? 1 : config_setting_length(s);
 
 	if (ty != CONFIG_TYPE_STRING && ty != CONFIG_TYPE_ARRAY && ty != CONFIG_TYPE_LIST)
-		return cr_error_set(err, CR_ERR_CONFIG,
+		return error_set(err, CR_ERR_CONFIG,
 				    "%s:%d: plugin_path must be a string or a list of strings", AT(s));
 	for (int i = 0; i < n; i++) {
 		const char *dir = ty == CONFIG_TYPE_STRING
@@ -326,7 +326,7 @@ static cr_status read_plugin_path(cr_context *ctx, const config_setting_t *s, cr
 					  : config_setting_get_string_elem(s, (unsigned)i);
 
 		if (dir == NULL || !g_path_is_absolute(dir))
-			return cr_error_set(err, CR_ERR_CONFIG,
+			return error_set(err, CR_ERR_CONFIG,
 					    "%s:%d: plugin_path entries must be absolute directories",
 					    AT(s));
 		g_ptr_array_add(ctx->config_dirs, g_strdup(dir));
@@ -337,7 +337,7 @@ static cr_status read_plugin_path(cr_context *ctx, const config_setting_t *s, cr
 static cr_status read_task(cr_context *ctx, const config_setting_t *g, cr_error *err)
 {
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return cr_error_set(err, CR_ERR_CONFIG,
+		return error_set(err, CR_ERR_CONFIG,
 				    "%s:%d: task must be a group { type = \"worker\"; id = 0; }", AT(g));
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
@@ -351,12 +351,12 @@ static cr_status read_task(cr_context *ctx, const config_setting_t *g, cr_error 
 						       config_setting_type(s) == CONFIG_TYPE_INT64)) {
 			id = config_setting_get_int64(s);
 			if (id < 0 || id > G_MAXINT32)
-				return cr_error_set(err, CR_ERR_CONFIG,
+				return error_set(err, CR_ERR_CONFIG,
 						    "%s:%d: task id %lld is out of range (0..2147483647)",
 						    AT(s), id);
 			ctx->cfg_task_id = id;
 		} else {
-			return cr_error_set(err, CR_ERR_CONFIG,
+			return error_set(err, CR_ERR_CONFIG,
 					    "%s:%d: task: unknown key '%s' or wrong type (type is a string, id an integer)",
 					    AT(s), key);
 		}
@@ -367,7 +367,7 @@ static cr_status read_task(cr_context *ctx, const config_setting_t *g, cr_error 
 static cr_status read_accel_counts(GHashTable *counts, const config_setting_t *g, cr_error *err)
 {
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return cr_error_set(err, CR_ERR_CONFIG,
+		return error_set(err, CR_ERR_CONFIG,
 				    "%s:%d: num_accelerators must be a group { GPU = 8; }", AT(g));
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
@@ -375,7 +375,7 @@ static cr_status read_accel_counts(GHashTable *counts, const config_setting_t *g
 		long long n = config_setting_get_int64(s);
 
 		if ((ty != CONFIG_TYPE_INT && ty != CONFIG_TYPE_INT64) || n < 0)
-			return cr_error_set(err, CR_ERR_CONFIG,
+			return error_set(err, CR_ERR_CONFIG,
 					    "%s:%d: num_accelerators: '%s' must be a non-negative integer",
 					    AT(s), config_setting_name(s));
 		accel_counts_put(counts, config_setting_name(s), n);
@@ -395,7 +395,7 @@ static cr_status read_root(cr_context *ctx, const config_t *cfg, cr_error *err)
 		s = config_setting_get_elem(root, (unsigned)i);
 		key = config_setting_name(s);
 		if (!in_list(top_keys, key))
-			return cr_error_set(err, CR_ERR_CONFIG,
+			return error_set(err, CR_ERR_CONFIG,
 					    "%s:%d: unknown top-level key '%s' (known: plugin_path, rpc_layer, task, num_accelerators, resolvers, accelerators)",
 					    AT(s), key);
 	}
@@ -404,7 +404,7 @@ static cr_status read_root(cr_context *ctx, const config_t *cfg, cr_error *err)
 		st = read_plugin_path(ctx, s, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "rpc_layer")) != NULL) {
 		if (config_setting_type(s) != CONFIG_TYPE_STRING)
-			return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: rpc_layer must be a string",
+			return error_set(err, CR_ERR_CONFIG, "%s:%d: rpc_layer must be a string",
 					    AT(s));
 		g_free(ctx->cfg_rpc_layer);
 		ctx->cfg_rpc_layer = g_strdup(config_setting_get_string(s));
@@ -436,9 +436,9 @@ static config_t *new_config(cr_context *ctx, const char *name)
 static cr_status read_error(const config_t *cfg, const char *path, cr_error *err)
 {
 	if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
-		return cr_error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s", path,
+		return error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s", path,
 				    g_strerror(errno != 0 ? errno : ENOENT));
-	return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s",
+	return error_set(err, CR_ERR_CONFIG, "%s:%d: %s",
 			    config_error_file(cfg) != NULL ? config_error_file(cfg) : path,
 			    config_error_line(cfg), config_error_text(cfg));
 }
@@ -510,7 +510,7 @@ cr_status config_load_string(cr_context *ctx, const char *text, const char *name
 	g_free(ctx->config_name);
 	ctx->config_name = g_strdup(name);
 	if (config_read_string(cfg, text) != CONFIG_TRUE) {
-		cr_status st = cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s", name,
+		cr_status st = error_set(err, CR_ERR_CONFIG, "%s:%d: %s", name,
 					    config_error_line(cfg), config_error_text(cfg));
 
 		config_name_set(cfg, name);

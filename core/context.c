@@ -9,7 +9,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 static void stderr_log(cr_log_level level, const char *source, const char *message, void *data)
 {
@@ -92,7 +92,7 @@ void cr_context_set_log_level(cr_context *ctx, cr_log_level level)
 cr_status cr_context_add_plugin_dir(cr_context *ctx, const char *dir, cr_error *err)
 {
 	if (ctx == NULL || dir == NULL || !g_path_is_absolute(dir))
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "plugin directory must be an absolute path");
+		return error_set(err, CR_ERR_INVALID_ARG, "plugin directory must be an absolute path");
 	g_ptr_array_add(ctx->added_dirs, g_strdup(dir));
 	return CR_OK;
 }
@@ -100,9 +100,9 @@ cr_status cr_context_add_plugin_dir(cr_context *ctx, const char *dir, cr_error *
 static cr_status check_fresh(cr_context *ctx, cr_error *err)
 {
 	if (ctx == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "NULL context");
+		return error_set(err, CR_ERR_INVALID_ARG, "NULL context");
 	if (ctx->config_loaded)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "a configuration is already loaded");
+		return error_set(err, CR_ERR_INVALID_ARG, "a configuration is already loaded");
 	ctx->config_loaded = true;
 	return CR_OK;
 }
@@ -136,7 +136,7 @@ cr_status cr_context_load_config_string(cr_context *ctx, const char *text, const
 	if (st != CR_OK)
 		return st;
 	if (text == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "NULL config text");
+		return error_set(err, CR_ERR_INVALID_ARG, "NULL config text");
 	return config_load_string(ctx, text, name != NULL ? name : "(string)", err);
 }
 
@@ -144,7 +144,7 @@ cr_status cr_context_set_task(cr_context *ctx, const char *task_type, int64_t ta
 			      cr_error *err)
 {
 	if (ctx == NULL || task_id < -1 || task_id > G_MAXINT32)
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "task id %" G_GINT64_FORMAT " is out of range (0..2147483647)",
 				    task_id);
 	g_free(ctx->task_type);
@@ -156,7 +156,7 @@ cr_status cr_context_set_task(cr_context *ctx, const char *task_type, int64_t ta
 cr_status cr_context_set_rpc_layer(cr_context *ctx, const char *rpc_layer, cr_error *err)
 {
 	if (ctx == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "NULL context");
+		return error_set(err, CR_ERR_INVALID_ARG, "NULL context");
 	g_free(ctx->rpc_layer);
 	ctx->rpc_layer = g_strdup(rpc_layer);
 	ctx->rpc_layer_set = rpc_layer != NULL;
@@ -211,8 +211,8 @@ cr_status instance_create(cr_instance *inst, cr_error *err)
 		st = inst->plugin->desc->accelerator->create(&inst->pctx, cfg, &inst->state, err);
 	if (st != CR_OK) {
 		if (err != NULL && err->message[0] == '\0')
-			cr_error_set(err, st, "%s", cr_strerror(st));
-		return cr_error_prefix(err, "%s (%s): create failed: ", inst->label,
+			error_set(err, st, "%s", cr_strerror(st));
+		return error_prefix(err, "%s (%s): create failed: ", inst->label,
 				       inst->plugin->path);
 	}
 	inst->created = true;
@@ -252,10 +252,10 @@ static cr_status run_resolver(cr_instance *inst, cr_result_builder **out, cr_err
 	builder_free(b);
 	if (st != CR_DECLINED) {
 		if (err != NULL && err->message[0] == '\0')
-			cr_error_set(err, st, "%s", cr_strerror(st));
+			error_set(err, st, "%s", cr_strerror(st));
 		else if (err != NULL)
 			err->code = st;
-		cr_error_prefix(err, "%s: ", inst->label);
+		error_prefix(err, "%s: ", inst->label);
 	}
 	return st;
 }
@@ -270,7 +270,7 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 
 	if (ctx == NULL || result == NULL) {
 		g_string_free(declined, TRUE);
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_context_resolve: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_resolve: NULL argument");
 	}
 	*result = NULL;
 	if (!ctx->config_loaded && (st = cr_context_load_config(ctx, NULL, err)) != CR_OK) {
@@ -308,7 +308,7 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 			break;
 	}
 	if (st == CR_OK && ok == 0)
-		st = cr_error_set(err, CR_ERR_NOT_FOUND, "no resolver applies here (declined: %s)",
+		st = error_set(err, CR_ERR_NOT_FOUND, "no resolver applies here (declined: %s)",
 				  declined->len ? declined->str : "none configured");
 	if (st == CR_OK)
 		st = union_merge(u, ctx, &res, err);

@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "values-private.h"
 
 static const char *const status_text[] = {
 	[CR_OK] = "success",
@@ -40,7 +40,7 @@ const char *cr_version(void)
 	return CR_VERSION_STRING;
 }
 
-cr_status cr_error_setv(cr_error *err, cr_status code, const char *fmt, va_list ap)
+cr_status error_setv(cr_error *err, cr_status code, const char *fmt, va_list ap)
 {
 	if (err == NULL)
 		return code;
@@ -54,17 +54,17 @@ cr_status cr_error_setv(cr_error *err, cr_status code, const char *fmt, va_list 
 	return code;
 }
 
-cr_status cr_error_set(cr_error *err, cr_status code, const char *fmt, ...)
+cr_status error_set(cr_error *err, cr_status code, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	cr_error_setv(err, code, fmt, ap);
+	error_setv(err, code, fmt, ap);
 	va_end(ap);
 	return code;
 }
 
-cr_status cr_error_prefix(cr_error *err, const char *fmt, ...)
+cr_status error_prefix(cr_error *err, const char *fmt, ...)
 {
 	char prefix[CR_ERROR_MSG_MAX];
 	char old[CR_ERROR_MSG_MAX];

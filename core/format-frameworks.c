@@ -17,7 +17,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 #include "format-frameworks.h"
 
 #define FW_DEFAULT_JOBS "chief,master,worker"
@@ -65,7 +65,7 @@ static cr_status fw_parse_options(const char *format, const char *const *options
 			   !strncmp(opt, "dialect", 7)) {
 			o->dialect = eq + 1;
 		} else {
-			return cr_error_set(err, CR_ERR_INVALID_ARG,
+			return error_set(err, CR_ERR_INVALID_ARG,
 					    "format '%s' has no option '%.*s' (options: %s)",
 					    format, (int)klen, opt,
 					    (allowed & FW_OPT_DIALECT) ? "dialect, jobs"
@@ -75,7 +75,7 @@ static cr_status fw_parse_options(const char *format, const char *const *options
 	}
 	if (strcmp(o->dialect, "openmpi") != 0 && strcmp(o->dialect, "mpich") != 0 &&
 	    strcmp(o->dialect, "deepspeed") != 0)
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "format '%s': unknown dialect '%s' (known: openmpi, mpich, deepspeed)",
 				    format, o->dialect);
 	return CR_OK;
@@ -141,7 +141,7 @@ static cr_status fw_job_list(const char *format, const char *jobs, char ***out, 
 		for (guint k = 0; k < i; k++)
 			dup = dup || strcmp(names[k], names[i]) == 0;
 		if (names[i][0] == '\0' || dup) {
-			cr_status st = cr_error_set(err, CR_ERR_INVALID_ARG,
+			cr_status st = error_set(err, CR_ERR_INVALID_ARG,
 						    "format '%s': option jobs='%s' has %s job name",
 						    format, jobs, dup ? "a repeated" : "an empty");
 			g_strfreev(names);
@@ -212,7 +212,7 @@ static cr_status fw_world_build(const cr_result *r, const char *format, const fw
 			w->self = (gssize)i;
 	}
 	if (w->tasks->len == 0) {
-		st = cr_error_set(err, CR_ERR_NOT_FOUND, "format '%s': no task in jobs %s",
+		st = error_set(err, CR_ERR_NOT_FOUND, "format '%s': no task in jobs %s",
 				  format, w->jobs_text);
 		fw_world_free(w);
 		return st;
@@ -225,12 +225,12 @@ static cr_status fw_world_build(const cr_result *r, const char *format, const fw
 static cr_status fw_need_self(const cr_result *r, const fw_world *w, cr_error *err)
 {
 	if (r->task_type == NULL || r->task_id < 0)
-		return cr_error_set(err, CR_ERR_NOT_FOUND,
+		return error_set(err, CR_ERR_NOT_FOUND,
 				    "format '%s' needs this process's task type and id, and none "
 				    "was resolved (give --task-type and --task-id)",
 				    w->format);
 	if (w->self < 0)
-		return cr_error_set(err, CR_ERR_NOT_FOUND,
+		return error_set(err, CR_ERR_NOT_FOUND,
 				    "format '%s': task '%s' %" G_GINT64_FORMAT
 				    " is not in the world (jobs %s; choose others with jobs=)",
 				    w->format, r->task_type, r->task_id, w->jobs_text);
@@ -242,7 +242,7 @@ static cr_status fw_coordinator(const fw_world *w, const fw_task **t0, cr_error 
 {
 	*t0 = &g_array_index(w->tasks, fw_task, 0);
 	if ((*t0)->port == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "format '%s': address '%s' of task '%s' %d (rank 0) has no port",
 				    w->format, (*t0)->address, (*t0)->job, (int)(*t0)->index);
 	return CR_OK;
@@ -355,7 +355,7 @@ static cr_status fw_vars(const cr_result *r, const char *format, const char *con
 
 	if (!tf && strcmp(format, "torch") != 0 && strcmp(format, "jax") != 0 &&
 	    strcmp(format, "env") != 0)
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "format '%s' sets no environment variables (these do: "
 				    "tf_config, torch, jax, env)",
 				    format);
@@ -381,7 +381,7 @@ cr_status cr_result_env_vars(const cr_result *result, const char *format,
 	cr_status st;
 
 	if (result == NULL || format == NULL || pairs == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_result_env_vars: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_result_env_vars: NULL argument");
 	*pairs = NULL;
 	a = g_ptr_array_new_with_free_func(g_free);
 	st = fw_vars(result, format, options, a, err);
@@ -430,7 +430,7 @@ static cr_status fw_print_exports(const cr_result *r, const char *format,
 		const char *name = g_ptr_array_index(pairs, i);
 
 		if (!fw_shell_name(name))
-			st = cr_error_set(err, CR_ERR_INVALID_ARG,
+			st = error_set(err, CR_ERR_INVALID_ARG,
 					  "format '%s': variable name '%s' cannot be exported by a shell",
 					  format, name);
 		else

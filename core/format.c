@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 #include "format-frameworks.h"
 
 typedef cr_status (*format_fn)(const cr_result *r, const char *const *options, GString *out,
@@ -100,7 +100,7 @@ cr_status cr_result_format(const cr_result *r, const char *format, const char *c
 	cr_status st;
 
 	if (r == NULL || format == NULL || out == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_result_format: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_result_format: NULL argument");
 	*out = NULL;
 	for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
 		if (strcmp(formats[i].name, format) != 0)
@@ -120,7 +120,7 @@ cr_status cr_result_format(const cr_result *r, const char *format, const char *c
 
 	for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
 		g_string_append_printf(names, "%s%s", i ? ", " : "", formats[i].name);
-	st = cr_error_set(err, CR_ERR_INVALID_ARG, "unknown format '%s' (known: %s)", format,
+	st = error_set(err, CR_ERR_INVALID_ARG, "unknown format '%s' (known: %s)", format,
 			  names->str);
 	g_string_free(names, TRUE);
 	return st;

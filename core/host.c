@@ -13,7 +13,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 /* ---- logging ------------------------------------------------------------- */
 
@@ -60,7 +60,7 @@ static cr_status host_error_set(cr_error *err, cr_status code, const char *fmt, 
 	va_list ap;
 
 	va_start(ap, fmt);
-	cr_error_setv(err, code, fmt, ap);
+	error_setv(err, code, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -287,14 +287,14 @@ static cr_status host_read_file(cr_plugin_ctx *pctx, const char *path, size_t ma
 	cr_status st = CR_OK;
 
 	if (path == NULL || data == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "read_file: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "read_file: NULL argument");
 	if (max == 0)
 		max = 64u << 20;
 	*data = NULL;
 	real = rooted(pctx, path);
 	f = fopen(real, "rb");
 	if (f == NULL) {
-		st = cr_error_set(err, errno == ENOENT ? CR_ERR_NOT_FOUND : CR_ERR_IO,
+		st = error_set(err, errno == ENOENT ? CR_ERR_NOT_FOUND : CR_ERR_IO,
 				  "cannot read %s: %s", path, g_strerror(errno));
 		goto out;
 	}
@@ -304,7 +304,7 @@ static cr_status host_read_file(cr_plugin_ctx *pctx, const char *path, size_t ma
 
 		n += got;
 		if (n > max) {
-			st = cr_error_set(err, CR_ERR_IO, "cannot read %s: larger than %zu bytes", path,
+			st = error_set(err, CR_ERR_IO, "cannot read %s: larger than %zu bytes", path,
 					  max);
 			goto out;
 		}
@@ -316,7 +316,7 @@ static cr_status host_read_file(cr_plugin_ctx *pctx, const char *path, size_t ma
 		}
 	}
 	if (ferror(f)) {
-		st = cr_error_set(err, CR_ERR_IO, "cannot read %s: %s", path, g_strerror(errno));
+		st = error_set(err, CR_ERR_IO, "cannot read %s: %s", path, g_strerror(errno));
 		goto out;
 	}
 	buf[n] = '\0';
@@ -344,7 +344,7 @@ static cr_status host_list_dir(cr_plugin_ctx *pctx, const char *path, char ***na
 	g_free(real);
 	*names = NULL;
 	if (d == NULL) {
-		st = cr_error_set(err,
+		st = error_set(err,
 				  g_error_matches(gerr, G_FILE_ERROR, G_FILE_ERROR_NOENT)
 					  ? CR_ERR_NOT_FOUND
 					  : CR_ERR_IO,
@@ -380,11 +380,11 @@ static cr_status host_dl_open(cr_plugin_ctx *pctx, const char *soname, void **ha
 	void *h;
 
 	if (soname == NULL || handle == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "dl_open: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "dl_open: NULL argument");
 	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	*handle = h;
 	if (h == NULL)
-		return cr_error_set(err, CR_DECLINED, "cannot load %s: %s", soname, dlerror());
+		return error_set(err, CR_DECLINED, "cannot load %s: %s", soname, dlerror());
 	return CR_OK;
 }
 

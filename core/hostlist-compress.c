@@ -10,7 +10,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "values-private.h"
 #include "hostlist-private.h"
 
 /* A name split around its last run of digits: PREFIX NUMBER SUFFIX. */
@@ -29,10 +29,10 @@ static cr_status hl_split_name(const char *name, hl_name *out, cr_error *err)
 	size_t start;
 
 	if (len == 0)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cannot compress an empty host name");
+		return error_set(err, CR_ERR_INVALID_ARG, "cannot compress an empty host name");
 	for (size_t i = 0; i < len; i++)
 		if (name[i] == ',' || name[i] == '[' || name[i] == ']' || hl_is_blank(name[i]))
-			return cr_error_set(err, CR_ERR_INVALID_ARG,
+			return error_set(err, CR_ERR_INVALID_ARG,
 					    "cannot compress host name \"%s\": it contains '%c'",
 					    name, hl_is_blank(name[i]) ? ' ' : name[i]);
 	out->name = name;
@@ -138,7 +138,7 @@ cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **ex
 	cr_status st = CR_OK;
 
 	if (expr == NULL || (hosts == NULL && count > 0))
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist compress: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "hostlist compress: NULL argument");
 	*expr = NULL;
 	s = g_string_new(NULL);
 	ranges = g_array_new(FALSE, FALSE, sizeof(hl_range));
@@ -147,7 +147,7 @@ cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **ex
 		hl_range r;
 
 		if (hosts[i] == NULL) {
-			st = cr_error_set(err, CR_ERR_INVALID_ARG,
+			st = error_set(err, CR_ERR_INVALID_ARG,
 					  "hostlist compress: host %zu is NULL", i);
 			goto out;
 		}

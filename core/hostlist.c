@@ -25,7 +25,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "values-private.h"
 #include "hostlist-private.h"
 
 /* Longest stretch of the input quoted in an error message. */
@@ -431,12 +431,12 @@ cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***host
 	cr_status st;
 
 	if (hosts == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: no output vector");
+		return error_set(err, CR_ERR_INVALID_ARG, "hostlist: no output vector");
 	*hosts = NULL;
 	if (count != NULL)
 		*count = 0;
 	if (expr == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
+		return error_set(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
 	/* Count first (parsing is cheap), so the vector is allocated once. */
 	st = hl_walk(&p, max_hosts, NULL, NULL, &total);
 	if (st != CR_OK)
@@ -465,9 +465,9 @@ cr_status hostlist_foreach_limit(const char *expr, size_t max_hosts, cr_hostlist
 	cr_status st;
 
 	if (fn == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: no callback");
+		return error_set(err, CR_ERR_INVALID_ARG, "hostlist: no callback");
 	if (expr == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
+		return error_set(err, CR_ERR_INVALID_ARG, "hostlist: NULL expression");
 	/* Check all of it first: a bad item at the end must not come after
 	 * names already handed out. */
 	st = hl_walk(&p, max_hosts, NULL, NULL, &total);

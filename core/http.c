@@ -18,7 +18,7 @@
 #include <curl/curl.h>
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 #define DEFAULT_TIMEOUT_MS 30000L
 #define DEFAULT_CONNECT_TIMEOUT_MS 5000L
@@ -247,9 +247,9 @@ static cr_status request_check(const cr_http_request *req, cr_http_response **re
 {
 	if (req == NULL || resp == NULL || req->url == NULL || req->method == NULL ||
 	    req->struct_size < offsetof(cr_http_request, flags) + sizeof(uint32_t))
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "http_request: invalid request");
+		return error_set(err, CR_ERR_INVALID_ARG, "http_request: invalid request");
 	if (!g_str_has_prefix(req->url, "http://") && !g_str_has_prefix(req->url, "https://"))
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "%s: only http:// and https:// URLs are supported", req->url);
 	return CR_OK;
 }
@@ -267,7 +267,7 @@ static cr_status hooked_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
 		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
 	st = ctx->http_hook(pctx, req, r, err, ctx->http_hook_data);
 	if (st == CR_OK && r->body->len > r->max_body)
-		st = cr_error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes",
+		st = error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes",
 				  req->method, req->url, r->max_body);
 	if (st != CR_OK) {
 		http_response_free(r);
@@ -305,7 +305,7 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 	c = conn_handle(pctx, conn, req);
 	if (c == NULL) {
 		http_conn_free(own);
-		return cr_error_set(err, CR_ERR_INTERNAL, "%s: cannot initialise libcurl", req->url);
+		return error_set(err, CR_ERR_INTERNAL, "%s: cannot initialise libcurl", req->url);
 	}
 	r = response_new(req);
 	for (const char *const *h = req->headers; h != NULL && *h != NULL; h++)
@@ -317,10 +317,10 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 		ctx_log(pctx->ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
 	rc = curl_easy_perform(c);
 	if (r->too_big) {
-		st = cr_error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes", req->method,
+		st = error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes", req->method,
 				  req->url, r->max_body);
 	} else if (rc != CURLE_OK) {
-		st = cr_error_set(err, curl_status(rc), "%s %s: %s", req->method, req->url,
+		st = error_set(err, curl_status(rc), "%s %s: %s", req->method, req->url,
 				  conn->errbuf[0] != '\0' ? conn->errbuf : curl_easy_strerror(rc));
 	} else {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);

@@ -7,7 +7,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 static const char *opt_type_name(cr_option_type t)
 {
@@ -83,7 +83,7 @@ cr_status cr_context_plugins_json(cr_context *ctx, char **json, cr_error *err)
 	bool first = true;
 
 	if (ctx == NULL || json == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_context_plugins_json: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_plugins_json: NULL argument");
 	dirs = loader_search_path(ctx);
 	out = g_string_new("[");
 	for (guint i = 0; i < dirs->len; i++) {
@@ -133,7 +133,7 @@ cr_status cr_context_plugins_text(cr_context *ctx, char **text, cr_error *err)
 	cr_status st;
 
 	if (text == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_context_plugins_text: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_plugins_text: NULL argument");
 	st = cr_context_plugins_json(ctx, &json, err);
 	if (st == CR_OK)
 		st = json_parse_text(json, strlen(json), "plugin list", &arr, err);
@@ -239,7 +239,7 @@ cr_status cr_context_check(cr_context *ctx, char **text, cr_error *err)
 	cr_status st = CR_OK;
 
 	if (ctx == NULL || text == NULL || !ctx->config_loaded)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_context_check: no configuration loaded");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_check: no configuration loaded");
 	out = g_string_new(NULL);
 	g_string_append_printf(out, "%s: ok\n", ctx->config_name);
 	for (guint i = 0; i < ctx->resolvers->len && st == CR_OK; i++)

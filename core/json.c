@@ -9,7 +9,7 @@
 #include <glib.h>
 #include <json-c/json.h>
 
-#include "core-private.h"
+#include "values-private.h"
 
 cr_status json_parse_text(const char *text, size_t len, const char *what, json_object **out,
 			  cr_error *err)
@@ -22,9 +22,9 @@ cr_status json_parse_text(const char *text, size_t len, const char *what, json_o
 
 	*out = NULL;
 	if (text == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "%s: no JSON text", what);
+		return error_set(err, CR_ERR_INVALID_ARG, "%s: no JSON text", what);
 	if (len > (size_t)G_MAXINT)
-		return cr_error_set(err, CR_ERR_PARSE, "%s: JSON text too large", what);
+		return error_set(err, CR_ERR_PARSE, "%s: JSON text too large", what);
 	tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	obj = json_tokener_parse_ex(tok, text, (int)len);
@@ -53,7 +53,7 @@ cr_status json_parse_text(const char *text, size_t len, const char *what, json_o
 				col++;
 			}
 		}
-		st = cr_error_set(err, CR_ERR_PARSE,
+		st = error_set(err, CR_ERR_PARSE,
 				  "%s: invalid JSON at line %zu, column %zu (offset %zu): %s", what, line,
 				  col, off, json_tokener_error_desc(jerr));
 		json_object_put(obj);

@@ -13,7 +13,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 /* The end of the ABI 1.0 part of each struct a plugin hands us. */
 #define DESC_MIN_SIZE (offsetof(cr_plugin_desc, flags) + sizeof(uint64_t))
@@ -81,24 +81,24 @@ static cr_status check_file(const char *path, cr_error *err)
 	cr_status rc = CR_OK;
 
 	if (lstat(path, &st) != 0)
-		return cr_error_set(err, errno == ENOENT ? CR_ERR_NOT_FOUND : CR_ERR_PLUGIN,
+		return error_set(err, errno == ENOENT ? CR_ERR_NOT_FOUND : CR_ERR_PLUGIN,
 				    "plugin %s: %s", path, g_strerror(errno));
 	if (S_ISLNK(st.st_mode))
-		return cr_error_set(err, CR_ERR_PLUGIN,
+		return error_set(err, CR_ERR_PLUGIN,
 				    "refusing plugin %s: it is a symbolic link", path);
 	if (!S_ISREG(st.st_mode))
-		return cr_error_set(err, CR_ERR_PLUGIN,
+		return error_set(err, CR_ERR_PLUGIN,
 				    "refusing plugin %s: not a regular file", path);
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return cr_error_set(err, CR_ERR_PLUGIN,
+		return error_set(err, CR_ERR_PLUGIN,
 				    "refusing plugin %s: it is group- or world-writable (mode %04o)",
 				    path, (unsigned)(st.st_mode & 07777));
 	dir = g_path_get_dirname(path);
 	if (stat(dir, &st) != 0)
-		rc = cr_error_set(err, CR_ERR_PLUGIN, "plugin %s: directory %s: %s", path, dir,
+		rc = error_set(err, CR_ERR_PLUGIN, "plugin %s: directory %s: %s", path, dir,
 				  g_strerror(errno));
 	else if (st.st_mode & (S_IWGRP | S_IWOTH))
-		rc = cr_error_set(err, CR_ERR_PLUGIN,
+		rc = error_set(err, CR_ERR_PLUGIN,
 				  "refusing plugin %s: its directory %s is group- or world-writable (mode %04o)",
 				  path, dir, (unsigned)(st.st_mode & 07777));
 	g_free(dir);
@@ -115,7 +115,7 @@ static cr_status check_ops(const cr_plugin_desc *d, const char *path, cr_error *
 		if (o == NULL)
 			missing = "resolver ops table";
 		else if (o->struct_size < RESOLVER_OPS_MIN_SIZE)
-			return cr_error_set(err, CR_ERR_ABI,
+			return error_set(err, CR_ERR_ABI,
 					    "plugin '%s' (%s): resolver ops struct_size %zu is smaller than ABI 1.0's %zu",
 					    d->name, path, o->struct_size, (size_t)RESOLVER_OPS_MIN_SIZE);
 		else if (o->create == NULL)
@@ -130,7 +130,7 @@ static cr_status check_ops(const cr_plugin_desc *d, const char *path, cr_error *
 		if (o == NULL)
 			missing = "accelerator ops table";
 		else if (o->struct_size < ACCEL_OPS_MIN_SIZE)
-			return cr_error_set(err, CR_ERR_ABI,
+			return error_set(err, CR_ERR_ABI,
 					    "plugin '%s' (%s): accelerator ops struct_size %zu is smaller than ABI 1.0's %zu",
 					    d->name, path, o->struct_size, (size_t)ACCEL_OPS_MIN_SIZE);
 		else if (o->create == NULL)
@@ -140,11 +140,11 @@ static cr_status check_ops(const cr_plugin_desc *d, const char *path, cr_error *
 		else if (o->enumerate == NULL)
 			missing = "op 'enumerate'";
 	} else {
-		return cr_error_set(err, CR_ERR_PLUGIN, "plugin '%s' (%s): unknown kind %d", d->name,
+		return error_set(err, CR_ERR_PLUGIN, "plugin '%s' (%s): unknown kind %d", d->name,
 				    path, (int)d->kind);
 	}
 	if (missing != NULL)
-		return cr_error_set(err, CR_ERR_PLUGIN, "plugin '%s' (%s): required %s is NULL",
+		return error_set(err, CR_ERR_PLUGIN, "plugin '%s' (%s): required %s is NULL",
 				    d->name, path, missing);
 	return CR_OK;
 }
@@ -153,28 +153,28 @@ static cr_status check_desc(const cr_plugin_desc *d, const char *path, const cha
 			    cr_error *err)
 {
 	if (d == NULL)
-		return cr_error_set(err, CR_ERR_PLUGIN, "plugin %s returned no descriptor", path);
+		return error_set(err, CR_ERR_PLUGIN, "plugin %s returned no descriptor", path);
 	if (d->struct_size < DESC_MIN_SIZE)
-		return cr_error_set(err, CR_ERR_ABI,
+		return error_set(err, CR_ERR_ABI,
 				    "plugin %s: descriptor struct_size %zu is smaller than ABI 1.0's %zu",
 				    path, d->struct_size, (size_t)DESC_MIN_SIZE);
 	if (d->name == NULL || !valid_short_name(d->name))
-		return cr_error_set(err, CR_ERR_PLUGIN, "plugin %s: invalid plugin name", path);
+		return error_set(err, CR_ERR_PLUGIN, "plugin %s: invalid plugin name", path);
 	if (d->abi_major != CR_ABI_MAJOR)
-		return cr_error_set(err, CR_ERR_ABI,
+		return error_set(err, CR_ERR_ABI,
 				    "plugin '%s' (%s) was built for ABI %u.%u; this host has ABI %d.%d (major differs)",
 				    d->name, path, d->abi_major, d->abi_minor, CR_ABI_MAJOR,
 				    CR_ABI_MINOR);
 	if (d->abi_minor > CR_ABI_MINOR)
-		return cr_error_set(err, CR_ERR_ABI,
+		return error_set(err, CR_ERR_ABI,
 				    "plugin '%s' (%s) needs ABI %u.%u; this host has only ABI %d.%d",
 				    d->name, path, d->abi_major, d->abi_minor, CR_ABI_MAJOR,
 				    CR_ABI_MINOR);
 	if (expect_name != NULL && strcmp(d->name, expect_name) != 0)
-		return cr_error_set(err, CR_ERR_PLUGIN, "plugin %s calls itself '%s', not '%s'", path,
+		return error_set(err, CR_ERR_PLUGIN, "plugin %s calls itself '%s', not '%s'", path,
 				    d->name, expect_name);
 	if (d->options != NULL && d->option_size < OPTION_MIN_SIZE)
-		return cr_error_set(err, CR_ERR_ABI,
+		return error_set(err, CR_ERR_ABI,
 				    "plugin '%s' (%s): option_size %zu is smaller than ABI 1.0's %zu",
 				    d->name, path, d->option_size, (size_t)OPTION_MIN_SIZE);
 	return check_ops(d, path, err);
@@ -207,18 +207,18 @@ cr_status loader_open_file(cr_context *ctx, const char *path, const char *expect
 		return st;
 	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (handle == NULL)
-		return cr_error_set(err, CR_ERR_PLUGIN, "cannot load plugin %s: %s", path, dlerror());
+		return error_set(err, CR_ERR_PLUGIN, "cannot load plugin %s: %s", path, dlerror());
 	*(void **)(&entry) = dlsym(handle, CR_PLUGIN_ENTRY_SYMBOL);
 	if (entry == NULL) {
 		dlclose(handle);
-		return cr_error_set(err, CR_ERR_PLUGIN,
+		return error_set(err, CR_ERR_PLUGIN,
 				    "plugin %s has no '%s' symbol (not a cluster-resolver plugin)",
 				    path, CR_PLUGIN_ENTRY_SYMBOL);
 	}
 	st = entry(host_api(), CR_ABI_MAJOR, CR_ABI_MINOR, &desc, &perr);
 	if (st != CR_OK) {
 		dlclose(handle);
-		return cr_error_set(err, st == CR_ERR_ABI ? CR_ERR_ABI : CR_ERR_PLUGIN,
+		return error_set(err, st == CR_ERR_ABI ? CR_ERR_ABI : CR_ERR_PLUGIN,
 				    "plugin %s refused to load: %s", path,
 				    perr.message[0] != '\0' ? perr.message : cr_strerror(st));
 	}
@@ -258,7 +258,7 @@ static cr_status load_path(cr_context *ctx, const char *path, const char *expect
 
 static cr_status kind_mismatch(const cr_plugin *p, cr_plugin_kind kind, cr_error *err)
 {
-	return cr_error_set(err, CR_ERR_CONFIG, "plugin '%s' (%s) is a%s %s plugin, not a%s %s plugin",
+	return error_set(err, CR_ERR_CONFIG, "plugin '%s' (%s) is a%s %s plugin, not a%s %s plugin",
 			    p->name, p->path, p->desc->kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
 			    kind_name(p->desc->kind), kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
 			    kind_name(kind));
@@ -275,7 +275,7 @@ static cr_status not_found(cr_context *ctx, const char *name, cr_plugin_kind kin
 	 * usual mistake. */
 	g_ptr_array_add(dirs, NULL);
 	list = g_strjoinv(":", (gchar **)dirs->pdata);
-	st = cr_error_set(err, CR_ERR_NOT_FOUND, "%s plugin '%s' not found (searched %s%s%s)",
+	st = error_set(err, CR_ERR_NOT_FOUND, "%s plugin '%s' not found (searched %s%s%s)",
 			  kind_name(kind), name, list,
 			  ignored->len ? "; relative CLUSTER_RESOLVER_PLUGIN_PATH entries are "
 					 "ignored: " : "",
@@ -336,7 +336,7 @@ cr_status loader_load(cr_context *ctx, const char *name, cr_plugin_kind kind, cr
 	if (valid_short_name(name))
 		return load_short(ctx, name, kind, out, err);
 	if (!g_path_is_absolute(name))
-		return cr_error_set(err, CR_ERR_CONFIG,
+		return error_set(err, CR_ERR_CONFIG,
 				    "plugin \"%s\" must be a short name ([A-Za-z0-9_-]) or an absolute path",
 				    name);
 	st = load_path(ctx, name, NULL, &plugin, err);

@@ -7,7 +7,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 char *task_key(const char *job, int64_t index)
 {
@@ -77,7 +77,7 @@ void builder_free(cr_result_builder *b)
 #define CHECK_B(b, ...)                                                                        \
 	do {                                                                                   \
 		if ((b) == NULL || __VA_ARGS__)                                                \
-			return cr_error_set(err, CR_ERR_INVALID_ARG, "%s: invalid argument",   \
+			return error_set(err, CR_ERR_INVALID_ARG, "%s: invalid argument",   \
 					    G_STRFUNC);                                        \
 	} while (0)
 
@@ -106,7 +106,7 @@ cr_status host_result_set_task(cr_result_builder *b, const char *task_type, int6
 {
 	CHECK_B(b, task_type == NULL);
 	if (task_id < 0 || task_id > G_MAXINT32)
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "task id %" G_GINT64_FORMAT " is out of range (0..2147483647)",
 				    task_id);
 	g_free(b->task_type);
@@ -119,7 +119,7 @@ cr_status host_result_set_task(cr_result_builder *b, const char *task_type, int6
 static cr_status set_str(char **slot, const char *value, cr_error *err)
 {
 	if (value == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "NULL value");
+		return error_set(err, CR_ERR_INVALID_ARG, "NULL value");
 	g_free(*slot);
 	*slot = g_strdup(value);
 	return CR_OK;
@@ -238,7 +238,7 @@ cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_err
 
 	if (list == NULL || dev == NULL || dev->kind == NULL || *dev->kind == '\0' ||
 	    dev->struct_size < offsetof(cr_accel_device, parent_index) + sizeof(int32_t))
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "accel_add: invalid device");
+		return error_set(err, CR_ERR_INVALID_ARG, "accel_add: invalid device");
 	d = g_new0(accel_device, 1);
 	d->plugin = g_strdup(list->inst != NULL ? list->inst->name : "");
 	d->dev = *dev;
@@ -256,7 +256,7 @@ cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_err
 cr_status host_text_set(cr_text *out, const char *text, cr_error *err)
 {
 	if (out == NULL || text == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "text_set: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "text_set: NULL argument");
 	g_free(out->text);
 	out->text = g_strdup(text);
 	return CR_OK;
@@ -338,7 +338,7 @@ cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t ta
 	cr_status st;
 
 	if (r == NULL || url == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_result_master: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_result_master: NULL argument");
 	*url = NULL;
 	/* No task asked for: the first resolver's own master, else our task's. */
 	if (task_type == NULL && task_id < 0 && r->master != NULL) {
@@ -357,11 +357,11 @@ cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t ta
 		return CR_OK;
 	}
 	if (task_type != NULL || task_id >= 0)
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "a master for one task needs both a task type and a task id");
 	/* TensorFlow raises "No such job in cluster: None" here; an empty
 	 * answer would hide that nobody said which task we are. */
-	return cr_error_set(err, CR_ERR_NOT_FOUND,
+	return error_set(err, CR_ERR_NOT_FOUND,
 			    "no master: no task was given and this process's task is unknown");
 }
 

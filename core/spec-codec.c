@@ -12,7 +12,7 @@
 #include <glib.h>
 #include <json-c/json.h>
 
-#include "core-private.h"
+#include "values-private.h"
 
 void spec_write_json(GString *out, const cr_spec *spec)
 {
@@ -109,7 +109,7 @@ static cr_status add_json_job(cr_spec *spec, const char *job, json_object *tasks
 			json_object *a = json_object_array_get_idx(tasks, i);
 
 			if (!json_object_is_type(a, json_type_string))
-				return cr_error_set(err, CR_ERR_INVALID_ARG,
+				return error_set(err, CR_ERR_INVALID_ARG,
 						    "%s: job '%s' task %zu: address must be a string, not %s",
 						    what, job, i, json_kind(a));
 			st = cr_spec_append_task(spec, job, json_object_get_string(a), err);
@@ -124,20 +124,20 @@ static cr_status add_json_job(cr_spec *spec, const char *job, json_object *tasks
 			int64_t idx;
 
 			if (!parse_index(key, &idx))
-				return cr_error_set(err, CR_ERR_INVALID_ARG,
+				return error_set(err, CR_ERR_INVALID_ARG,
 						    "%s: job '%s': task index \"%s\" is not a non-negative integer",
 						    what, job, key);
 			if (!json_object_is_type(a, json_type_string))
-				return cr_error_set(err, CR_ERR_INVALID_ARG,
+				return error_set(err, CR_ERR_INVALID_ARG,
 						    "%s: job '%s' task %s: address must be a string, not %s",
 						    what, job, key, json_kind(a));
 			st = cr_spec_add_task(spec, job, idx, json_object_get_string(a), err);
 			if (st != CR_OK)
-				return cr_error_prefix(err, "%s: ", what);
+				return error_prefix(err, "%s: ", what);
 		}
 		return CR_OK;
 	}
-	return cr_error_set(err, CR_ERR_INVALID_ARG,
+	return error_set(err, CR_ERR_INVALID_ARG,
 			    "%s: the tasks for job '%s' must be a list or an object from indices to addresses, not %s",
 			    what, job, json_kind(tasks));
 }
@@ -150,7 +150,7 @@ cr_status spec_from_json_object(json_object *cluster, const char *what, cr_spec 
 
 	*out = NULL;
 	if (!json_object_is_type(cluster, json_type_object))
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "%s: the cluster must be an object mapping job names to tasks, not %s",
 				    what, json_kind(cluster));
 	spec = cr_spec_new();
@@ -245,7 +245,7 @@ cr_status cr_spec_to_clusterdef(const cr_spec *spec, uint8_t **buf, size_t *len,
 	GByteArray *out;
 
 	if (spec == NULL || buf == NULL || len == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_spec_to_clusterdef: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_to_clusterdef: NULL argument");
 	njobs = cr_spec_num_jobs(spec);
 	order = g_new(size_t, njobs + 1);
 	for (size_t i = 0; i < njobs; i++)

@@ -13,7 +13,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "values-private.h"
 
 /* Block size of a job's address chunks: ~250 "host:port" addresses. */
 #define SPEC_CHUNK_SIZE 4096
@@ -164,7 +164,7 @@ cr_spec *cr_spec_copy(const cr_spec *spec)
 cr_status cr_spec_add_job(cr_spec *spec, const char *job, cr_error *err)
 {
 	if (spec == NULL || job == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_spec_add_job: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_add_job: NULL argument");
 	ensure_job(spec, job);
 	return CR_OK;
 }
@@ -185,7 +185,7 @@ static cr_status job_add(spec_job *j, int64_t index, const char *address, cr_err
 	}
 	pos = job_search(j, idx32);
 	if (pos >= 0)
-		return cr_error_set(err, CR_ERR_CONFLICT,
+		return error_set(err, CR_ERR_CONFLICT,
 				    "job '%s' has two tasks with index %" G_GINT64_FORMAT
 				    " ('%s' and '%s')",
 				    j->name, index, (const char *)g_ptr_array_index(j->addrs, pos),
@@ -199,7 +199,7 @@ static cr_status job_add(spec_job *j, int64_t index, const char *address, cr_err
 
 static cr_status index_range_error(cr_error *err, const char *job, int64_t index)
 {
-	return cr_error_set(err, CR_ERR_INVALID_ARG,
+	return error_set(err, CR_ERR_INVALID_ARG,
 			    "task index %" G_GINT64_FORMAT " of job '%s' is out of range (0..2147483647)",
 			    index, job);
 }
@@ -208,7 +208,7 @@ cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index, const 
 			   cr_error *err)
 {
 	if (spec == NULL || job == NULL || address == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_spec_add_task: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_add_task: NULL argument");
 	if (index < 0 || index > G_MAXINT32)
 		return index_range_error(err, job, index);
 	return job_add(ensure_job(spec, job), index, address, err);
@@ -220,7 +220,7 @@ cr_status cr_spec_append_task(cr_spec *spec, const char *job, const char *addres
 	int64_t next = 0;
 
 	if (spec == NULL || job == NULL || address == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_spec_append_task: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_append_task: NULL argument");
 	j = ensure_job(spec, job);
 	if (j->indices->len > 0)
 		next = (int64_t)g_array_index(j->indices, int32_t, j->indices->len - 1) + 1;
@@ -251,13 +251,13 @@ static const spec_job *lookup(const cr_spec *spec, const char *job, cr_error *er
 	const spec_job *j = NULL;
 
 	if (spec == NULL || job == NULL) {
-		cr_error_set(err, CR_ERR_INVALID_ARG, "No such job in cluster: %s",
+		error_set(err, CR_ERR_INVALID_ARG, "No such job in cluster: %s",
 			     job == NULL ? "None" : "(no cluster)");
 		return NULL;
 	}
 	j = find_job(spec, job);
 	if (j == NULL)
-		cr_error_set(err, CR_ERR_NOT_FOUND, "No such job in cluster: '%s'", job);
+		error_set(err, CR_ERR_NOT_FOUND, "No such job in cluster: '%s'", job);
 	return j;
 }
 
@@ -297,7 +297,7 @@ cr_status cr_spec_task_address(const cr_spec *spec, const char *job, int64_t ind
 	if (index >= G_MININT32 && index <= G_MAXINT32)
 		pos = job_search(j, (int32_t)index);
 	if (pos < 0)
-		return cr_error_set(err, CR_ERR_NOT_FOUND,
+		return error_set(err, CR_ERR_NOT_FOUND,
 				    "No task with index %" G_GINT64_FORMAT " in job '%s'", index, job);
 	if (address != NULL)
 		*address = g_ptr_array_index(j->addrs, pos);
@@ -424,7 +424,7 @@ static cr_status job_merge_sorted(spec_job *d, const spec_job *s, int32_t offset
 		int32_t b = k < ns ? g_array_index(s->indices, int32_t, k) + offset : G_MAXINT32;
 
 		if (i < nd && k < ns && a == b) {
-			cr_error_set(err, CR_ERR_CONFLICT,
+			error_set(err, CR_ERR_CONFLICT,
 				     "job '%s' has two tasks with index %d ('%s' and '%s')", d->name,
 				     a, (const char *)g_ptr_array_index(d->addrs, i),
 				     (const char *)g_ptr_array_index(s->addrs, k));

@@ -10,7 +10,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "values-private.h"
 #include "hostlist-private.h"
 
 /* Read an unsigned 32-bit decimal number at p->pos. */
@@ -98,11 +98,11 @@ cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries,
 	cr_status st;
 
 	if (counts == NULL || n == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL output");
+		return error_set(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL output");
 	*counts = NULL;
 	*n = 0;
 	if (list == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL list");
+		return error_set(err, CR_ERR_INVALID_ARG, "tasks-per-node: NULL list");
 	out = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	st = tpn_parse(&p, max_entries, out);
 	if (st != CR_OK) {

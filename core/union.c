@@ -19,7 +19,7 @@
 
 #include <glib.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 struct union_state {
 	GPtrArray *answers; /* cr_result_builder *, config order */
@@ -110,7 +110,7 @@ static cr_status find_conflict(const union_state *u, const char *job, cr_error *
 
 				if (cr_spec_task_address(prev->spec, job, idx[t], NULL, NULL) != CR_OK)
 					continue;
-				return cr_error_set(err, CR_ERR_CONFLICT,
+				return error_set(err, CR_ERR_CONFLICT,
 						    "job '%s' task %" G_GINT32_FORMAT
 						    " is defined by both %s (%s) and %s (%s)",
 						    job, idx[t], who(prev), where(prev), who(b),

@@ -52,7 +52,7 @@ static cr_status add_header_lines(GPtrArray *pairs, const char *const *lines, cr
 {
 	for (size_t i = 0; lines != NULL && lines[i] != NULL; i++)
 		if (!add_header_line(pairs, lines[i]))
-			return cr_error_set(err, CR_ERR_INVALID_ARG,
+			return error_set(err, CR_ERR_INVALID_ARG,
 					    "cr-testhost: header '%s' is not \"Name: value\"", lines[i]);
 	return CR_OK;
 }
@@ -108,7 +108,7 @@ void th_script_free(cr_testhost *th)
 static th_exchange *last_exchange(cr_testhost *th, cr_error *err)
 {
 	if (th == NULL || th->script->len == 0) {
-		cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: no request is expected yet");
+		error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: no request is expected yet");
 		return NULL;
 	}
 	return g_ptr_array_index(th->script, th->script->len - 1);
@@ -121,7 +121,7 @@ cr_status cr_testhost_expect(cr_testhost *th, const char *method, const char *ur
 	cr_status st;
 
 	if (th == NULL || method == NULL || url == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_expect: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_expect: NULL argument");
 	x = g_new0(th_exchange, 1);
 	x->method = g_strdup(method);
 	x->url = g_strdup(url);
@@ -152,7 +152,7 @@ static th_exchange *unanswered(cr_testhost *th, cr_error *err)
 	th_exchange *x = last_exchange(th, err);
 
 	if (x != NULL && x->answered) {
-		cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s %s is answered already",
+		error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s %s is answered already",
 			     x->method, x->url);
 		return NULL;
 	}
@@ -186,7 +186,7 @@ cr_status cr_testhost_respond_error(cr_testhost *th, cr_status code, const char 
 	if (x == NULL)
 		return CR_ERR_INVALID_ARG;
 	if (code == CR_OK)
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "cr-testhost: a transport failure needs a failing status");
 	x->answered = true;
 	x->fail = code;
@@ -199,13 +199,13 @@ cr_status cr_testhost_verify(cr_testhost *th, cr_error *err)
 	th_exchange *x;
 
 	if (th == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_verify: NULL testhost");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_verify: NULL testhost");
 	if (th->mismatch != NULL)
-		return cr_error_set(err, CR_ERR_NETWORK, "%s", th->mismatch);
+		return error_set(err, CR_ERR_NETWORK, "%s", th->mismatch);
 	if (th->next >= th->script->len)
 		return CR_OK;
 	x = g_ptr_array_index(th->script, th->next);
-	return cr_error_set(err, CR_ERR_NOT_FOUND,
+	return error_set(err, CR_ERR_NOT_FOUND,
 			    "cr-testhost: %u of %u expected requests were not made; the first: %s %s",
 			    th->script->len - th->next, th->script->len, x->method, x->url);
 }
@@ -268,7 +268,7 @@ static char *compare(const th_exchange *x, const cr_http_request *req)
 static cr_status mismatch(cr_testhost *th, const cr_http_request *req, char *why, cr_error *err)
 {
 	char *msg = g_strdup_printf("cr-testhost: request %u: %s", th->requests, why);
-	cr_status st = cr_error_set(err, CR_ERR_NETWORK, "%s", msg);
+	cr_status st = error_set(err, CR_ERR_NETWORK, "%s", msg);
 
 	g_free(why);
 	if (th->mismatch == NULL)
@@ -306,7 +306,7 @@ static cr_status answer(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http
 				err);
 	th->next++;
 	if (x->fail != CR_OK)
-		return cr_error_set(err, x->fail, "%s %s: %s", req->method, req->url,
+		return error_set(err, x->fail, "%s %s: %s", req->method, req->url,
 				    x->fail_message);
 	reply->status = x->status;
 	for (guint i = 0; i < x->headers->len; i++)

@@ -11,7 +11,7 @@
 
 #include <cluster-resolver/testhost.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 typedef struct th_log_line {
 	cr_log_level level;

@@ -43,7 +43,7 @@ cr_testhost *cr_testhost_new(cr_error *err)
 	cr_context *ctx;
 
 	if (root == NULL) {
-		cr_error_set(err, CR_ERR_IO, "cr-testhost: cannot make a temporary directory: %s",
+		error_set(err, CR_ERR_IO, "cr-testhost: cannot make a temporary directory: %s",
 			     gerr->message);
 		g_error_free(gerr);
 		return NULL;
@@ -109,13 +109,13 @@ static cr_status read_group(cr_context *ctx, const char *text, const config_sett
 	g_free(wrapped);
 	config_name_set(cfg, CR_TESTHOST_CONFIG_NAME);
 	if (ok != CONFIG_TRUE)
-		return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s", CR_TESTHOST_CONFIG_NAME,
+		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s", CR_TESTHOST_CONFIG_NAME,
 				    config_error_line(cfg), config_error_text(cfg));
 	root = config_root_setting(cfg);
 	g = config_setting_get_member(root, GROUP_KEY);
 	if (config_setting_length(root) != 1 || g == NULL ||
 	    config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return cr_error_set(err, CR_ERR_CONFIG,
+		return error_set(err, CR_ERR_CONFIG,
 				    "%s: the config text must be the keys of one group (a stray '}'?)",
 				    CR_TESTHOST_CONFIG_NAME);
 	*out = g;
@@ -133,9 +133,9 @@ cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char 
 	cr_status st;
 
 	if (th == NULL || plugin_path == NULL || *plugin_path == '\0')
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_load: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_load: NULL argument");
 	if (th->inst != NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "cr-testhost: a plugin is loaded already (%s)", th->inst->plugin->path);
 	st = read_group(th->ctx, config, &group, err);
 	if (st != CR_OK)
@@ -148,7 +148,7 @@ cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char 
 	g_ptr_array_add(th->ctx->plugins, plugin);
 	ns = config_setting_get_member(group, "name");
 	if (ns != NULL && config_setting_get_string(ns) == NULL)
-		return cr_error_set(err, CR_ERR_CONFIG, "%s:%d: %s: name must be a string",
+		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: name must be a string",
 				    CR_TESTHOST_CONFIG_NAME, (int)config_setting_source_line(ns),
 				    kind_name(plugin->desc->kind));
 	inst = instance_new(th->ctx, plugin->desc->kind, plugin,
@@ -171,7 +171,7 @@ cr_status cr_testhost_setenv(cr_testhost *th, const char *name, const char *valu
 			     cr_error *err)
 {
 	if (th == NULL || name == NULL || *name == '\0' || strchr(name, '=') != NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: invalid variable name '%s'",
+		return error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: invalid variable name '%s'",
 				    name != NULL ? name : "(null)");
 	g_hash_table_insert(th->ctx->env_override, g_strdup(name), g_strdup(value));
 	return CR_OK;
@@ -191,10 +191,10 @@ static cr_status private_path(cr_testhost *th, const char *path, char **real, cr
 
 	*real = NULL;
 	if (th == NULL || path == NULL || path[0] != '/')
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: '%s': a path must be absolute",
+		return error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: '%s': a path must be absolute",
 				    path != NULL ? path : "(null)");
 	if (!th->own_root)
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "cr-testhost: %s: files go into the private root, but the root is %s",
 				    path, th->ctx->file_root != NULL ? th->ctx->file_root : "/");
 	parts = g_strsplit(path, "/", -1);
@@ -202,7 +202,7 @@ static cr_status private_path(cr_testhost *th, const char *path, char **real, cr
 		dotdot = dotdot || strcmp(*p, "..") == 0;
 	g_strfreev(parts);
 	if (dotdot)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s: '..' is not allowed",
+		return error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s: '..' is not allowed",
 				    path);
 	*real = g_build_filename(th->private_root, path, NULL);
 	return CR_OK;
@@ -211,7 +211,7 @@ static cr_status private_path(cr_testhost *th, const char *path, char **real, cr
 static cr_status make_dirs(const char *real, const char *path, cr_error *err)
 {
 	if (g_mkdir_with_parents(real, 0700) != 0)
-		return cr_error_set(err, CR_ERR_IO, "cr-testhost: cannot make %s: %s", path,
+		return error_set(err, CR_ERR_IO, "cr-testhost: cannot make %s: %s", path,
 				    g_strerror(errno));
 	return CR_OK;
 }
@@ -232,7 +232,7 @@ cr_status cr_testhost_add_file(cr_testhost *th, const char *path, const char *co
 	g_free(dir);
 	if (st == CR_OK &&
 	    !g_file_set_contents(real, contents, len == (size_t)-1 ? -1 : (gssize)len, &gerr)) {
-		st = cr_error_set(err, CR_ERR_IO, "cr-testhost: cannot write %s: %s", path,
+		st = error_set(err, CR_ERR_IO, "cr-testhost: cannot write %s: %s", path,
 				  gerr->message);
 		g_error_free(gerr);
 	}
@@ -254,9 +254,9 @@ cr_status cr_testhost_add_dir(cr_testhost *th, const char *path, cr_error *err)
 cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error *err)
 {
 	if (th == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_root: NULL testhost");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_root: NULL testhost");
 	if (dir != NULL && (!g_path_is_absolute(dir) || !g_file_test(dir, G_FILE_TEST_IS_DIR)))
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "cr-testhost: root '%s' is not an absolute directory", dir);
 	g_free(th->ctx->file_root);
 	th->own_root = dir == NULL;
@@ -277,7 +277,7 @@ cr_status cr_testhost_set_task(cr_testhost *th, const char *task_type, int64_t t
 	cr_status st;
 
 	if (th == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_task: NULL testhost");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_task: NULL testhost");
 	st = cr_context_set_task(th->ctx, task_type, task_id, err);
 	if (st == CR_OK) {
 		g_free(th->task_type);
@@ -290,7 +290,7 @@ cr_status cr_testhost_set_task(cr_testhost *th, const char *task_type, int64_t t
 cr_status cr_testhost_set_rpc_layer(cr_testhost *th, const char *rpc_layer, cr_error *err)
 {
 	if (th == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_rpc_layer: NULL testhost");
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_rpc_layer: NULL testhost");
 	g_free(th->rpc_layer);
 	th->rpc_layer = g_strdup(rpc_layer);
 	if (rpc_layer == NULL) {
@@ -311,14 +311,14 @@ static cr_status begin_call(cr_testhost *th, cr_plugin_kind kind, const char *ca
 	if (err != NULL)
 		err->message[0] = '\0';
 	if (th == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_%s: NULL testhost", call);
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_%s: NULL testhost", call);
 	g_clear_pointer(&th->out, g_free);
 	th->call_mismatch = false;
 	if (th->inst == NULL)
-		return cr_error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s: no plugin is loaded",
+		return error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s: no plugin is loaded",
 				    call);
 	if (kind != 0 && th->inst->kind != kind)
-		return cr_error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_INVALID_ARG,
 				    "cr-testhost: %s: '%s' is a%s %s plugin", call, th->inst->plugin->name,
 				    th->inst->kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
 				    kind_name(th->inst->kind));
@@ -332,7 +332,7 @@ static cr_status end_call(cr_testhost *th, cr_status st, char *text, const char 
 {
 	if (th->call_mismatch) {
 		g_free(text);
-		return cr_error_set(err, CR_ERR_NETWORK, "%s", th->mismatch);
+		return error_set(err, CR_ERR_NETWORK, "%s", th->mismatch);
 	}
 	if (st != CR_OK) {
 		g_free(text);
@@ -361,10 +361,10 @@ cr_status cr_testhost_probe(cr_testhost *th, cr_error *err)
 			st = inst->plugin->desc->accelerator->probe(inst->state, &inst->pctx, err);
 		if (st != CR_OK && st != CR_DECLINED) {
 			if (err != NULL && err->message[0] == '\0')
-				cr_error_set(err, st, "%s", cr_strerror(st));
+				error_set(err, st, "%s", cr_strerror(st));
 			else if (err != NULL)
 				err->code = st;
-			cr_error_prefix(err, "%s: ", inst->label);
+			error_prefix(err, "%s: ", inst->label);
 		} else if (err != NULL) {
 			err->code = st;
 		}
@@ -430,7 +430,7 @@ cr_status cr_testhost_enumerate(cr_testhost *th, const char **out, cr_error *err
 	res = result_new();
 	st = accel_layer_run(th->ctx, res, err);
 	if (st == CR_OK && th->inst->declined)
-		st = cr_error_set(err, CR_DECLINED, "%s declined", th->inst->label);
+		st = error_set(err, CR_DECLINED, "%s declined", th->inst->label);
 	if (st == CR_OK)
 		st = cr_result_accelerators_json(res, NULL, -1, true, &json, err);
 	if (st == CR_OK)

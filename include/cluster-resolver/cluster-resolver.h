@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cluster-resolver/common.h>
 #include <cluster-resolver/error.h>
-#include <cluster-resolver/plugin.h>
 #include <cluster-resolver/spec.h>
 #include <cluster-resolver/version.h>
 
@@ -36,10 +36,10 @@ typedef struct cr_context cr_context;
 typedef struct cr_result cr_result;
 
 /** Static text for a status. Since: ABI 1.0 */
-const char *cr_strerror(cr_status code);
+CR_API const char *cr_strerror(cr_status code);
 
 /** Library version, e.g. "1.0.0". Since: ABI 1.0 */
-const char *cr_version(void);
+CR_API const char *cr_version(void);
 
 /**
  * cr_log_fn:
@@ -55,16 +55,16 @@ typedef void (*cr_log_fn)(cr_log_level level, const char *source, const char *me
 			  void *user_data);
 
 /** Make a context with no config loaded. (transfer full). Since: ABI 1.0 */
-cr_context *cr_context_new(cr_error *err);
+CR_API cr_context *cr_context_new(cr_error *err);
 
 /** Free @ctx, destroying plugin states and unloading plugins. Since: ABI 1.0 */
-void cr_context_free(cr_context *ctx);
+CR_API void cr_context_free(cr_context *ctx);
 
 /** Replace the log handler (NULL restores the default). Since: ABI 1.0 */
-void cr_context_set_log_handler(cr_context *ctx, cr_log_fn fn, void *user_data);
+CR_API void cr_context_set_log_handler(cr_context *ctx, cr_log_fn fn, void *user_data);
 
 /** Most verbose level passed to the handler. Since: ABI 1.0 */
-void cr_context_set_log_level(cr_context *ctx, cr_log_level level);
+CR_API void cr_context_set_log_level(cr_context *ctx, cr_log_level level);
 
 /**
  * cr_context_add_plugin_dir:
@@ -72,7 +72,7 @@ void cr_context_set_log_level(cr_context *ctx, cr_log_level level);
  * CLUSTER_RESOLVER_PLUGIN_PATH directories and the built-in directory.
  * Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.0
  */
-cr_status cr_context_add_plugin_dir(cr_context *ctx, const char *dir, cr_error *err);
+CR_API cr_status cr_context_add_plugin_dir(cr_context *ctx, const char *dir, cr_error *err);
 
 /**
  * cr_context_load_config:
@@ -86,14 +86,14 @@ cr_status cr_context_add_plugin_dir(cr_context *ctx, const char *dir, cr_error *
  * Returns: CR_OK; CR_ERR_CONFIG ("FILE:LINE: ..."); CR_ERR_PLUGIN or
  * CR_ERR_ABI (message names the plugin and its file). Since: ABI 1.0
  */
-cr_status cr_context_load_config(cr_context *ctx, const char *path, cr_error *err);
+CR_API cr_status cr_context_load_config(cr_context *ctx, const char *path, cr_error *err);
 
 /**
  * cr_context_load_config_string:
  * As cr_context_load_config() for config text; @name is used in messages
  * (no drop-ins). Since: ABI 1.0
  */
-cr_status cr_context_load_config_string(cr_context *ctx, const char *text, const char *name,
+CR_API cr_status cr_context_load_config_string(cr_context *ctx, const char *text, const char *name,
 					cr_error *err);
 
 /**
@@ -102,11 +102,11 @@ cr_status cr_context_load_config_string(cr_context *ctx, const char *text, const
  * resolver). @task_type NULL and @task_id -1 leave that part unset; "" and 0
  * are real values. Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.0
  */
-cr_status cr_context_set_task(cr_context *ctx, const char *task_type, int64_t task_id,
+CR_API cr_status cr_context_set_task(cr_context *ctx, const char *task_type, int64_t task_id,
 			      cr_error *err);
 
 /** Override the rpc layer ("" = none). Since: ABI 1.0 */
-cr_status cr_context_set_rpc_layer(cr_context *ctx, const char *rpc_layer, cr_error *err);
+CR_API cr_status cr_context_set_rpc_layer(cr_context *ctx, const char *rpc_layer, cr_error *err);
 
 /**
  * cr_context_resolve:
@@ -116,7 +116,7 @@ cr_status cr_context_set_rpc_layer(cr_context *ctx, const char *rpc_layer, cr_er
  * declined; otherwise the failing resolver's status with its message.
  * Since: ABI 1.0
  */
-cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err);
+CR_API cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err);
 
 /**
  * cr_context_plugins_json:
@@ -124,10 +124,10 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
  * version, schema) as a JSON array; broken files are listed with their
  * error. (transfer full) Since: ABI 1.0
  */
-cr_status cr_context_plugins_json(cr_context *ctx, char **json, cr_error *err);
+CR_API cr_status cr_context_plugins_json(cr_context *ctx, char **json, cr_error *err);
 
 /** As cr_context_plugins_json(), as a human-readable table. Since: ABI 1.0 */
-cr_status cr_context_plugins_text(cr_context *ctx, char **text, cr_error *err);
+CR_API cr_status cr_context_plugins_text(cr_context *ctx, char **text, cr_error *err);
 
 /**
  * cr_context_check:
@@ -136,25 +136,25 @@ cr_status cr_context_plugins_text(cr_context *ctx, char **text, cr_error *err);
  * options are shown as "(secret)". (transfer full) *@text.
  * Returns: CR_OK, CR_ERR_CONFIG, CR_ERR_PLUGIN. Since: ABI 1.0
  */
-cr_status cr_context_check(cr_context *ctx, char **text, cr_error *err);
+CR_API cr_status cr_context_check(cr_context *ctx, char **text, cr_error *err);
 
 /** Free @result. NULL is a no-op. Since: ABI 1.0 */
-void cr_result_free(cr_result *result);
+CR_API void cr_result_free(cr_result *result);
 
 /** The merged cluster. (transfer none) Since: ABI 1.0 */
-const cr_spec *cr_result_spec(const cr_result *result);
+CR_API const cr_spec *cr_result_spec(const cr_result *result);
 
 /** Task type, or NULL when unknown. (transfer none) Since: ABI 1.0 */
-const char *cr_result_task_type(const cr_result *result);
+CR_API const char *cr_result_task_type(const cr_result *result);
 
 /** Task id, or -1 when unknown. Since: ABI 1.0 */
-int64_t cr_result_task_id(const cr_result *result);
+CR_API int64_t cr_result_task_id(const cr_result *result);
 
 /** Effective rpc layer, or NULL. (transfer none) Since: ABI 1.0 */
-const char *cr_result_rpc_layer(const cr_result *result);
+CR_API const char *cr_result_rpc_layer(const cr_result *result);
 
 /** Environment ("cloud", "google", ...), or NULL. Since: ABI 1.0 */
-const char *cr_result_environment(const cr_result *result);
+CR_API const char *cr_result_environment(const cr_result *result);
 
 /**
  * cr_result_master:
@@ -164,14 +164,14 @@ const char *cr_result_environment(const cr_result *result);
  * resolver's own master string. (transfer full) *@url.
  * Returns: CR_OK, CR_ERR_NOT_FOUND. Since: ABI 1.0
  */
-cr_status cr_result_master(const cr_result *result, const char *task_type, int64_t task_id,
+CR_API cr_status cr_result_master(const cr_result *result, const char *task_type, int64_t task_id,
 			   const char *rpc_layer, char **url, cr_error *err);
 
 /** Number of accelerator kinds counted for this task. Since: ABI 1.0 */
-size_t cr_result_num_accelerator_kinds(const cr_result *result);
+CR_API size_t cr_result_num_accelerator_kinds(const cr_result *result);
 
 /** Kind @i ("GPU") and its count, sorted by kind. Since: ABI 1.0 */
-bool cr_result_accelerator(const cr_result *result, size_t i, const char **kind, int64_t *count);
+CR_API bool cr_result_accelerator(const cr_result *result, size_t i, const char **kind, int64_t *count);
 
 /**
  * cr_result_accelerators_json:
@@ -182,14 +182,14 @@ bool cr_result_accelerator(const cr_result *result, size_t i, const char **kind,
  * Returns: CR_OK, CR_ERR_INVALID_ARG, CR_ERR_NOT_FOUND (no such task).
  * Since: ABI 1.0
  */
-cr_status cr_result_accelerators_json(const cr_result *result, const char *task_type,
+CR_API cr_status cr_result_accelerators_json(const cr_result *result, const char *task_type,
 				      int64_t task_id, bool devices, char **json, cr_error *err);
 
 /** Number of environment variables the resolvers asked `exec` to set. */
-size_t cr_result_num_env(const cr_result *result);
+CR_API size_t cr_result_num_env(const cr_result *result);
 
 /** Variable @i (name, value). Since: ABI 1.0 */
-bool cr_result_env(const cr_result *result, size_t i, const char **name, const char **value);
+CR_API bool cr_result_env(const cr_result *result, size_t i, const char **name, const char **value);
 
 /**
  * cr_result_format:
@@ -199,7 +199,7 @@ bool cr_result_env(const cr_result *result, size_t i, const char **name, const c
  * @len bytes). Returns: CR_OK, CR_ERR_INVALID_ARG (unknown format or
  * option), CR_ERR_NOT_FOUND (format needs an identity). Since: ABI 1.0
  */
-cr_status cr_result_format(const cr_result *result, const char *format,
+CR_API cr_status cr_result_format(const cr_result *result, const char *format,
 			   const char *const *options, char **out, size_t *len, cr_error *err);
 
 /**
@@ -220,7 +220,7 @@ cr_status cr_result_format(const cr_result *result, const char *format,
  * variables, unknown option), CR_ERR_NOT_FOUND (no identity, task not in
  * the world, empty world). Since: ABI 1.0
  */
-cr_status cr_result_env_vars(const cr_result *result, const char *format,
+CR_API cr_status cr_result_env_vars(const cr_result *result, const char *format,
 			     const char *const *options, char ***pairs, cr_error *err);
 
 #ifdef __cplusplus

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cluster-resolver/common.h>
 #include <cluster-resolver/error.h>
 
 #ifdef __cplusplus
@@ -25,17 +26,7 @@ extern "C" {
  * Returns: CR_OK, CR_ERR_PARSE ('invalid hostlist "EXPR": why at position N').
  * Since: ABI 1.0
  */
-cr_status cr_hostlist_expand(const char *expr, char ***hosts, size_t *count, cr_error *err);
-
-/**
- * cr_hostlist_fn:
- * @name: one name, NUL-terminated; (transfer none) valid during the call only.
- * @len: strlen(@name).
- * @user_data: what was given to cr_hostlist_foreach().
- * Returns: 0 for the next name; anything else stops the walk.
- * Since: ABI 1.0
- */
-typedef int (*cr_hostlist_fn)(const char *name, size_t len, void *user_data);
+CR_API cr_status cr_hostlist_expand(const char *expr, char ***hosts, size_t *count, cr_error *err);
 
 /**
  * cr_hostlist_foreach:
@@ -50,7 +41,7 @@ typedef int (*cr_hostlist_fn)(const char *name, size_t len, void *user_data);
  * CR_ERR_INVALID_ARG (NULL @expr or @fn).
  * Since: ABI 1.0
  */
-cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *user_data,
+CR_API cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *user_data,
 			      cr_error *err);
 
 /**
@@ -60,7 +51,7 @@ cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *user_da
  * @expr: (out) (transfer full) free with cr_free().
  * Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.0
  */
-cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **expr,
+CR_API cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **expr,
 			       cr_error *err);
 
 /**
@@ -69,11 +60,8 @@ cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **ex
  * @counts: (out) (transfer full) free with cr_free().
  * Returns: CR_OK, CR_ERR_PARSE quoting the list and position. Since: ABI 1.0
  */
-cr_status cr_tasks_per_node_expand(const char *list, uint32_t **counts, size_t *n,
+CR_API cr_status cr_tasks_per_node_expand(const char *list, uint32_t **counts, size_t *n,
 				   cr_error *err);
-
-/** Free a NULL-terminated string vector from the library. NULL is a no-op. */
-void cr_strv_free(char **strv);
 
 #ifdef __cplusplus
 }

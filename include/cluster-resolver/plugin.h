@@ -38,12 +38,15 @@
 #ifndef CLUSTER_RESOLVER_PLUGIN_H
 #define CLUSTER_RESOLVER_PLUGIN_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include <cluster-resolver/common.h>
 #include <cluster-resolver/error.h>
+#include <cluster-resolver/plugin-host.h>
+#include <cluster-resolver/plugin-types.h>
 #include <cluster-resolver/version.h>
 
 #ifdef __cplusplus
@@ -51,413 +54,12 @@ extern "C" {
 #endif
 
 #if defined(__GNUC__)
-#define CR_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #define CR_EXPORT __attribute__((visibility("default")))
 #define CR_HIDDEN __attribute__((visibility("hidden")))
 #else
-#define CR_PRINTF(fmt, args)
 #define CR_EXPORT
 #define CR_HIDDEN
 #endif
-
-/* ------------------------------------------------------------------------ */
-/* Opaque handles. Plugins never see their layout.                           */
-
-/** cr_plugin_ctx: the host's handle for one plugin instance (log prefix,
- *  injected environment, files). Passed to every op. Since: ABI 1.0 */
-typedef struct cr_plugin_ctx cr_plugin_ctx;
-/** cr_cfg: a read-only view of one libconfig setting. Since: ABI 1.0 */
-typedef struct cr_cfg cr_cfg;
-/** cr_result_builder: collects what a resolver found. Since: ABI 1.0 */
-typedef struct cr_result_builder cr_result_builder;
-/** cr_accel_list: collects what an accelerator plugin found. Since: ABI 1.0 */
-typedef struct cr_accel_list cr_accel_list;
-/** cr_text: a host-owned string sink (used by the master op). Since: ABI 1.0 */
-typedef struct cr_text cr_text;
-/** cr_json: a node of a parsed JSON document (read-only). Since: ABI 1.0 */
-typedef struct cr_json cr_json;
-/** cr_http_response: an HTTP answer made by the host. Since: ABI 1.0 */
-typedef struct cr_http_response cr_http_response;
-
-/* ------------------------------------------------------------------------ */
-/* Configuration schema                                                      */
-
-/**
- * cr_option_type:
- *
- * The type of a top-level key of a plugin's config group. The host checks
- * it before the plugin runs. %CR_OPT_GROUP and %CR_OPT_ANY values are walked
- * by the plugin with the cfg_* slots, which report file:line for nested
- * errors.
- *
- * Since: ABI 1.0
- */
-typedef enum cr_option_type {
-	CR_OPT_STRING = 1,      /* "text" */
-	CR_OPT_INT = 2,         /* 42 or 42L */
-	CR_OPT_BOOL = 3,        /* true / false */
-	CR_OPT_FLOAT = 4,       /* 1.5 (an integer is accepted too) */
-	CR_OPT_STRING_LIST = 5, /* [ "a", "b" ] or ( "a", "b" ) */
-	CR_OPT_GROUP = 6,       /* { key = value; ... } */
-	CR_OPT_ANY = 7,         /* any value; the plugin checks it */
-} cr_option_type;
-
-/** Option flags. Since: ABI 1.0 */
-#define CR_OPT_REQUIRED (1u << 0)   /* the key must be present */
-#define CR_OPT_SECRET (1u << 1)     /* never printed: shown as "(secret)" */
-#define CR_OPT_DEPRECATED (1u << 2) /* accepted with a warning */
-
-/**
- * cr_option:
- * @name: key in the plugin's config group.
- * @type: expected type.
- * @default_value: (nullable) default as text ("8470", "true", "grpc").
- * @flags: CR_OPT_* bits.
- * @help: one line for `cluster-resolver plugins` and the docs.
- *
- * One entry of a plugin's config schema. The array ends with an entry whose
- * @name is NULL. The host steps through the array with the descriptor's
- * @option_size, so fields may be appended in a later minor.
- *
- * Since: ABI 1.0
- */
-typedef struct cr_option {
-	const char *name;
-	cr_option_type type;
-	const char *default_value;
-	uint32_t flags;
-	const char *help;
-} cr_option;
-
-/** CR_OPTIONS_END: terminator of a #cr_option array. Since: ABI 1.0 */
-#define CR_OPTIONS_END { NULL, (cr_option_type)0, NULL, 0, NULL }
-
-/**
- * cr_cfg_type: the type of a config value as libconfig parsed it.
- * Since: ABI 1.0
- */
-typedef enum cr_cfg_type {
-	CR_CFG_NONE = 0,
-	CR_CFG_GROUP = 1,
-	CR_CFG_INT = 2,
-	CR_CFG_INT64 = 3,
-	CR_CFG_FLOAT = 4,
-	CR_CFG_STRING = 5,
-	CR_CFG_BOOL = 6,
-	CR_CFG_ARRAY = 7, /* [ ... ] scalars of one type */
-	CR_CFG_LIST = 8,  /* ( ... ) any values */
-} cr_cfg_type;
-
-/* ------------------------------------------------------------------------ */
-/* Values a plugin hands to the host (copied by the host)                    */
-
-/** Log levels for host->log. Since: ABI 1.0 */
-typedef enum cr_log_level {
-	CR_LOG_ERROR = 0,
-	CR_LOG_WARNING = 1,
-	CR_LOG_INFO = 2,
-	CR_LOG_DEBUG = 3,
-} cr_log_level;
-
-/**
- * cr_accel_device:
- * @struct_size: sizeof(cr_accel_device); use CR_ACCEL_DEVICE_INIT.
- * @kind: device type as frameworks count it: "GPU" or "TPU".
- * @vendor: (nullable) "nvidia", "google", ...
- * @model: (nullable) "NVIDIA A100-SXM4-40GB", "v4", ...
- * @index: index as the process will see it after masking (0-based), or -1.
- * @physical_index: index on the host before masking, or -1.
- * @uuid: (nullable) "GPU-…", "MIG-…".
- * @memory_bytes: device memory, 0 when unknown.
- * @pci_bus_id: (nullable) "0000:3b:00.0".
- * @visible_by: (nullable) the binding variable that made it visible,
- *              e.g. "CUDA_VISIBLE_DEVICES"; NULL when nothing masked.
- * @parent_index: physical index of the parent GPU of a MIG instance, or -1.
- *
- * One local accelerator. Copied by host->accel_add().
- *
- * Since: ABI 1.0
- */
-typedef struct cr_accel_device {
-	size_t struct_size;
-	const char *kind;
-	const char *vendor;
-	const char *model;
-	int32_t index;
-	int32_t physical_index;
-	const char *uuid;
-	uint64_t memory_bytes;
-	const char *pci_bus_id;
-	const char *visible_by;
-	int32_t parent_index;
-} cr_accel_device;
-
-/** CR_ACCEL_DEVICE_INIT: initialiser with sizes and "unknown" values. */
-#define CR_ACCEL_DEVICE_INIT                                                      \
-	{ sizeof(cr_accel_device), NULL, NULL, NULL, -1, -1, NULL, 0, NULL, NULL, -1 }
-
-/**
- * cr_http_request:
- * @struct_size: sizeof(cr_http_request); use CR_HTTP_REQUEST_INIT.
- * @method: "GET", "POST", "PUT", ...
- * @url: absolute http:// or https:// URL.
- * @headers: (nullable) NULL-terminated "Name: value" lines. Never logged.
- * @body: (nullable) request body; @body_len bytes.
- * @timeout_ms: whole-request deadline, 0 = host default (30 s).
- * @connect_timeout_ms: connect deadline, 0 = host default (5 s).
- * @ca_file, @ca_pem: (nullable) trust anchors as a path or PEM text;
- *                    neither = the system store.
- * @cert_file, @cert_pem, @key_file, @key_pem: (nullable) client certificate
- *                    and key, as paths or PEM text.
- * @insecure: skip TLS verification (only when a user's config says so).
- * @max_body: refuse larger answers (0 = host default, 256 MiB).
- * @flags: reserved, must be 0.
- *
- * An HTTP request made by the host over libcurl. All strings are borrowed.
- * The host never logs header values or bodies (they may carry tokens).
- *
- * Since: ABI 1.0
- */
-typedef struct cr_http_request {
-	size_t struct_size;
-	const char *method;
-	const char *url;
-	const char *const *headers;
-	const char *body;
-	size_t body_len;
-	long timeout_ms;
-	long connect_timeout_ms;
-	const char *ca_file;
-	const char *ca_pem;
-	const char *cert_file;
-	const char *cert_pem;
-	const char *key_file;
-	const char *key_pem;
-	bool insecure;
-	size_t max_body;
-	uint32_t flags;
-} cr_http_request;
-
-/** CR_HTTP_REQUEST_INIT: zeroed request with @struct_size set. */
-#define CR_HTTP_REQUEST_INIT                                                      \
-	{ sizeof(cr_http_request), "GET", NULL, NULL, NULL, 0, 0, 0, NULL, NULL,  \
-	  NULL, NULL, NULL, NULL, false, 0, 0 }
-
-/** cr_json_type: type of a JSON node. Since: ABI 1.0 */
-typedef enum cr_json_type {
-	CR_JSON_NULL = 0,
-	CR_JSON_BOOL = 1,
-	CR_JSON_NUMBER = 2,
-	CR_JSON_STRING = 3,
-	CR_JSON_ARRAY = 4,
-	CR_JSON_OBJECT = 5,
-} cr_json_type;
-
-/**
- * cr_json_each_fn: callback for host->json_each over an object's members
- * in document order. Return false to stop. Since: ABI 1.0
- */
-typedef bool (*cr_json_each_fn)(const char *key, const cr_json *value, void *user_data);
-
-/* ------------------------------------------------------------------------ */
-/* The host function table                                                   */
-
-/**
- * cr_host_api:
- *
- * Everything the host offers a plugin. Append-only: slots are never removed
- * or reordered (a retired slot stays, set to NULL). Before calling a slot
- * newer than the ABI minor the plugin requires, check CR_HOST_HAS().
- *
- * Every slot is "Since: ABI 1.0" unless it says otherwise.
- */
-typedef struct cr_host_api {
-	size_t struct_size;
-	uint32_t abi_major;
-	uint32_t abi_minor;
-
-	/* -- errors and logging ------------------------------------------- */
-
-	/** Record @code and a printf-style message in @err (nullable).
-	 *  Returns: @code, so a plugin can write `return host->error_set(...)`. */
-	cr_status (*error_set)(cr_error *err, cr_status code, const char *fmt, ...) CR_PRINTF(3, 4);
-	/** Static text for a status ("declined", "network error"). */
-	const char *(*strerror)(cr_status code);
-	/** Log a line; the host prefixes "resolver 'NAME': " and filters by level.
-	 *  Error messages set with error_set are prefixed the same way, so a
-	 *  plugin does not name itself in them. */
-	void (*log)(cr_plugin_ctx *ctx, cr_log_level level, const char *fmt, ...) CR_PRINTF(3, 4);
-	/** Whether a log line at @level would be shown. */
-	bool (*log_enabled)(cr_plugin_ctx *ctx, cr_log_level level);
-
-	/* -- configuration (views borrowed until destroy) ------------------ */
-
-	/** Child @name of a group, or NULL when absent. */
-	const cr_cfg *(*cfg_get)(const cr_cfg *group, const char *name);
-	/** Type of a value; CR_CFG_NONE for NULL. */
-	cr_cfg_type (*cfg_type)(const cr_cfg *value);
-	/** Number of children of a group, array or list; 0 for scalars. */
-	size_t (*cfg_length)(const cr_cfg *value);
-	/** Child @i of a group, array or list (document order), or NULL. */
-	const cr_cfg *(*cfg_elem)(const cr_cfg *value, size_t i);
-	/** Key of a group member, or NULL for list elements. */
-	const char *(*cfg_name)(const cr_cfg *value);
-	/** String value, or NULL when not a string. */
-	const char *(*cfg_string)(const cr_cfg *value);
-	/** Integer value (int or int64). Returns: false when not an integer. */
-	bool (*cfg_int)(const cr_cfg *value, int64_t *out);
-	/** Float value (an integer converts). Returns: false otherwise. */
-	bool (*cfg_float)(const cr_cfg *value, double *out);
-	/** Boolean value. Returns: false when not a boolean. */
-	bool (*cfg_bool)(const cr_cfg *value, bool *out);
-	/** File the value was read from, or "(built-in)" / "(string)". */
-	const char *(*cfg_file)(const cr_cfg *value);
-	/** Line the value was read from, or 0. */
-	int (*cfg_line)(const cr_cfg *value);
-	/** Schema-aware getters on the plugin's own group: the value, else the
-	 *  option's default_value from the schema (NULL/0/false when none). */
-	const char *(*opt_string)(cr_plugin_ctx *ctx, const char *name);
-	int64_t (*opt_int)(cr_plugin_ctx *ctx, const char *name);
-	bool (*opt_bool)(cr_plugin_ctx *ctx, const char *name);
-	double (*opt_float)(cr_plugin_ctx *ctx, const char *name);
-	/** Whether the user set @name explicitly (as opposed to a default). */
-	bool (*opt_is_set)(cr_plugin_ctx *ctx, const char *name);
-
-	/* -- environment, files, processes --------------------------------- */
-
-	/** Environment variable (injectable in tests), or NULL. Borrowed until
-	 *  the op returns. */
-	const char *(*getenv)(cr_plugin_ctx *ctx, const char *name);
-	/** Read a whole file (at most @max bytes, 0 = 64 MiB) into a
-	 *  NUL-terminated buffer. (transfer full) *@data: free with host->free.
-	 *  Returns: CR_OK, CR_ERR_NOT_FOUND, CR_ERR_IO (message names the path). */
-	cr_status (*read_file)(cr_plugin_ctx *ctx, const char *path, size_t max, char **data,
-			       size_t *len, cr_error *err);
-	/** Sorted entry names of a directory ("." and ".." omitted).
-	 *  (transfer full) *@names: NULL-terminated, free with host->strv_free.
-	 *  Returns: CR_OK, CR_ERR_NOT_FOUND, CR_ERR_IO. */
-	cr_status (*list_dir)(cr_plugin_ctx *ctx, const char *path, char ***names, cr_error *err);
-	/** Free memory the host gave the plugin. NULL is a no-op. */
-	void (*free)(void *ptr);
-	/** Free a NULL-terminated string vector from the host. NULL is a no-op. */
-	void (*strv_free)(char **strv);
-
-	/* -- HTTP (libcurl in the host) ------------------------------------ */
-
-	/** Perform @req. HTTP error statuses are not failures: inspect
-	 *  http_status(). (transfer full) *@resp: free with http_response_free.
-	 *  Returns: CR_OK, CR_ERR_NETWORK, CR_ERR_TIMEOUT, CR_ERR_IO,
-	 *  CR_ERR_INVALID_ARG; the message names the endpoint and the reason. */
-	cr_status (*http_request)(cr_plugin_ctx *ctx, const cr_http_request *req,
-				  cr_http_response **resp, cr_error *err);
-	long (*http_status)(const cr_http_response *resp);
-	/** Body bytes, NUL-terminated for convenience. Borrowed from @resp. */
-	const char *(*http_body)(const cr_http_response *resp, size_t *len);
-	/** Last value of response header @name (case-insensitive), or NULL. */
-	const char *(*http_header)(const cr_http_response *resp, const char *name);
-	void (*http_response_free)(cr_http_response *resp);
-
-	/* -- JSON (json-c in the host) ------------------------------------- */
-
-	/** Parse @len bytes. (transfer full) *@root: free with json_free.
-	 *  Returns: CR_OK or CR_ERR_PARSE with "what: offset N: reason", where
-	 *  @what names the source (a variable, a URL). */
-	cr_status (*json_parse)(const char *text, size_t len, const char *what, cr_json **root,
-				cr_error *err);
-	void (*json_free)(cr_json *root);
-	/** Node at RFC 6901 @pointer below @node ("" = @node), or NULL. The node
-	 *  is borrowed from the document. */
-	const cr_json *(*json_get)(const cr_json *node, const char *pointer);
-	cr_json_type (*json_type)(const cr_json *node);
-	/** String value, or NULL when not a string. */
-	const char *(*json_string)(const cr_json *node);
-	/** Integral number. Returns: false when not an integer. */
-	bool (*json_int)(const cr_json *node, int64_t *out);
-	bool (*json_double)(const cr_json *node, double *out);
-	bool (*json_bool)(const cr_json *node, bool *out);
-	/** Number of elements of an array or members of an object. */
-	size_t (*json_length)(const cr_json *node);
-	/** Element @i of an array, or NULL. */
-	const cr_json *(*json_index)(const cr_json *node, size_t i);
-	/** Call @fn for each member of an object, in document order. */
-	void (*json_each)(const cr_json *node, cr_json_each_fn fn, void *user_data);
-
-	/* -- Slurm-style hostlists ----------------------------------------- */
-
-	/** Expand "n[01-03],gpu[1-2]-ib" in order, duplicates kept.
-	 *  (transfer full) *@hosts: NULL-terminated, free with strv_free.
-	 *  Returns: CR_OK or CR_ERR_PARSE quoting @expr and the position. */
-	cr_status (*hostlist_expand)(const char *expr, char ***hosts, size_t *count, cr_error *err);
-	/** Compress names (order kept) into one expression.
-	 *  (transfer full) *@expr: free with host->free. */
-	cr_status (*hostlist_compress)(const char *const *hosts, size_t count, char **expr,
-				       cr_error *err);
-
-	/* -- resolver results (everything is copied) ----------------------- */
-
-	/** Declare a job (it may stay empty). */
-	cr_status (*result_add_job)(cr_result_builder *b, const char *job, cr_error *err);
-	/** Append a task at the next index of a dense job. */
-	cr_status (*result_append_task)(cr_result_builder *b, const char *job, const char *address,
-					cr_error *err);
-	/** Add a task at an explicit index (sparse jobs). Negative index or a
-	 *  duplicate index → CR_ERR_INVALID_ARG / CR_ERR_CONFLICT. */
-	cr_status (*result_add_task)(cr_result_builder *b, const char *job, int64_t index,
-				     const char *address, cr_error *err);
-	/** This process's identity, when the backend knows it. */
-	cr_status (*result_set_task)(cr_result_builder *b, const char *task_type, int64_t task_id,
-				     cr_error *err);
-	cr_status (*result_set_rpc_layer)(cr_result_builder *b, const char *rpc_layer, cr_error *err);
-	cr_status (*result_set_environment)(cr_result_builder *b, const char *environment,
-					    cr_error *err);
-	/** The backend's own master/session-master string (used verbatim). */
-	cr_status (*result_set_master)(cr_result_builder *b, const char *master, cr_error *err);
-	/** Accelerators of one task (a pod's nvidia.com/gpu limit, Slurm's
-	 *  binding). @kind is "GPU" or "TPU". @job NULL (and @index -1) means
-	 *  this process's own task, whichever it turns out to be. */
-	cr_status (*result_set_task_accelerators)(cr_result_builder *b, const char *job,
-						  int64_t index, const char *kind, int64_t count,
-						  cr_error *err);
-	/** An environment variable this process should get from `exec`
-	 *  (e.g. CUDA_VISIBLE_DEVICES for its GPU binding). */
-	cr_status (*result_set_env)(cr_result_builder *b, const char *name, const char *value,
-				    cr_error *err);
-
-	/* -- accelerator results and the master sink ----------------------- */
-
-	/** Add one local device (copied). */
-	cr_status (*accel_add)(cr_accel_list *list, const cr_accel_device *dev, cr_error *err);
-	/** Set the text of a master sink (copied). */
-	cr_status (*text_set)(cr_text *out, const char *text, cr_error *err);
-
-	/* -- vendor libraries and time ------------------------------------- */
-
-	/** dlopen(@soname, RTLD_NOW|RTLD_LOCAL). Returns: CR_OK, or CR_DECLINED
-	 *  when the library is absent (so the plugin can decline). */
-	cr_status (*dl_open)(cr_plugin_ctx *ctx, const char *soname, void **handle, cr_error *err);
-	void *(*dl_sym)(void *handle, const char *symbol);
-	void (*dl_close)(void *handle);
-	/** Monotonic clock in milliseconds. */
-	int64_t (*monotonic_ms)(void);
-	/** Sleep (used by retry loops; tests may shorten it). */
-	void (*sleep_ms)(cr_plugin_ctx *ctx, int64_t ms);
-} cr_host_api;
-
-/**
- * CR_HOST_HAS:
- * @host: the host table.
- * @slot: a member name of #cr_host_api.
- *
- * Whether the running host provides @slot: the table is long enough and the
- * slot is not NULL. Use it before calling slots newer than the ABI minor the
- * plugin was built for.
- *
- * Since: ABI 1.0
- */
-#define CR_HOST_HAS(host, slot)                                                   \
-	((host) != NULL &&                                                        \
-	 (host)->struct_size >= offsetof(cr_host_api, slot) + sizeof((host)->slot) && \
-	 (host)->slot != NULL)
 
 /* ------------------------------------------------------------------------ */
 /* Plugin operations                                                         */
@@ -481,6 +83,13 @@ typedef struct cr_host_api {
  *     host->text_set. Only for backends whose master differs from
  *     "rpc_layer://address of the task" (TPU). Returns: CR_OK, CR_DECLINED
  *     to let the host compute it, or an error.
+ * @supervise: (nullable) Since: ABI 1.1. Called by `exec --supervise` on a
+ *     resolver that resolved: once when the program starts, every second
+ *     while it runs, and once when it has ended (@ev->phase). Set *@stop to
+ *     true to have the host stop the program (SIGTERM to its process group,
+ *     SIGKILL after the exec's stop timeout, 10 s by default). A 1.0
+ *     plugin's shorter ops table has no such slot. Returns: CR_OK, or an
+ *     error, which the host logs (the program is not stopped for it).
  *
  * Since: ABI 1.0
  */
@@ -492,6 +101,8 @@ typedef struct cr_resolver_ops {
 	cr_status (*resolve)(void *state, cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *err);
 	cr_status (*master)(void *state, cr_plugin_ctx *ctx, const char *task_type, int64_t task_id,
 			    const char *rpc_layer, cr_text *out, cr_error *err);
+	cr_status (*supervise)(void *state, cr_plugin_ctx *ctx, const cr_supervise_event *ev,
+			       bool *stop, cr_error *err); /* Since: ABI 1.1 */
 } cr_resolver_ops;
 
 /**
@@ -588,7 +199,10 @@ extern CR_HIDDEN const cr_host_api *cr_host;
  *
  * Defines cr_host and the exported cr_plugin_entry(). Use it once per
  * plugin, after the descriptor. The entry refuses a host of another ABI
- * major or an older minor than CR_ABI_MINOR.
+ * major or an older minor than CR_ABI_MINOR with CR_ERR_ABI and a message
+ * naming both versions. On a major mismatch the host table's layout is
+ * unknown, so the message is written into @err directly, never through
+ * the table.
  *
  * Since: ABI 1.0
  */
@@ -607,8 +221,18 @@ extern CR_HIDDEN const cr_host_api *cr_host;
 	{                                                                         \
 		if (host == NULL || desc == NULL)                                 \
 			return CR_ERR_INVALID_ARG;                                \
-		if (host_abi_major != CR_ABI_MAJOR ||                           \
-		    host_abi_minor + 1u <= (unsigned)CR_ABI_MINOR)               \
+		if (host_abi_major != CR_ABI_MAJOR) {                             \
+			if (err != NULL && err->struct_size >= sizeof(cr_error)) { \
+				err->code = CR_ERR_ABI;                           \
+				snprintf(err->message, sizeof(err->message),      \
+					 "plugin '%s' needs ABI %d.%d, host has %u.%u", \
+					 (desc_var).name, CR_ABI_MAJOR,           \
+					 CR_ABI_MINOR, host_abi_major,            \
+					 host_abi_minor);                         \
+			}                                                         \
+			return CR_ERR_ABI;                                        \
+		}                                                                 \
+		if (host_abi_minor + 1u <= (uint32_t)CR_ABI_MINOR)                \
 			return host->error_set(err, CR_ERR_ABI,                   \
 					       "plugin '%s' needs ABI %d.%d, host has %u.%u", \
 					       (desc_var).name, CR_ABI_MAJOR,     \

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cluster-resolver/common.h>
 #include <cluster-resolver/error.h>
 
 #ifdef __cplusplus
@@ -28,13 +29,13 @@ extern "C" {
 typedef struct cr_spec cr_spec;
 
 /** Make an empty spec. (transfer full): free with cr_spec_free(). Since: ABI 1.0 */
-cr_spec *cr_spec_new(void);
+CR_API cr_spec *cr_spec_new(void);
 
 /** Free @spec. NULL is a no-op. Since: ABI 1.0 */
-void cr_spec_free(cr_spec *spec);
+CR_API void cr_spec_free(cr_spec *spec);
 
 /** Deep copy. (transfer full). Since: ABI 1.0 */
-cr_spec *cr_spec_copy(const cr_spec *spec);
+CR_API cr_spec *cr_spec_copy(const cr_spec *spec);
 
 /**
  * cr_spec_add_job:
@@ -42,7 +43,7 @@ cr_spec *cr_spec_copy(const cr_spec *spec);
  * order in which they were first added.
  * Returns: CR_OK, CR_ERR_INVALID_ARG (NULL). Since: ABI 1.0
  */
-cr_status cr_spec_add_job(cr_spec *spec, const char *job, cr_error *err);
+CR_API cr_status cr_spec_add_job(cr_spec *spec, const char *job, cr_error *err);
 
 /**
  * cr_spec_add_task:
@@ -50,7 +51,7 @@ cr_status cr_spec_add_job(cr_spec *spec, const char *job, cr_error *err);
  * Returns: CR_OK; CR_ERR_INVALID_ARG for a negative or over-int32 index or
  * NULL; CR_ERR_CONFLICT when the index is already taken. Since: ABI 1.0
  */
-cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index, const char *address,
+CR_API cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index, const char *address,
 			   cr_error *err);
 
 /**
@@ -58,23 +59,23 @@ cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index, const 
  * Add @address at index max+1 of @job (0 for a new or empty job).
  * Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.0
  */
-cr_status cr_spec_append_task(cr_spec *spec, const char *job, const char *address, cr_error *err);
+CR_API cr_status cr_spec_append_task(cr_spec *spec, const char *job, const char *address, cr_error *err);
 
 /** Number of jobs. Since: ABI 1.0 */
-size_t cr_spec_num_jobs(const cr_spec *spec);
+CR_API size_t cr_spec_num_jobs(const cr_spec *spec);
 
 /** Name of job @i in insertion order, or NULL. (transfer none) Since: ABI 1.0 */
-const char *cr_spec_job_name(const cr_spec *spec, size_t i);
+CR_API const char *cr_spec_job_name(const cr_spec *spec, size_t i);
 
 /** Whether @job exists. Since: ABI 1.0 */
-bool cr_spec_has_job(const cr_spec *spec, const char *job);
+CR_API bool cr_spec_has_job(const cr_spec *spec, const char *job);
 
 /**
  * cr_spec_num_tasks:
  * Number of defined tasks of @job (holes not counted).
  * Returns: CR_OK, CR_ERR_NOT_FOUND "No such job in cluster: 'x'". Since: ABI 1.0
  */
-cr_status cr_spec_num_tasks(const cr_spec *spec, const char *job, size_t *count, cr_error *err);
+CR_API cr_status cr_spec_num_tasks(const cr_spec *spec, const char *job, size_t *count, cr_error *err);
 
 /**
  * cr_spec_task_indices:
@@ -82,7 +83,7 @@ cr_status cr_spec_num_tasks(const cr_spec *spec, const char *job, size_t *count,
  * valid until @spec is changed or freed.
  * Returns: CR_OK, CR_ERR_NOT_FOUND. Since: ABI 1.0
  */
-cr_status cr_spec_task_indices(const cr_spec *spec, const char *job, const int32_t **indices,
+CR_API cr_status cr_spec_task_indices(const cr_spec *spec, const char *job, const int32_t **indices,
 			       size_t *count, cr_error *err);
 
 /**
@@ -91,7 +92,7 @@ cr_status cr_spec_task_indices(const cr_spec *spec, const char *job, const int32
  * Returns: CR_OK; CR_ERR_NOT_FOUND "No such job in cluster: 'x'" or
  * "No task with index 5 in job 'worker'". Since: ABI 1.0
  */
-cr_status cr_spec_task_address(const cr_spec *spec, const char *job, int64_t index,
+CR_API cr_status cr_spec_task_address(const cr_spec *spec, const char *job, int64_t index,
 			       const char **address, cr_error *err);
 
 /**
@@ -100,16 +101,16 @@ cr_status cr_spec_task_address(const cr_spec *spec, const char *job, int64_t ind
  * (out) (transfer none) *@slots valid until @spec changes.
  * Returns: CR_OK, CR_ERR_NOT_FOUND. Since: ABI 1.0
  */
-cr_status cr_spec_job_tasks(const cr_spec *spec, const char *job, const char *const **slots,
+CR_API cr_status cr_spec_job_tasks(const cr_spec *spec, const char *job, const char *const **slots,
 			    size_t *count, cr_error *err);
 
 /** Whether @job's indices are exactly 0..n-1 (an empty job is dense).
  *  Since: ABI 1.0 */
-bool cr_spec_job_is_dense(const cr_spec *spec, const char *job);
+CR_API bool cr_spec_job_is_dense(const cr_spec *spec, const char *job);
 
 /** TensorFlow equality: same jobs and index->address maps; job order and
  *  dense/sparse form do not matter. Since: ABI 1.0 */
-bool cr_spec_equal(const cr_spec *a, const cr_spec *b);
+CR_API bool cr_spec_equal(const cr_spec *a, const cr_spec *b);
 
 /**
  * cr_spec_to_json:
@@ -117,7 +118,7 @@ bool cr_spec_equal(const cr_spec *a, const cr_spec *b);
  * list, a sparse job an object with ascending decimal keys, an empty job [].
  * (transfer full): free with cr_free(). Since: ABI 1.0
  */
-char *cr_spec_to_json(const cr_spec *spec);
+CR_API char *cr_spec_to_json(const cr_spec *spec);
 
 /**
  * cr_spec_from_json:
@@ -126,7 +127,7 @@ char *cr_spec_to_json(const cr_spec *spec);
  * (transfer full) Returns: NULL with CR_ERR_PARSE (where the JSON breaks) or
  * CR_ERR_INVALID_ARG (wrong shape, quoting the job). Since: ABI 1.0
  */
-cr_spec *cr_spec_from_json(const char *json, size_t len, const char *what, cr_error *err);
+CR_API cr_spec *cr_spec_from_json(const char *json, size_t len, const char *what, cr_error *err);
 
 /**
  * cr_spec_to_clusterdef:
@@ -134,10 +135,7 @@ cr_spec *cr_spec_from_json(const char *json, size_t len, const char *what, cr_er
  * tasks by index. (out) (transfer full) *@buf: free with cr_free().
  * Returns: CR_OK. Since: ABI 1.0
  */
-cr_status cr_spec_to_clusterdef(const cr_spec *spec, uint8_t **buf, size_t *len, cr_error *err);
-
-/** Free memory returned by the library. NULL is a no-op. Since: ABI 1.0 */
-void cr_free(void *ptr);
+CR_API cr_status cr_spec_to_clusterdef(const cr_spec *spec, uint8_t **buf, size_t *len, cr_error *err);
 
 #ifdef __cplusplus
 }

@@ -65,11 +65,11 @@ typedef struct cr_testhost cr_testhost;
  * Returns: (transfer full) the testhost, or NULL with CR_ERR_IO when the
  * temporary directory cannot be made. Since: 1.0
  */
-cr_testhost *cr_testhost_new(cr_error *err);
+CR_API cr_testhost *cr_testhost_new(cr_error *err);
 
 /** Destroy the plugin state, unload it, remove the private root. NULL is a
  *  no-op. Since: 1.0 */
-void cr_testhost_free(cr_testhost *th);
+CR_API void cr_testhost_free(cr_testhost *th);
 
 /**
  * cr_testhost_load:
@@ -88,7 +88,7 @@ void cr_testhost_free(cr_testhost *th);
  * (the loader's messages); CR_ERR_INVALID_ARG when a plugin is loaded
  * already. Since: 1.0
  */
-cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char *config,
+CR_API cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char *config,
 			   cr_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -100,12 +100,12 @@ cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char 
  * NULL (also when cr_testhost_inherit_env() is on).
  * Returns: CR_OK, CR_ERR_INVALID_ARG (empty name or one with '='). Since: 1.0
  */
-cr_status cr_testhost_setenv(cr_testhost *th, const char *name, const char *value,
+CR_API cr_status cr_testhost_setenv(cr_testhost *th, const char *name, const char *value,
 			     cr_error *err);
 
 /** Let host->getenv fall back to the real process environment for
  *  variables not set with cr_testhost_setenv() (off by default). Since: 1.0 */
-void cr_testhost_inherit_env(cr_testhost *th, bool inherit);
+CR_API void cr_testhost_inherit_env(cr_testhost *th, bool inherit);
 
 /**
  * cr_testhost_add_file:
@@ -117,11 +117,11 @@ void cr_testhost_inherit_env(cr_testhost *th, bool inherit);
  * Returns: CR_OK, CR_ERR_INVALID_ARG (bad path, or cr_testhost_set_root()
  * named another directory), CR_ERR_IO. Since: 1.0
  */
-cr_status cr_testhost_add_file(cr_testhost *th, const char *path, const char *contents,
+CR_API cr_status cr_testhost_add_file(cr_testhost *th, const char *path, const char *contents,
 			       size_t len, cr_error *err);
 
 /** As cr_testhost_add_file() for an empty directory. Since: 1.0 */
-cr_status cr_testhost_add_dir(cr_testhost *th, const char *path, cr_error *err);
+CR_API cr_status cr_testhost_add_dir(cr_testhost *th, const char *path, cr_error *err);
 
 /**
  * cr_testhost_set_root:
@@ -132,7 +132,7 @@ cr_status cr_testhost_add_dir(cr_testhost *th, const char *path, cr_error *err);
  * plugin's own path ("/sys/..."), as on a real host.
  * Returns: CR_OK, CR_ERR_INVALID_ARG (not an absolute directory). Since: 1.0
  */
-cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error *err);
+CR_API cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Scripted HTTP                                                             */
@@ -154,12 +154,12 @@ cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error *err);
  * never printed: messages show "Bearer (secret, 24 bytes)".
  * Returns: CR_OK, CR_ERR_INVALID_ARG (a header line without ':'). Since: 1.0
  */
-cr_status cr_testhost_expect(cr_testhost *th, const char *method, const char *url,
+CR_API cr_status cr_testhost_expect(cr_testhost *th, const char *method, const char *url,
 			     const char *const *headers, cr_error *err);
 
 /** The body the last expected request must carry, exactly. Returns: CR_OK,
  *  CR_ERR_INVALID_ARG (nothing expected yet). Since: 1.0 */
-cr_status cr_testhost_expect_body(cr_testhost *th, const char *body, cr_error *err);
+CR_API cr_status cr_testhost_expect_body(cr_testhost *th, const char *body, cr_error *err);
 
 /**
  * cr_testhost_respond:
@@ -171,7 +171,7 @@ cr_status cr_testhost_expect_body(cr_testhost *th, const char *body, cr_error *e
  * Returns: CR_OK, CR_ERR_INVALID_ARG (nothing expected yet, already
  * answered, a header without ':'). Since: 1.0
  */
-cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *headers,
+CR_API cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *headers,
 			      const char *body, cr_error *err);
 
 /**
@@ -181,7 +181,7 @@ cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *h
  * "METHOD URL: @message", as the real transport words it.
  * Returns: as cr_testhost_respond(). Since: 1.0
  */
-cr_status cr_testhost_respond_error(cr_testhost *th, cr_status code, const char *message,
+CR_API cr_status cr_testhost_respond_error(cr_testhost *th, cr_status code, const char *message,
 				    cr_error *err);
 
 /**
@@ -191,7 +191,7 @@ cr_status cr_testhost_respond_error(cr_testhost *th, cr_status code, const char 
  * CR_ERR_NOT_FOUND naming the first expected request never made.
  * Since: 1.0
  */
-cr_status cr_testhost_verify(cr_testhost *th, cr_error *err);
+CR_API cr_status cr_testhost_verify(cr_testhost *th, cr_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Running the plugin                                                        */
@@ -199,12 +199,12 @@ cr_status cr_testhost_verify(cr_testhost *th, cr_error *err);
 /** Override this process's identity, as `--task-type` / `--task-id` do
  *  (NULL / -1 leave that part unset). Returns: CR_OK, CR_ERR_INVALID_ARG.
  *  Since: 1.0 */
-cr_status cr_testhost_set_task(cr_testhost *th, const char *task_type, int64_t task_id,
+CR_API cr_status cr_testhost_set_task(cr_testhost *th, const char *task_type, int64_t task_id,
 			       cr_error *err);
 
 /** Override the rpc layer as `--rpc-layer` does ("" = none, NULL = no
  *  override). Returns: CR_OK. Since: 1.0 */
-cr_status cr_testhost_set_rpc_layer(cr_testhost *th, const char *rpc_layer, cr_error *err);
+CR_API cr_status cr_testhost_set_rpc_layer(cr_testhost *th, const char *rpc_layer, cr_error *err);
 
 /**
  * cr_testhost_probe:
@@ -214,7 +214,7 @@ cr_status cr_testhost_set_rpc_layer(cr_testhost *th, const char *rpc_layer, cr_e
  * words it; a create failure reads "resolver 'NAME' (PATH): create failed:
  * ...". Since: 1.0
  */
-cr_status cr_testhost_probe(cr_testhost *th, cr_error *err);
+CR_API cr_status cr_testhost_probe(cr_testhost *th, cr_error *err);
 
 /**
  * cr_testhost_resolve:
@@ -228,7 +228,7 @@ cr_status cr_testhost_probe(cr_testhost *th, cr_error *err);
  * Returns: CR_OK; CR_DECLINED ("no resolver applies here (declined:
  * NAME)"); the host's error otherwise. Since: 1.0
  */
-cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **out,
+CR_API cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **out,
 			      cr_error *err);
 
 /**
@@ -239,7 +239,7 @@ cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **
  * Returns: as cr_testhost_resolve(), and CR_ERR_NOT_FOUND for a task not
  * in the cluster. Since: 1.0
  */
-cr_status cr_testhost_master(cr_testhost *th, const char **out, cr_error *err);
+CR_API cr_status cr_testhost_master(cr_testhost *th, const char **out, cr_error *err);
 
 /**
  * cr_testhost_enumerate:
@@ -251,29 +251,29 @@ cr_status cr_testhost_master(cr_testhost *th, const char **out, cr_error *err);
  * plugin's reason is the captured info line "accelerator 'NAME':
  * declined: ..."); the host's error otherwise. Since: 1.0
  */
-cr_status cr_testhost_enumerate(cr_testhost *th, const char **out, cr_error *err);
+CR_API cr_status cr_testhost_enumerate(cr_testhost *th, const char **out, cr_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Captured log lines                                                        */
 
 /** Most verbose level captured, and what host->log_enabled answers
  *  (CR_LOG_DEBUG by default). Since: 1.0 */
-void cr_testhost_set_log_level(cr_testhost *th, cr_log_level level);
+CR_API void cr_testhost_set_log_level(cr_testhost *th, cr_log_level level);
 
 /** Number of captured lines. Since: 1.0 */
-size_t cr_testhost_log_count(const cr_testhost *th);
+CR_API size_t cr_testhost_log_count(const cr_testhost *th);
 
 /** Line @i ("resolver 'NAME': text", as the CLI prints it after
  *  "cluster-resolver: LEVEL: "), and its level; NULL past the end.
  *  (transfer none) Since: 1.0 */
-const char *cr_testhost_log_line(const cr_testhost *th, size_t i, cr_log_level *level);
+CR_API const char *cr_testhost_log_line(const cr_testhost *th, size_t i, cr_log_level *level);
 
 /** Every captured line as "LEVEL: TEXT\n" (LEVEL: error, warning, info,
  *  debug), "" when none. (transfer none) Since: 1.0 */
-const char *cr_testhost_logs(cr_testhost *th);
+CR_API const char *cr_testhost_logs(cr_testhost *th);
 
 /** Forget the captured lines. Since: 1.0 */
-void cr_testhost_clear_logs(cr_testhost *th);
+CR_API void cr_testhost_clear_logs(cr_testhost *th);
 
 #ifdef __cplusplus
 }

@@ -35,12 +35,12 @@ struct nvidia_state {
 };
 
 static const cr_option nvidia_options[] = {
-	{ "root", CR_OPT_STRING, "/", 0,
-	  "directory used in place of / for /proc and /dev (tests, chroots)" },
-	{ "library", CR_OPT_STRING, "libnvidia-ml.so.1", 0,
-	  "NVML library to dlopen: a soname or an absolute path" },
-	{ "mig", CR_OPT_BOOL, "true", 0,
-	  "report the MIG instances of a GPU in MIG mode instead of the GPU" },
+	CR_OPTION("root", CR_OPT_STRING, "/", 0,
+	  "directory used in place of / for /proc and /dev (tests, chroots)"),
+	CR_OPTION("library", CR_OPT_STRING, "libnvidia-ml.so.1", 0,
+	  "NVML library to dlopen: a soname or an absolute path"),
+	CR_OPTION("mig", CR_OPT_BOOL, "true", 0,
+	  "report the MIG instances of a GPU in MIG mode instead of the GPU"),
 	CR_OPTIONS_END,
 };
 

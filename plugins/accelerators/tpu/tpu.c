@@ -20,8 +20,8 @@ struct tpu_state {
 };
 
 static const cr_option tpu_options[] = {
-	{ "root", CR_OPT_STRING, "/", 0,
-	  "directory used in place of / for /dev and /sys (tests, chroots)" },
+	CR_OPTION("root", CR_OPT_STRING, "/", 0,
+	  "directory used in place of / for /dev and /sys (tests, chroots)"),
 	CR_OPTIONS_END,
 };
 

@@ -293,15 +293,15 @@ static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 }
 
 static const cr_option simple_options[] = {
-	{ "cluster", CR_OPT_GROUP, NULL, 0,
-	  "jobs: a list of addresses (dense) or of { index; address; } groups (sparse)" },
-	{ "cluster_json", CR_OPT_STRING, NULL, 0, "the cluster as TensorFlow as_dict JSON" },
-	{ "task_type", CR_OPT_STRING, NULL, 0, "this process's job name" },
-	{ "task_id", CR_OPT_INT, NULL, 0, "this process's index in its job" },
-	{ "rpc_layer", CR_OPT_STRING, NULL, 0, "rpc layer, e.g. \"grpc\"" },
-	{ "environment", CR_OPT_STRING, NULL, 0, "environment name, e.g. \"cloud\"" },
-	{ "master", CR_OPT_STRING, "", 0, "master address returned when no task is given" },
-	{ "num_accelerators", CR_OPT_GROUP, NULL, 0, "accelerators of this task, e.g. { GPU = 8; }" },
+	CR_OPTION("cluster", CR_OPT_GROUP, NULL, 0,
+	  "jobs: a list of addresses (dense) or of { index; address; } groups (sparse)"),
+	CR_OPTION("cluster_json", CR_OPT_STRING, NULL, 0, "the cluster as TensorFlow as_dict JSON"),
+	CR_OPTION("task_type", CR_OPT_STRING, NULL, 0, "this process's job name"),
+	CR_OPTION("task_id", CR_OPT_INT, NULL, 0, "this process's index in its job"),
+	CR_OPTION("rpc_layer", CR_OPT_STRING, NULL, 0, "rpc layer, e.g. \"grpc\""),
+	CR_OPTION("environment", CR_OPT_STRING, NULL, 0, "environment name, e.g. \"cloud\""),
+	CR_OPTION("master", CR_OPT_STRING, "", 0, "master address returned when no task is given"),
+	CR_OPTION("num_accelerators", CR_OPT_GROUP, NULL, 0, "accelerators of this task, e.g. { GPU = 8; }"),
 	CR_OPTIONS_END,
 };
 

@@ -16,21 +16,21 @@
 #include "slurm.h"
 
 static const cr_option slurm_options[] = {
-	{ "jobs", CR_OPT_GROUP, NULL, 0,
+	CR_OPTION("jobs", CR_OPT_GROUP, NULL, 0,
 	  "jobs and their task counts, in order: { ps = 1; worker = 3; } "
-	  "(default: one worker job of every task)" },
-	{ "port_base", CR_OPT_INT, "8888", 0,
-	  "port of the first task on each node; the next tasks count up" },
-	{ "tasks_per_node", CR_OPT_ANY, NULL, 0,
+	  "(default: one worker job of every task)"),
+	CR_OPTION("port_base", CR_OPT_INT, "8888", 0,
+	  "port of the first task on each node; the next tasks count up"),
+	CR_OPTION("tasks_per_node", CR_OPT_ANY, NULL, 0,
 	  "tasks on every node (an integer) or per host ({ node1 = 2; }); "
-	  "default: SLURM_STEP_TASKS_PER_NODE" },
-	{ "gpus_per_node", CR_OPT_INT, NULL, 0,
-	  "GPUs of each node (default: what Slurm bound)" },
-	{ "gpus_per_task", CR_OPT_INT, NULL, 0,
-	  "GPUs of each task (default: Slurm's binding, else GPUs / tasks per node)" },
-	{ "auto_set_gpu", CR_OPT_BOOL, "true", 0,
-	  "give this task CUDA_VISIBLE_DEVICES for its own GPUs (exec)" },
-	{ "rpc_layer", CR_OPT_STRING, "grpc", 0, "RPC layer of the cluster" },
+	  "default: SLURM_STEP_TASKS_PER_NODE"),
+	CR_OPTION("gpus_per_node", CR_OPT_INT, NULL, 0,
+	  "GPUs of each node (default: what Slurm bound)"),
+	CR_OPTION("gpus_per_task", CR_OPT_INT, NULL, 0,
+	  "GPUs of each task (default: Slurm's binding, else GPUs / tasks per node)"),
+	CR_OPTION("auto_set_gpu", CR_OPT_BOOL, "true", 0,
+	  "give this task CUDA_VISIBLE_DEVICES for its own GPUs (exec)"),
+	CR_OPTION("rpc_layer", CR_OPT_STRING, "grpc", 0, "RPC layer of the cluster"),
 	CR_OPTIONS_END,
 };
 

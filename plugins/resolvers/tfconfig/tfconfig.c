@@ -247,8 +247,8 @@ out:
 }
 
 static const cr_option tfc_options[] = {
-	{ "variable", CR_OPT_STRING, "TF_CONFIG", 0, "environment variable holding the JSON" },
-	{ "environment", CR_OPT_STRING, NULL, 0, "environment name (overrides the JSON's)" },
+	CR_OPTION("variable", CR_OPT_STRING, "TF_CONFIG", 0, "environment variable holding the JSON"),
+	CR_OPTION("environment", CR_OPT_STRING, NULL, 0, "environment name (overrides the JSON's)"),
 	CR_OPTIONS_END,
 };
 

@@ -27,11 +27,11 @@ static cr_status secretive_resolve(void *state, cr_plugin_ctx *ctx, cr_result_bu
 }
 
 static const cr_option secretive_options[] = {
-	{ "token", CR_OPT_STRING, NULL, CR_OPT_REQUIRED | CR_OPT_SECRET, "API token" },
-	{ "endpoint", CR_OPT_STRING, "127.0.0.1:1", 0, "where the job runs" },
-	{ "retries", CR_OPT_INT, "3", 0, "how often to retry" },
-	{ "labels", CR_OPT_STRING_LIST, NULL, 0, "labels" },
-	{ "password", CR_OPT_STRING, "hunter2", CR_OPT_SECRET, "a secret with a default" },
+	CR_OPTION("token", CR_OPT_STRING, NULL, CR_OPT_REQUIRED | CR_OPT_SECRET, "API token"),
+	CR_OPTION("endpoint", CR_OPT_STRING, "127.0.0.1:1", 0, "where the job runs"),
+	CR_OPTION("retries", CR_OPT_INT, "3", 0, "how often to retry"),
+	CR_OPTION("labels", CR_OPT_STRING_LIST, NULL, 0, "labels"),
+	CR_OPTION("password", CR_OPT_STRING, "hunter2", CR_OPT_SECRET, "a secret with a default"),
 	CR_OPTIONS_END,
 };
 

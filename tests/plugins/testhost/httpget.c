@@ -89,10 +89,10 @@ static cr_status httpget_resolve(void *state, cr_plugin_ctx *ctx, cr_result_buil
 }
 
 static const cr_option httpget_options[] = {
-	{ "url", CR_OPT_STRING, NULL, CR_OPT_REQUIRED, "endpoint listing the hosts" },
-	{ "method", CR_OPT_STRING, "GET", 0, "HTTP method" },
-	{ "body", CR_OPT_STRING, NULL, 0, "request body" },
-	{ "token", CR_OPT_STRING, NULL, CR_OPT_SECRET, "bearer token" },
+	CR_OPTION("url", CR_OPT_STRING, NULL, CR_OPT_REQUIRED, "endpoint listing the hosts"),
+	CR_OPTION("method", CR_OPT_STRING, "GET", 0, "HTTP method"),
+	CR_OPTION("body", CR_OPT_STRING, NULL, 0, "request body"),
+	CR_OPTION("token", CR_OPT_STRING, NULL, CR_OPT_SECRET, "bearer token"),
 	CR_OPTIONS_END,
 };
 

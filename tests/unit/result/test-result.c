@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 /* One task: "job:index=address". */
 typedef struct task {

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "core-private.h"
+#include "pipeline-private.h"
 
 typedef struct master_check {
 	const char *task_type; /* NULL */

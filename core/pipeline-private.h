@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pipeline-private.h - the pipeline layer of the core: the context that runs
+ * instances, result builders, the union, the accelerator layer and the
+ * formats. Builds on the plugin layer.
+ * Never installed; plugins never include it.
+ */
+#ifndef CR_PIPELINE_PRIVATE_H
+#define CR_PIPELINE_PRIVATE_H
+
+#include "plugins-private.h"
+
+/* ---- results (result.c) -------------------------------------------------- */
+struct cr_result_builder {
+	cr_instance *inst;
+	cr_spec *spec;
+	char *task_type;
+	int64_t task_id;
+	bool has_task;
+	char *rpc_layer;
+	char *environment;
+	char *master;
+	GHashTable *task_accel; /* "job\nindex" -> GHashTable(kind -> count) */
+	GHashTable *own_accel;  /* kind -> count */
+	GPtrArray *env;         /* name, value, name, value, ... */
+	GHashTable *last_counts; /* (owned ref) counts last given to a task, or NULL */
+	GHashTable *shared;      /* counts tables held by several tasks (a set) */
+};
+
+typedef struct accel_device {
+	char *plugin;
+	cr_accel_device dev; /* strings owned */
+} accel_device;
+
+struct cr_accel_list {
+	cr_instance *inst;
+	GPtrArray *devices; /* accel_device * */
+};
+
+struct cr_text {
+	char *text;
+};
+
+struct cr_result {
+	cr_spec *spec;
+	char *task_type;
+	int64_t task_id;
+	char *rpc_layer;
+	char *environment;
+	char *master;
+	GHashTable *accel;  /* kind -> count, for this process's task */
+	char *accel_source; /* "config", "resolver 'slurm'", "local devices" */
+	GPtrArray *devices; /* accel_device *, local devices enumerated */
+	GPtrArray *env;     /* name, value, ... */
+	GHashTable *task_accel; /* merged per-task counts */
+};
+
+cr_result_builder *builder_new(cr_instance *inst);
+void builder_free(cr_result_builder *b);
+cr_result *result_new(void);
+void accel_device_free(gpointer p);
+void accel_counts_put(GHashTable *counts, const char *kind, int64_t n);
+char *task_key(const char *job, int64_t index);
+/* "layer://addr", or addr when layer is NULL/empty, or "" when addr is empty. */
+char *format_master_url(const char *address, const char *rpc_layer);
+
+cr_status host_result_add_job(cr_result_builder *b, const char *job, cr_error *err);
+cr_status host_result_append_task(cr_result_builder *b, const char *job, const char *address,
+				  cr_error *err);
+cr_status host_result_add_task(cr_result_builder *b, const char *job, int64_t index,
+			       const char *address, cr_error *err);
+cr_status host_result_set_task(cr_result_builder *b, const char *task_type, int64_t task_id,
+			       cr_error *err);
+cr_status host_result_set_rpc_layer(cr_result_builder *b, const char *rpc_layer, cr_error *err);
+cr_status host_result_set_environment(cr_result_builder *b, const char *env, cr_error *err);
+cr_status host_result_set_master(cr_result_builder *b, const char *master, cr_error *err);
+cr_status host_result_set_task_accelerators(cr_result_builder *b, const char *job, int64_t index,
+					    const char *kind, int64_t count, cr_error *err);
+cr_status host_result_set_env(cr_result_builder *b, const char *name, const char *value,
+			      cr_error *err);
+cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_error *err);
+cr_status host_text_set(cr_text *out, const char *text, cr_error *err);
+
+/* ---- union (union.c) ----------------------------------------------------- */
+typedef struct union_state union_state;
+union_state *union_new(void);
+void union_free(union_state *u);
+/* Keep one successful resolver's answer (ownership moves to @u). */
+void union_take(union_state *u, cr_result_builder *b);
+/* Merge the answers; identity and rpc layer overrides come from @ctx. The
+ * answers' tasks move into the result: after this @u is only fit to free. */
+cr_status union_merge(union_state *u, cr_context *ctx, cr_result **out, cr_error *err);
+
+/* ---- the context (context.c) --------------------------------------------- */
+struct cr_context {
+	cr_log_fn log_fn;
+	void *log_data;
+	cr_log_level log_level;
+
+	GPtrArray *added_dirs;   /* char * */
+	GPtrArray *config_dirs;  /* char *, from plugin_path */
+	GPtrArray *configs;      /* config_t *, kept alive for settings */
+	config_t *builtin;       /* an empty config for plugins without a group */
+	char *config_name;       /* main config file name, or "(built-in auto)" */
+	bool config_loaded;
+
+	GPtrArray *resolvers;    /* cr_instance * */
+	GPtrArray *accelerators; /* cr_instance * */
+	bool accelerators_listed;
+	GPtrArray *plugins;      /* cr_plugin *, loaded files */
+
+	/* Identity: CLI/API overrides beat the config's `task` / `rpc_layer`. */
+	char *task_type, *cfg_task_type;
+	int64_t task_id, cfg_task_id; /* -1 = unset */
+	char *rpc_layer, *cfg_rpc_layer;
+	bool rpc_layer_set, cfg_rpc_layer_set;
+	GHashTable *cfg_accel; /* top-level num_accelerators, kind -> count */
+
+	GHashTable *env_override; /* name -> value (NULL value = unset); tests */
+	char *file_root;          /* prefix for read_file/list_dir; tests */
+	bool env_isolated;        /* tests: only env_override is visible */
+	host_http_hook_fn http_hook; /* tests: answers HTTP instead of http.c */
+	void *http_hook_data;
+};
+
+cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugin,
+			  const char *name, const config_setting_t *setting);
+void instance_free(gpointer p);
+cr_status instance_create(cr_instance *inst, cr_error *err);
+cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err);
+void write_counts(GString *out, GHashTable *counts);
+
+#endif /* CR_PIPELINE_PRIVATE_H */

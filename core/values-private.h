@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * values-private.h - the value layer of the core: errors, JSON, the
+ * ClusterSpec codec. Depends on nothing above it.
+ * Never installed; plugins never include it.
+ */
+#ifndef CR_VALUES_PRIVATE_H
+#define CR_VALUES_PRIVATE_H
+
+#include <stdarg.h>
+
+#include <glib.h>
+#include <json-c/json.h>
+
+#include <cluster-resolver/cluster-resolver.h>
+#include <cluster-resolver/hostlist.h>
+#include <cluster-resolver/plugin-types.h>
+
+/* ---- errors (error.c) ---------------------------------------------------- */
+cr_status error_set(cr_error *err, cr_status code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+cr_status error_setv(cr_error *err, cr_status code, const char *fmt, va_list ap)
+	G_GNUC_PRINTF(3, 0);
+/* Sort callback for GPtrArray of strings (g_ptr_array_sort). */
+gint str_ptr_cmp(gconstpointer a, gconstpointer b);
+/* Prepend text to the message already in @err; returns err->code. */
+cr_status error_prefix(cr_error *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+/* ---- JSON (json.c, spec-codec.c) ----------------------------------------- */
+cr_status json_parse_text(const char *text, size_t len, const char *what, json_object **out,
+			  cr_error *err);
+void jw_string(GString *out, const char *s);
+void spec_write_json(GString *out, const cr_spec *spec);
+cr_status spec_from_json_object(json_object *cluster, const char *what, cr_spec **out,
+				cr_error *err);
+size_t spec_job_len(const cr_spec *spec, size_t job_i);
+void spec_job_task(const cr_spec *spec, size_t job_i, size_t t, int32_t *index,
+		   const char **address);
+/* Move the tasks of @job from @src into @job of @dst (added at the end when
+ * missing), each index raised by @offset; the addresses change owner, not
+ * place, and @src's job is left empty. CR_ERR_INVALID_ARG past int32,
+ * CR_ERR_CONFLICT when an index is taken (then nothing moves). */
+cr_status spec_take_tasks(cr_spec *dst, cr_spec *src, const char *job, int64_t offset,
+			  cr_error *err);
+
+cr_status host_json_parse(const char *text, size_t len, const char *what, cr_json **root,
+			  cr_error *err);
+void host_json_free(cr_json *root);
+const cr_json *host_json_get(const cr_json *node, const char *pointer);
+cr_json_type host_json_type(const cr_json *node);
+const char *host_json_string(const cr_json *node);
+bool host_json_int(const cr_json *node, int64_t *out);
+bool host_json_double(const cr_json *node, double *out);
+bool host_json_bool(const cr_json *node, bool *out);
+size_t host_json_length(const cr_json *node);
+const cr_json *host_json_index(const cr_json *node, size_t i);
+void host_json_each(const cr_json *node, cr_json_each_fn fn, void *user_data);
+
+#endif /* CR_VALUES_PRIVATE_H */
