@@ -11,7 +11,7 @@ build_pkgs="cmake make gcc pkg-config libglib2.0-dev libjson-c-dev libcurl4-open
   libconfig-dev libyaml-dev ca-certificates"
 test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler iproute2
   util-linux openssl curl python3 munge slurmctld slurmd slurm-client clustershell
-  python3-kubernetes abigail-tools man-db hyperfine time"
+  python3-kubernetes abigail-tools man-db hyperfine time clang-format"
 
 case $what in
 build) pkgs=$build_pkgs ;;
