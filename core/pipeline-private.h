@@ -78,6 +78,8 @@ cr_status host_result_set_task_accelerators(cr_result_builder *b, const char *jo
 					    const char *kind, int64_t count, cr_error *err);
 cr_status host_result_set_env(cr_result_builder *b, const char *name, const char *value,
 			      cr_error *err);
+cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *cluster,
+				       const char *what, cr_error *err);
 cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_error *err);
 cr_status host_text_set(cr_text *out, const char *text, cr_error *err);
 

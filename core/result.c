@@ -218,6 +218,31 @@ cr_status host_result_set_env(cr_result_builder *b, const char *name, const char
 	return CR_OK;
 }
 
+/* The walk goes into a copy of the builder's spec (empty for most
+ * resolvers, so the copy costs nothing) that replaces it only when the whole
+ * cluster went in: nothing is added on an error. With no builder the
+ * cluster is only checked (a plugin's create() validating its options). */
+cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *cluster,
+				       const char *what, cr_error *err)
+{
+	cr_spec *next;
+	cr_status st;
+
+	if (cluster == NULL)
+		return error_set(err, CR_ERR_INVALID_ARG, "%s: invalid argument", G_STRFUNC);
+	if (what == NULL)
+		what = "cluster";
+	next = b != NULL ? cr_spec_copy(b->spec) : cr_spec_new();
+	st = spec_add_json(next, (json_object *)(void *)cluster, what, err);
+	if (st != CR_OK || b == NULL) {
+		cr_spec_free(next);
+		return st;
+	}
+	cr_spec_free(b->spec);
+	b->spec = next;
+	return CR_OK;
+}
+
 void accel_device_free(gpointer p)
 {
 	accel_device *d = p;

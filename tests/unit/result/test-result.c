@@ -288,9 +288,85 @@ static void test_take_tasks(void)
 	cr_spec_free(dst);
 }
 
+/* ---- host->result_add_cluster_json ---------------------------------------- */
+
+/* Builder content first (as_dict JSON added through the walk), then the
+ * cluster added on top: the status, the message and the builder after it
+ * (unchanged on an error). */
+typedef struct cluster_case {
+	const char *name;
+	const char *before; /* NULL: an empty builder */
+	const char *cluster;
+	int status;
+	const char *message; /* "" when OK */
+	const char *after;
+} cluster_case;
+
+static const cluster_case cluster_cases[] = {
+	{ "dense-sparse-empty", NULL,
+	  "{\"w\": [\"a\", \"b\"], \"ps\": {\"3\": \"p3\", \"1\": \"p1\"}, \"e\": [], \"f\": {}}",
+	  CR_OK, "", "{\"w\": [\"a\", \"b\"], \"ps\": {\"1\": \"p1\", \"3\": \"p3\"}, \"e\": [], \"f\": []}" },
+	{ "other-jobs-kept", "{\"x\": [\"x0\"]}", "{\"w\": {\"0\": \"a\"}}", CR_OK, "",
+	  "{\"x\": [\"x0\"], \"w\": [\"a\"]}" },
+	{ "fills-a-hole", "{\"w\": {\"1\": \"b\"}}", "{\"w\": {\"0\": \"a\"}}", CR_OK, "",
+	  "{\"w\": [\"a\", \"b\"]}" },
+	{ "dense-is-0-to-n", "{\"w\": {\"1\": \"b\"}}", "{\"w\": [\"x\", \"y\"]}", CR_ERR_CONFLICT,
+	  "t: job 'w' has two tasks with index 1 ('b' and 'y')", "{\"w\": {\"1\": \"b\"}}" },
+	{ "conflict-adds-nothing", "{\"w\": [\"a\"]}", "{\"new\": [\"n\"], \"w\": {\"5\": \"f\", \"0\": \"z\"}}",
+	  CR_ERR_CONFLICT, "t: job 'w' has two tasks with index 0 ('a' and 'z')", "{\"w\": [\"a\"]}" },
+	{ "bad-index-adds-nothing", NULL, "{\"a\": [\"a0\"], \"w\": {\"1\": \"b\", \"+2\": \"c\"}}",
+	  CR_ERR_INVALID_ARG, "t: job 'w': task index \"+2\" is not a canonical decimal in 0..2147483647", "{}" },
+	{ "leading-zero", NULL, "{\"w\": {\"007\": \"b\"}}", CR_ERR_INVALID_ARG,
+	  "t: job 'w': task index \"007\" is not a canonical decimal in 0..2147483647", "{}" },
+	{ "past-int32", NULL, "{\"w\": {\"2147483648\": \"b\"}}", CR_ERR_INVALID_ARG,
+	  "t: job 'w': task index \"2147483648\" is not a canonical decimal in 0..2147483647", "{}" },
+	{ "not-an-object", NULL, "[\"a\"]", CR_ERR_PARSE,
+	  "t: the cluster must be an object mapping job names to tasks, not a list", "{}" },
+	{ "tasks-a-number", "{\"x\": []}", "{\"w\": 3}", CR_ERR_PARSE,
+	  "t: the tasks for job 'w' must be a list or an object from indices to addresses, not a number",
+	  "{\"x\": []}" },
+	{ "address-a-boolean", NULL, "{\"w\": [\"a\", true]}", CR_ERR_PARSE,
+	  "t: job 'w' task 1: address must be a string, not a boolean", "{}" },
+	{ "sparse-address-an-object", NULL, "{\"w\": {\"4\": {}}}", CR_ERR_PARSE,
+	  "t: job 'w' task 4: address must be a string, not an object", "{}" },
+	{ NULL },
+};
+
+static void test_add_cluster_json(gconstpointer data)
+{
+	const cluster_case *c = data;
+	cr_result_builder *b = builder_new(NULL);
+	cr_error err = CR_ERROR_INIT;
+	cr_json *before = NULL, *cluster = NULL;
+
+	if (c->before != NULL) {
+		g_assert_cmpint(host_json_parse(c->before, strlen(c->before), "b", &before, NULL), ==,
+				CR_OK);
+		g_assert_cmpint(host_result_add_cluster_json(b, before, "b", NULL), ==, CR_OK);
+	}
+	g_assert_cmpint(host_json_parse(c->cluster, strlen(c->cluster), "t", &cluster, NULL), ==,
+			CR_OK);
+	/* no builder: the same checks, nothing kept (a create() checking) */
+	g_assert_cmpint(host_result_add_cluster_json(NULL, cluster, "t", &err), ==,
+			c->status == CR_ERR_CONFLICT ? CR_OK : c->status);
+	err = (cr_error)CR_ERROR_INIT;
+	g_assert_cmpint(host_result_add_cluster_json(b, cluster, "t", &err), ==, c->status);
+	g_assert_cmpstr(err.message, ==, c->message);
+	assert_spec(b->spec, c->after);
+	host_json_free(before);
+	host_json_free(cluster);
+	builder_free(b);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	for (const cluster_case *c = cluster_cases; c->name != NULL; c++) {
+		char *path = g_strconcat("/result/add-cluster-json/", c->name, NULL);
+
+		g_test_add_data_func(path, c, test_add_cluster_json);
+		g_free(path);
+	}
 	g_test_add_func("/result/one-answer-whole", test_one_answer_whole);
 	g_test_add_func("/result/dense-answers-follow", test_dense_answers_follow);
 	g_test_add_func("/result/sparse-keeps-indices", test_sparse_keeps_indices);
