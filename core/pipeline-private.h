@@ -130,6 +130,10 @@ cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugi
 void instance_free(gpointer p);
 cr_status instance_create(cr_instance *inst, cr_error *err);
 cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err);
+/* Add to @counts (kind -> count) the local devices of task (@job, @index):
+ * those a plugin gave to that task, and for this process's own task (or
+ * @job NULL) the unassigned ones. Returns: how many devices counted. */
+size_t accel_count_devices(const cr_result *r, const char *job, int64_t index, GHashTable *counts);
 void write_counts(GString *out, GHashTable *counts);
 
 #endif /* CR_PIPELINE_PRIVATE_H */

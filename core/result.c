@@ -254,6 +254,7 @@ void accel_device_free(gpointer p)
 	g_free((char *)d->dev.uuid);
 	g_free((char *)d->dev.pci_bus_id);
 	g_free((char *)d->dev.visible_by);
+	g_free((char *)d->dev.task_job);
 	g_free(d);
 }
 
@@ -266,8 +267,18 @@ cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_err
 		return error_set(err, CR_ERR_INVALID_ARG, "accel_add: invalid device");
 	d = g_new0(accel_device, 1);
 	d->plugin = g_strdup(list->inst != NULL ? list->inst->name : "");
-	d->dev = *dev;
+	/* Only the fields @dev's struct_size covers: a 1.0 plugin's device is
+	 * shorter and belongs to no task in particular. */
+	d->dev = (cr_accel_device)CR_ACCEL_DEVICE_INIT;
+	memcpy(&d->dev, dev, MIN(dev->struct_size, sizeof(cr_accel_device)));
+	if (dev->struct_size < offsetof(cr_accel_device, task_index) + sizeof(dev->task_index)) {
+		d->dev.task_job = NULL;
+		d->dev.task_index = -1;
+	}
+	if (d->dev.task_job == NULL)
+		d->dev.task_index = -1;
 	d->dev.struct_size = sizeof(cr_accel_device);
+	d->dev.task_job = g_strdup(d->dev.task_job);
 	d->dev.kind = g_strdup(dev->kind);
 	d->dev.vendor = g_strdup(dev->vendor);
 	d->dev.model = g_strdup(dev->model);

@@ -358,9 +358,118 @@ static void test_add_cluster_json(gconstpointer data)
 	builder_free(b);
 }
 
+/* ---- devices of a task (cr_accel_device.task_job / task_index) ----------- */
+
+/* One local device: "KIND" (unassigned), "KIND@JOB:INDEX", or "KIND/1.0" (a
+ * 1.0 plugin's shorter struct, past which the host must not read). */
+typedef struct devices_case {
+	const char *name;
+	const char *devices[6]; /* see add_device() */
+	const char *own_job; /* this process's task, or NULL (unknown) */
+	int own_index;
+	const char *ask_job; /* the task asked about; NULL = this process's */
+	int ask_index;
+	const char *json; /* cr_result_accelerators_json(.., devices = false) */
+	const char *listed; /* the "devices" array (.., devices = true) */
+} devices_case;
+
+static const devices_case devices_cases[] = {
+	{ "unassigned-count-for-me", { "GPU", "GPU", "TPU" }, "worker", 0, NULL, -1,
+	  "{\"GPU\": 2, \"TPU\": 1}",
+	  "[{\"plugin\": \"\", \"kind\": \"GPU\"}, {\"plugin\": \"\", \"kind\": \"GPU\"}, {\"plugin\": \"\", \"kind\": \"TPU\"}]" },
+	{ "other-tasks-left-out", { "GPU@worker:1", "GPU@worker:0", "GPU" }, "worker", 0, NULL, -1,
+	  "{\"GPU\": 2}",
+	  "[{\"plugin\": \"\", \"kind\": \"GPU\", \"task_job\": \"worker\", \"task_index\": 0}, {\"plugin\": \"\", \"kind\": \"GPU\"}]" },
+	{ "index-1-is-not-10", { "TPU@worker:10", "TPU@worker:1" }, "worker", 1, NULL, -1,
+	  "{\"TPU\": 1}",
+	  "[{\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"worker\", \"task_index\": 1}]" },
+	{ "worker1-is-not-worker10", { "TPU@worker10:0", "TPU@worker1:0" }, "worker1", 0, NULL, -1,
+	  "{\"TPU\": 1}",
+	  "[{\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"worker1\", \"task_index\": 0}]" },
+	{ "work-is-not-worker", { "TPU@worker:0", "TPU@work:0", "TPU@work:0" }, "work", 0, NULL, -1,
+	  "{\"TPU\": 2}",
+	  "[{\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"work\", \"task_index\": 0}, {\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"work\", \"task_index\": 0}]" },
+	{ "own-task-unknown", { "GPU@worker:0", "GPU" }, NULL, -1, NULL, -1, "{\"GPU\": 1}",
+	  "[{\"plugin\": \"\", \"kind\": \"GPU\"}]" },
+	{ "another-task", { "TPU@worker:1", "TPU@worker:1", "TPU@worker:0", "TPU" }, "worker", 0,
+	  "worker", 1, "{\"TPU\": 2}",
+	  "[{\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"worker\", \"task_index\": 1}, {\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"worker\", \"task_index\": 1}]" },
+	{ "another-task-none", { "TPU@worker:0", "TPU" }, "worker", 0, "worker", 1, "{}",
+	  "[]" },
+	{ "abi-1.0-device", { "GPU/1.0", "GPU@worker:5" }, "worker", 0, NULL, -1, "{\"GPU\": 1}",
+	  "[{\"plugin\": \"\", \"kind\": \"GPU\"}]" },
+	{ NULL },
+};
+
+static void add_device(cr_accel_list *list, const char *spec)
+{
+	cr_accel_device dev = CR_ACCEL_DEVICE_INIT;
+	char **parts = g_strsplit_set(spec, "@:", 3);
+	char *slash = strchr(parts[0], '/');
+
+	dev.kind = parts[0];
+	if (slash != NULL) {
+		/* 1.0: a struct that ends before the task fields, alone on the
+		 * heap, so a read past it is an ASan error */
+		size_t size = offsetof(cr_accel_device, task_job);
+		cr_accel_device *old = g_malloc(size);
+
+		*slash = '\0';
+		dev.struct_size = size;
+		memcpy(old, &dev, size);
+		g_assert_cmpint(host_accel_add(list, old, NULL), ==, CR_OK);
+		g_free(old);
+		g_strfreev(parts);
+		return;
+	}
+	if (parts[1] != NULL) {
+		dev.task_job = parts[1];
+		dev.task_index = g_ascii_strtoll(parts[2], NULL, 10);
+	}
+	g_assert_cmpint(host_accel_add(list, &dev, NULL), ==, CR_OK);
+	g_strfreev(parts);
+}
+
+static void test_devices_of_task(gconstpointer data)
+{
+	const devices_case *c = data;
+	cr_result *res = result_new();
+	cr_accel_list list = { .inst = NULL, .devices = res->devices };
+	char *json = NULL, *devices;
+
+	res->task_type = g_strdup(c->own_job);
+	res->task_id = c->own_index;
+	cr_spec_free(res->spec);
+	res->spec = spec_of("{\"worker\": [\"a\", \"b\"]}");
+	for (size_t i = 0; c->devices[i] != NULL; i++)
+		add_device(&list, c->devices[i]);
+	if (c->ask_job == NULL) {
+		if (accel_count_devices(res, res->task_type, res->task_id, res->accel) > 0)
+			res->accel_source = g_strdup("local devices");
+	}
+	g_assert_cmpint(cr_result_accelerators_json(res, c->ask_job, c->ask_index, false, &json, NULL),
+			==, CR_OK);
+	g_assert_cmpstr(json, ==, c->json);
+	g_free(json);
+	g_assert_cmpint(cr_result_accelerators_json(res, c->ask_job, c->ask_index, true, &json, NULL),
+			==, CR_OK);
+	devices = g_strdup_printf("{\"num_accelerators\": %s, \"devices\": %s}", c->json,
+				  c->listed);
+	g_assert_cmpstr(json, ==, devices);
+	g_free(devices);
+	g_free(json);
+	cr_result_free(res);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	for (const devices_case *c = devices_cases; c->name != NULL; c++) {
+		char *path = g_strconcat("/result/devices-of-task/", c->name, NULL);
+
+		g_test_add_data_func(path, c, test_devices_of_task);
+		g_free(path);
+	}
 	for (const cluster_case *c = cluster_cases; c->name != NULL; c++) {
 		char *path = g_strconcat("/result/add-cluster-json/", c->name, NULL);
 
