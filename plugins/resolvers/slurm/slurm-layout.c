@@ -177,7 +177,11 @@ static cr_status slurm_nodes(const slurm_config *cfg, const slurm_env *env, slur
 	} else if ((st = slurm_nodes_from_env(cfg, env, lay, err)) != CR_OK) {
 		return st;
 	}
+	lay->host_len = malloc(lay->n_nodes * sizeof(*lay->host_len));
+	if (lay->host_len == NULL)
+		return slurm_nomem(err);
 	for (size_t i = 0; i < lay->n_nodes; i++) {
+		lay->host_len[i] = (uint32_t)strlen(lay->hosts[i]);
 		lay->n_tasks += lay->tpn[i];
 		if (lay->tpn[i] > lay->max_tpn)
 			lay->max_tpn = lay->tpn[i];
@@ -567,6 +571,7 @@ void slurm_layout_clear(slurm_layout *lay)
 	if (lay->host_names != NULL)
 		free((void *)lay->hosts);
 	free(lay->host_names);
+	free(lay->host_len);
 	if (lay->tpn != lay->host_tpn)
 		free(lay->tpn);
 	cr_host->free(lay->host_tpn);

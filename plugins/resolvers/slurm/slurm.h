@@ -55,6 +55,7 @@ typedef struct slurm_layout {
 	char *host_names;   /* the nodelist's names, NUL-separated, or NULL */
 	const char **hosts; /* node names in nodelist order (into host_names
 			     * or the config) */
+	uint32_t *host_len; /* strlen of each name */
 	size_t n_nodes;
 	uint32_t *tpn; /* tasks on each node */
 	uint32_t *host_tpn; /* from host->tasks_per_node_expand, or NULL */
