@@ -86,16 +86,46 @@ cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err)
 			accel_counts_put(res->accel, k, *(int64_t *)v);
 		g_free(res->accel_source);
 		res->accel_source = g_strdup("config");
-	} else if (res->accel_source == NULL && res->devices->len > 0) {
-		for (guint i = 0; i < res->devices->len; i++) {
-			const accel_device *d = g_ptr_array_index(res->devices, i);
-			int64_t *n = g_hash_table_lookup(res->accel, d->dev.kind);
-
-			accel_counts_put(res->accel, d->dev.kind, n != NULL ? *n + 1 : 1);
-		}
+	} else if (res->accel_source == NULL &&
+		   accel_count_devices(res, res->task_type, res->task_id, res->accel) > 0) {
 		res->accel_source = g_strdup("local devices");
 	}
 	return CR_OK;
+}
+
+/* Whether device @d counts for task (@job, @index): a device a plugin gave
+ * to a task counts for exactly that task (the job name and the index
+ * compared whole, never as parts of a "/job:J/task:I" string: "worker1" is
+ * not "worker10", "work" not "worker"); an unassigned one for this
+ * process's own task (@own). */
+static bool device_of_task(const accel_device *d, const char *job, int64_t index, bool own)
+{
+	if (d->dev.task_job == NULL)
+		return own;
+	return job != NULL && strcmp(d->dev.task_job, job) == 0 && d->dev.task_index == index;
+}
+
+static bool is_own_task(const cr_result *r, const char *job, int64_t index)
+{
+	return job == NULL || (g_strcmp0(job, r->task_type) == 0 && index == r->task_id);
+}
+
+size_t accel_count_devices(const cr_result *r, const char *job, int64_t index, GHashTable *counts)
+{
+	bool own = is_own_task(r, job, index);
+	size_t found = 0;
+
+	for (guint i = 0; i < r->devices->len; i++) {
+		const accel_device *d = g_ptr_array_index(r->devices, i);
+		int64_t *n;
+
+		if (!device_of_task(d, job, index, own))
+			continue;
+		n = g_hash_table_lookup(counts, d->dev.kind);
+		accel_counts_put(counts, d->dev.kind, n != NULL ? *n + 1 : 1);
+		found++;
+	}
+	return found;
 }
 
 void write_counts(GString *out, GHashTable *counts)
@@ -150,6 +180,9 @@ static void write_device(GString *out, const accel_device *d)
 	STR_FIELD(pci_bus_id);
 	STR_FIELD(visible_by);
 	INT_FIELD(parent_index);
+	STR_FIELD(task_job);
+	if (v->task_job != NULL && v->task_index >= 0)
+		g_string_append_printf(out, ", \"task_index\": %" G_GINT64_FORMAT, v->task_index);
 #undef STR_FIELD
 #undef INT_FIELD
 	g_string_append_c(out, '}');
@@ -159,7 +192,7 @@ cr_status cr_result_accelerators_json(const cr_result *r, const char *task_type,
 				      bool devices, char **json, cr_error *err)
 {
 	GString *out;
-	GHashTable *counts;
+	GHashTable *counts, *own_devices = NULL;
 	bool own;
 
 	if (r == NULL || json == NULL)
@@ -178,21 +211,37 @@ cr_status cr_result_accelerators_json(const cr_result *r, const char *task_type,
 
 		counts = g_hash_table_lookup(r->task_accel, key);
 		g_free(key);
+		/* Nothing from a resolver: the local devices given to that task. */
+		if (counts == NULL) {
+			own_devices = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+			accel_count_devices(r, task_type, task_id, own_devices);
+			counts = own_devices;
+		}
 	}
 	out = g_string_new(NULL);
 	if (devices) {
+		bool first = true;
+
 		g_string_append(out, "{\"num_accelerators\": ");
 		write_counts(out, counts);
 		g_string_append(out, ", \"devices\": [");
-		for (guint i = 0; own && i < r->devices->len; i++) {
-			if (i > 0)
+		for (guint i = 0; i < r->devices->len; i++) {
+			const accel_device *d = g_ptr_array_index(r->devices, i);
+
+			if (!device_of_task(d, own ? r->task_type : task_type,
+					    own ? r->task_id : task_id, own))
+				continue;
+			if (!first)
 				g_string_append(out, ", ");
-			write_device(out, g_ptr_array_index(r->devices, i));
+			first = false;
+			write_device(out, d);
 		}
 		g_string_append(out, "]}");
 	} else {
 		write_counts(out, counts);
 	}
+	if (own_devices != NULL)
+		g_hash_table_unref(own_devices);
 	*json = g_string_free(out, FALSE);
 	return CR_OK;
 }

@@ -478,6 +478,9 @@ static const cr_host_api the_host = {
 	.dl_close = host_dl_close,
 	.monotonic_ms = host_monotonic_ms,
 	.sleep_ms = host_sleep_ms,
+	.result_add_cluster_json = host_result_add_cluster_json,
+	.tasks_per_node_expand = cr_tasks_per_node_expand,
+	.hostlist_foreach = cr_hostlist_foreach,
 };
 
 const cr_host_api *host_api(void)

@@ -78,6 +78,8 @@ cr_status host_result_set_task_accelerators(cr_result_builder *b, const char *jo
 					    const char *kind, int64_t count, cr_error *err);
 cr_status host_result_set_env(cr_result_builder *b, const char *name, const char *value,
 			      cr_error *err);
+cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *cluster,
+				       const char *what, cr_error *err);
 cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_error *err);
 cr_status host_text_set(cr_text *out, const char *text, cr_error *err);
 
@@ -128,6 +130,10 @@ cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugi
 void instance_free(gpointer p);
 cr_status instance_create(cr_instance *inst, cr_error *err);
 cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err);
+/* Add to @counts (kind -> count) the local devices of task (@job, @index):
+ * those a plugin gave to that task, and for this process's own task (or
+ * @job NULL) the unassigned ones. Returns: how many devices counted. */
+size_t accel_count_devices(const cr_result *r, const char *job, int64_t index, GHashTable *counts);
 void write_counts(GString *out, GHashTable *counts);
 
 #endif /* CR_PIPELINE_PRIVATE_H */

@@ -218,6 +218,31 @@ cr_status host_result_set_env(cr_result_builder *b, const char *name, const char
 	return CR_OK;
 }
 
+/* The walk goes into a copy of the builder's spec (empty for most
+ * resolvers, so the copy costs nothing) that replaces it only when the whole
+ * cluster went in: nothing is added on an error. With no builder the
+ * cluster is only checked (a plugin's create() validating its options). */
+cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *cluster,
+				       const char *what, cr_error *err)
+{
+	cr_spec *next;
+	cr_status st;
+
+	if (cluster == NULL)
+		return error_set(err, CR_ERR_INVALID_ARG, "%s: invalid argument", G_STRFUNC);
+	if (what == NULL)
+		what = "cluster";
+	next = b != NULL ? cr_spec_copy(b->spec) : cr_spec_new();
+	st = spec_add_json(next, (json_object *)(void *)cluster, what, err);
+	if (st != CR_OK || b == NULL) {
+		cr_spec_free(next);
+		return st;
+	}
+	cr_spec_free(b->spec);
+	b->spec = next;
+	return CR_OK;
+}
+
 void accel_device_free(gpointer p)
 {
 	accel_device *d = p;
@@ -229,6 +254,7 @@ void accel_device_free(gpointer p)
 	g_free((char *)d->dev.uuid);
 	g_free((char *)d->dev.pci_bus_id);
 	g_free((char *)d->dev.visible_by);
+	g_free((char *)d->dev.task_job);
 	g_free(d);
 }
 
@@ -241,8 +267,18 @@ cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_err
 		return error_set(err, CR_ERR_INVALID_ARG, "accel_add: invalid device");
 	d = g_new0(accel_device, 1);
 	d->plugin = g_strdup(list->inst != NULL ? list->inst->name : "");
-	d->dev = *dev;
+	/* Only the fields @dev's struct_size covers: a 1.0 plugin's device is
+	 * shorter and belongs to no task in particular. */
+	d->dev = (cr_accel_device)CR_ACCEL_DEVICE_INIT;
+	memcpy(&d->dev, dev, MIN(dev->struct_size, sizeof(cr_accel_device)));
+	if (dev->struct_size < offsetof(cr_accel_device, task_index) + sizeof(dev->task_index)) {
+		d->dev.task_job = NULL;
+		d->dev.task_index = -1;
+	}
+	if (d->dev.task_job == NULL)
+		d->dev.task_index = -1;
 	d->dev.struct_size = sizeof(cr_accel_device);
+	d->dev.task_job = g_strdup(d->dev.task_job);
 	d->dev.kind = g_strdup(dev->kind);
 	d->dev.vendor = g_strdup(dev->vendor);
 	d->dev.model = g_strdup(dev->model);

@@ -77,12 +77,20 @@ static const char *json_kind(json_object *v)
 	return "a value";
 }
 
-/* "12" -> 12; ASCII digits only (no sign, spaces, '+' or '_'). */
+/* TensorFlow's as_dict walk, once for every caller (cr_spec_from_json,
+ * host->result_add_cluster_json): one set of checks and status codes.
+ *   wrong shape                                -> CR_ERR_PARSE
+ *   index not a canonical decimal in 0..INT32  -> CR_ERR_INVALID_ARG
+ *   index already taken in @spec               -> CR_ERR_CONFLICT
+ * A dense list gives indices 0..n-1; an empty list or object an empty job. */
+
+/* "12" -> 12: "0" or ASCII digits without a leading zero (no sign, spaces,
+ * '+', '_' or "01": each index has one spelling), at most 2147483647. */
 static bool parse_index(const char *key, int64_t *out)
 {
 	int64_t v = 0;
 
-	if (*key == '\0')
+	if (key[0] == '\0' || (key[0] == '0' && key[1] != '\0'))
 		return false;
 	for (const char *p = key; *p != '\0'; p++) {
 		if (*p < '0' || *p > '9')
@@ -95,6 +103,63 @@ static bool parse_index(const char *key, int64_t *out)
 	return true;
 }
 
+static cr_status address_error(cr_error *err, const char *what, const char *job,
+			       const char *task, json_object *a)
+{
+	return error_set(err, CR_ERR_PARSE, "%s: job '%s' task %s: address must be a string, not %s",
+			 what, job, task, json_kind(a));
+}
+
+static cr_status add_task(cr_spec *spec, const char *job, int64_t idx, json_object *a,
+			  const char *what, cr_error *err)
+{
+	if (cr_spec_add_task(spec, job, idx, json_object_get_string(a), err) != CR_OK)
+		return error_prefix(err, "%s: ", what);
+	return CR_OK;
+}
+
+static cr_status add_dense_job(cr_spec *spec, const char *job, json_object *tasks,
+			       const char *what, cr_error *err)
+{
+	size_t n = json_object_array_length(tasks);
+	cr_status st = CR_OK;
+
+	for (size_t i = 0; i < n && st == CR_OK; i++) {
+		json_object *a = json_object_array_get_idx(tasks, i);
+		char task[24];
+
+		if (json_object_is_type(a, json_type_string)) {
+			st = add_task(spec, job, (int64_t)i, a, what, err);
+		} else {
+			g_snprintf(task, sizeof(task), "%zu", i);
+			st = address_error(err, what, job, task, a);
+		}
+	}
+	return st;
+}
+
+static cr_status add_sparse_job(cr_spec *spec, const char *job, json_object *tasks,
+				const char *what, cr_error *err)
+{
+	json_object_object_foreach(tasks, key, a)
+	{
+		int64_t idx;
+		cr_status st;
+
+		if (!parse_index(key, &idx))
+			return error_set(err, CR_ERR_INVALID_ARG,
+					 "%s: job '%s': task index \"%s\" is not a canonical decimal "
+					 "in 0..2147483647",
+					 what, job, key);
+		if (!json_object_is_type(a, json_type_string))
+			return address_error(err, what, job, key, a);
+		st = add_task(spec, job, idx, a, what, err);
+		if (st != CR_OK)
+			return st;
+	}
+	return CR_OK;
+}
+
 static cr_status add_json_job(cr_spec *spec, const char *job, json_object *tasks,
 			      const char *what, cr_error *err)
 {
@@ -102,64 +167,39 @@ static cr_status add_json_job(cr_spec *spec, const char *job, json_object *tasks
 
 	if (st != CR_OK)
 		return st;
-	if (json_object_is_type(tasks, json_type_array)) {
-		size_t n = json_object_array_length(tasks);
+	if (json_object_is_type(tasks, json_type_array))
+		return add_dense_job(spec, job, tasks, what, err);
+	if (json_object_is_type(tasks, json_type_object))
+		return add_sparse_job(spec, job, tasks, what, err);
+	return error_set(err, CR_ERR_PARSE,
+			 "%s: the tasks for job '%s' must be a list or an object from indices to "
+			 "addresses, not %s",
+			 what, job, json_kind(tasks));
+}
 
-		for (size_t i = 0; i < n; i++) {
-			json_object *a = json_object_array_get_idx(tasks, i);
+cr_status spec_add_json(cr_spec *spec, json_object *cluster, const char *what, cr_error *err)
+{
+	if (!json_object_is_type(cluster, json_type_object))
+		return error_set(err, CR_ERR_PARSE,
+				 "%s: the cluster must be an object mapping job names to tasks, not %s",
+				 what, json_kind(cluster));
+	json_object_object_foreach(cluster, job, tasks)
+	{
+		cr_status st = add_json_job(spec, job, tasks, what, err);
 
-			if (!json_object_is_type(a, json_type_string))
-				return error_set(err, CR_ERR_INVALID_ARG,
-						    "%s: job '%s' task %zu: address must be a string, not %s",
-						    what, job, i, json_kind(a));
-			st = cr_spec_append_task(spec, job, json_object_get_string(a), err);
-			if (st != CR_OK)
-				return st;
-		}
-		return CR_OK;
+		if (st != CR_OK)
+			return st;
 	}
-	if (json_object_is_type(tasks, json_type_object)) {
-		json_object_object_foreach(tasks, key, a)
-		{
-			int64_t idx;
-
-			if (!parse_index(key, &idx))
-				return error_set(err, CR_ERR_INVALID_ARG,
-						    "%s: job '%s': task index \"%s\" is not a non-negative integer",
-						    what, job, key);
-			if (!json_object_is_type(a, json_type_string))
-				return error_set(err, CR_ERR_INVALID_ARG,
-						    "%s: job '%s' task %s: address must be a string, not %s",
-						    what, job, key, json_kind(a));
-			st = cr_spec_add_task(spec, job, idx, json_object_get_string(a), err);
-			if (st != CR_OK)
-				return error_prefix(err, "%s: ", what);
-		}
-		return CR_OK;
-	}
-	return error_set(err, CR_ERR_INVALID_ARG,
-			    "%s: the tasks for job '%s' must be a list or an object from indices to addresses, not %s",
-			    what, job, json_kind(tasks));
+	return CR_OK;
 }
 
 cr_status spec_from_json_object(json_object *cluster, const char *what, cr_spec **out,
 				cr_error *err)
 {
-	cr_spec *spec = NULL;
-	cr_status st = CR_OK;
+	cr_spec *spec = cr_spec_new();
+	cr_status st = spec_add_json(spec, cluster, what, err);
 
 	*out = NULL;
-	if (!json_object_is_type(cluster, json_type_object))
-		return error_set(err, CR_ERR_INVALID_ARG,
-				    "%s: the cluster must be an object mapping job names to tasks, not %s",
-				    what, json_kind(cluster));
-	spec = cr_spec_new();
-	json_object_object_foreach(cluster, job, tasks)
-	{
-		st = add_json_job(spec, job, tasks, what, err);
-		if (st != CR_OK)
-			break;
-	}
 	if (st != CR_OK) {
 		cr_spec_free(spec);
 		return st;
@@ -177,7 +217,10 @@ cr_spec *cr_spec_from_json(const char *json, size_t len, const char *what, cr_er
 		what = "cluster JSON";
 	if (json_parse_text(json, len, what, &obj, err) != CR_OK)
 		return NULL;
-	spec_from_json_object(obj, what, &spec, err);
+	/* spec.h (ABI 1.0) documents CR_ERR_PARSE for broken JSON text only and
+	 * CR_ERR_INVALID_ARG for a wrong shape: keep that promise. */
+	if (spec_from_json_object(obj, what, &spec, err) == CR_ERR_PARSE && err != NULL)
+		err->code = CR_ERR_INVALID_ARG;
 	json_object_put(obj);
 	return spec;
 }

@@ -30,6 +30,12 @@ cr_status json_parse_text(const char *text, size_t len, const char *what, json_o
 			  cr_error *err);
 void jw_string(GString *out, const char *s);
 void spec_write_json(GString *out, const cr_spec *spec);
+/* TensorFlow's as_dict walk (the one copy): add @cluster's jobs and tasks to
+ * @spec. CR_ERR_PARSE for a wrong shape, CR_ERR_INVALID_ARG for an index that
+ * is not a canonical decimal in 0..2147483647, CR_ERR_CONFLICT for an index
+ * @spec already holds. On an error part of @cluster may have been added. */
+cr_status spec_add_json(cr_spec *spec, json_object *cluster, const char *what, cr_error *err);
+/* spec_add_json into a new spec; *@out NULL on an error. */
 cr_status spec_from_json_object(json_object *cluster, const char *what, cr_spec **out,
 				cr_error *err);
 size_t spec_job_len(const cr_spec *spec, size_t job_i);

@@ -221,7 +221,8 @@ typedef struct cr_host_api {
 	 *  shape: an object whose members are jobs, each a list of addresses
 	 *  (dense, indices 0..n-1), an object of decimal index -> address
 	 *  (sparse), or an empty list/object (an empty job). @what names the
-	 *  source in messages ("TF_CONFIG", "cluster_json").
+	 *  source in messages ("TF_CONFIG", "cluster_json"). @b may be NULL:
+	 *  then @cluster is only checked, as a create() checks its options.
 	 *  Returns: CR_OK; CR_ERR_PARSE for a wrong shape (message quotes @what
 	 *  and the job); CR_ERR_INVALID_ARG for an index that is not a
 	 *  canonical decimal in 0..2147483647; CR_ERR_CONFLICT for a duplicate

@@ -28,6 +28,8 @@ typedef struct simple_state {
 	simple_task *tasks;
 	size_t ntasks, cap;
 	const cr_cfg *accel; /* num_accelerators group, borrowed until destroy */
+	cr_json *cluster_json; /* the parsed cluster_json option, or NULL */
+	char json_what[512];   /* "FILE:LINE: cluster_json", for messages */
 } simple_state;
 
 static cr_status simple_push(simple_state *s, const char *job, int64_t index, const char *address,
@@ -60,6 +62,7 @@ static void simple_destroy(void *state)
 		free(s->tasks[i].address);
 	}
 	free(s->tasks);
+	cr_host->json_free(s->cluster_json);
 	free(s);
 }
 
@@ -110,76 +113,18 @@ static cr_status simple_job(simple_state *s, const cr_cfg *jv, cr_error *err)
 	return st;
 }
 
-typedef struct json_walk {
-	simple_state *s;
-	const char *what;
-	const char *job;
-	cr_status st;
-	cr_error *err;
-} json_walk;
-
-static bool simple_json_task(const char *key, const cr_json *v, void *data)
-{
-	json_walk *w = data;
-	char *end = NULL;
-	long long idx = strtoll(key, &end, 10);
-	bool digits = *key != '\0';
-
-	for (const char *p = key; *p != '\0'; p++)
-		digits = digits && *p >= '0' && *p <= '9';
-	if (!digits || *end != '\0' || idx > 2147483647) {
-		w->st = cr_host->error_set(w->err, CR_ERR_CONFIG,
-					   "%s: job '%s': task index \"%s\" is not a non-negative integer",
-					   w->what, w->job, key);
-		return false;
-	}
-	if (cr_host->json_string(v) == NULL) {
-		w->st = cr_host->error_set(w->err, CR_ERR_CONFIG,
-					   "%s: job '%s' task %s: address must be a string", w->what,
-					   w->job, key);
-		return false;
-	}
-	w->st = simple_push(w->s, w->job, idx, cr_host->json_string(v), w->err);
-	return w->st == CR_OK;
-}
-
-static bool simple_json_job(const char *job, const cr_json *v, void *data)
-{
-	json_walk *w = data;
-
-	w->job = job;
-	w->st = simple_push(w->s, job, -1, NULL, w->err);
-	if (w->st == CR_OK && cr_host->json_type(v) == CR_JSON_ARRAY) {
-		for (size_t i = 0; i < cr_host->json_length(v) && w->st == CR_OK; i++) {
-			const char *a = cr_host->json_string(cr_host->json_index(v, i));
-
-			if (a == NULL)
-				w->st = cr_host->error_set(w->err, CR_ERR_CONFIG,
-							   "%s: job '%s' task %zu: address must be a string",
-							   w->what, job, i);
-			else
-				w->st = simple_push(w->s, job, -1, a, w->err);
-		}
-	} else if (w->st == CR_OK && cr_host->json_type(v) == CR_JSON_OBJECT) {
-		cr_host->json_each(v, simple_json_task, w);
-	} else if (w->st == CR_OK) {
-		w->st = cr_host->error_set(w->err, CR_ERR_CONFIG,
-					   "%s: the tasks for job '%s' must be a list or an object from indices to addresses",
-					   w->what, job);
-	}
-	return w->st == CR_OK;
-}
-
+/* cluster_json: parsed and checked by the host's as_dict walk here, so a
+ * bad value is a configuration error with its file and line; kept for
+ * resolve(), which adds it through the same walk. */
 static cr_status simple_cluster_json(simple_state *s, const cr_cfg *v, cr_error *err)
 {
 	const char *text = cr_host->cfg_string(v);
-	char what[512];
-	cr_json *root = NULL;
-	json_walk w = { .s = s, .what = what, .st = CR_OK, .err = err };
 	cr_status st;
 
-	snprintf(what, sizeof(what), "%s:%d: cluster_json", AT(v));
-	st = cr_host->json_parse(text, strlen(text), what, &root, err);
+	snprintf(s->json_what, sizeof(s->json_what), "%s:%d: cluster_json", AT(v));
+	st = cr_host->json_parse(text, strlen(text), s->json_what, &s->cluster_json, err);
+	if (st == CR_OK)
+		st = cr_host->result_add_cluster_json(NULL, s->cluster_json, s->json_what, err);
 	if (st != CR_OK) {
 		/* A bad option is a configuration error (exit 2), not a parse
 		 * failure of the environment. */
@@ -187,13 +132,7 @@ static cr_status simple_cluster_json(simple_state *s, const cr_cfg *v, cr_error 
 			err->code = CR_ERR_CONFIG;
 		return CR_ERR_CONFIG;
 	}
-	if (cr_host->json_type(root) != CR_JSON_OBJECT)
-		w.st = cr_host->error_set(err, CR_ERR_CONFIG,
-					  "%s: must be an object mapping job names to tasks", what);
-	else
-		cr_host->json_each(root, simple_json_job, &w);
-	cr_host->json_free(root);
-	return w.st;
+	return CR_OK;
 }
 
 static cr_status simple_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state,
@@ -261,6 +200,8 @@ static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 		else
 			st = cr_host->result_add_task(b, t->job, t->index, t->address, err);
 	}
+	if (st == CR_OK && s->cluster_json != NULL)
+		st = cr_host->result_add_cluster_json(b, s->cluster_json, s->json_what, err);
 	if (st == CR_OK && cr_host->opt_is_set(ctx, "task_type"))
 		st = cr_host->result_set_task(b, cr_host->opt_string(ctx, "task_type"),
 					      cr_host->opt_int(ctx, "task_id"), err);

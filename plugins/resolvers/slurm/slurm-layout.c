@@ -57,26 +57,86 @@ static cr_status slurm_nomem(cr_error *err)
 	return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
 }
 
+/* The nodelist streamed by host->hostlist_foreach into one buffer of
+ * NUL-terminated names (not one allocation per node); offsets until the
+ * buffer stops moving. */
+typedef struct slurm_names {
+	char *buf;
+	size_t len, cap;
+	size_t *off;
+	size_t n, cap_n;
+	bool nomem;
+} slurm_names;
+
+static int slurm_names_add(const char *name, size_t len, void *data)
+{
+	slurm_names *nm = data;
+
+	if (nm->len + len + 1 > nm->cap) {
+		size_t cap = (nm->cap ? nm->cap * 2 : 4096) + len + 1;
+		char *buf = realloc(nm->buf, cap);
+
+		if (buf == NULL)
+			return nm->nomem = true;
+		nm->buf = buf;
+		nm->cap = cap;
+	}
+	if (nm->n == nm->cap_n) {
+		size_t cap = nm->cap_n ? nm->cap_n * 2 : 256;
+		size_t *off = realloc(nm->off, cap * sizeof(*off));
+
+		if (off == NULL)
+			return nm->nomem = true;
+		nm->off = off;
+		nm->cap_n = cap;
+	}
+	nm->off[nm->n++] = nm->len;
+	memcpy(nm->buf + nm->len, name, len + 1);
+	nm->len += len + 1;
+	return 0;
+}
+
+static cr_status slurm_nodelist(const slurm_env *env, slurm_layout *lay, cr_error *err)
+{
+	cr_error inner = CR_ERROR_INIT;
+	slurm_names nm = { 0 };
+	cr_status st = CR_OK;
+
+	if (cr_host->hostlist_foreach(env->nodelist, slurm_names_add, &nm, &inner) != CR_OK)
+		st = cr_host->error_set(err, CR_ERR_BACKEND, "%s: %s", env->nodelist_var,
+					inner.message);
+	else if (nm.nomem || (nm.n > 0 && (lay->hosts = malloc(nm.n * sizeof(char *))) == NULL))
+		st = slurm_nomem(err);
+	else if (nm.n == 0)
+		st = cr_host->error_set(err, CR_ERR_BACKEND, "%s \"%s\" names no node",
+					env->nodelist_var, env->nodelist);
+	if (st == CR_OK) {
+		for (size_t i = 0; i < nm.n; i++)
+			lay->hosts[i] = nm.buf + nm.off[i];
+		lay->host_names = nm.buf;
+		lay->n_nodes = nm.n;
+		nm.buf = NULL;
+	}
+	free(nm.buf);
+	free(nm.off);
+	return st;
+}
+
 /* Hosts and tasks per node from the environment (or tasks_per_node = N). */
 static cr_status slurm_nodes_from_env(const slurm_config *cfg, const slurm_env *env,
 				      slurm_layout *lay, cr_error *err)
 {
 	cr_error inner = CR_ERROR_INIT;
-	char why[160];
-	size_t n = 0, pos;
+	size_t n = 0;
+	cr_status st;
 
 	if (env->nodelist == NULL)
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "%s is not set: not inside a Slurm job?",
 					  env->nodelist_var);
-	if (cr_host->hostlist_expand(env->nodelist, &lay->env_hosts, &lay->n_nodes, &inner) !=
-	    CR_OK)
-		return cr_host->error_set(err, CR_ERR_BACKEND, "%s: %s", env->nodelist_var,
-					  inner.message);
-	lay->hosts = (const char **)lay->env_hosts;
-	if (lay->n_nodes == 0)
-		return cr_host->error_set(err, CR_ERR_BACKEND, "%s \"%s\" names no node",
-					  env->nodelist_var, env->nodelist);
+	st = slurm_nodelist(env, lay, err);
+	if (st != CR_OK)
+		return st;
 	if (cfg->tpn_source == SLURM_TPN_INT) {
 		lay->tpn = calloc(lay->n_nodes, sizeof(*lay->tpn));
 		if (lay->tpn == NULL)
@@ -88,13 +148,10 @@ static cr_status slurm_nodes_from_env(const slurm_config *cfg, const slurm_env *
 	if (env->tpn == NULL)
 		return cr_host->error_set(err, CR_ERR_BACKEND, "%s is not set (%s is \"%s\")",
 					  env->tpn_var, env->nodelist_var, env->nodelist);
-	if (slurm_tpn_parse(env->tpn, 1u << 24, &lay->tpn, &n, &pos, why, sizeof(why)) != 0) {
-		if (pos == 0)
-			return cr_host->error_set(err, CR_ERR_BACKEND, "%s \"%s\": %s",
-						  env->tpn_var, env->tpn, why);
-		return cr_host->error_set(err, CR_ERR_BACKEND, "%s \"%s\": %s at position %zu",
-					  env->tpn_var, env->tpn, why, pos);
-	}
+	if (cr_host->tasks_per_node_expand(env->tpn, &lay->host_tpn, &n, &inner) != CR_OK)
+		return cr_host->error_set(err, CR_ERR_BACKEND, "%s: %s", env->tpn_var,
+					  inner.message);
+	lay->tpn = lay->host_tpn;
 	if (n != lay->n_nodes) {
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "%s \"%s\" names %zu nodes but %s \"%s\" counts tasks "
@@ -120,7 +177,11 @@ static cr_status slurm_nodes(const slurm_config *cfg, const slurm_env *env, slur
 	} else if ((st = slurm_nodes_from_env(cfg, env, lay, err)) != CR_OK) {
 		return st;
 	}
+	lay->host_len = malloc(lay->n_nodes * sizeof(*lay->host_len));
+	if (lay->host_len == NULL)
+		return slurm_nomem(err);
 	for (size_t i = 0; i < lay->n_nodes; i++) {
+		lay->host_len[i] = (uint32_t)strlen(lay->hosts[i]);
 		lay->n_tasks += lay->tpn[i];
 		if (lay->tpn[i] > lay->max_tpn)
 			lay->max_tpn = lay->tpn[i];
@@ -332,21 +393,23 @@ static cr_status slurm_dist_read(cr_plugin_ctx *ctx, slurm_dist *d, cr_error *er
 static cr_status slurm_gtids_read(cr_plugin_ctx *ctx, uint32_t **ids, size_t *n, cr_error *err)
 {
 	const char *v = cr_host->getenv(ctx, "SLURM_GTIDS");
-	size_t pos;
-	char why[160];
+	uint32_t *parsed = NULL;
 
 	*ids = NULL;
 	*n = 0;
 	if (v == NULL)
 		return CR_OK;
 	/* A GTIDS list is a tasks-per-node list without repeats. */
-	if (strchr(v, '(') != NULL || slurm_tpn_parse(v, 1u << 24, ids, n, &pos, why,
-						      sizeof(why)) != 0) {
-		free(*ids);
-		*ids = NULL;
+	if (strchr(v, '(') != NULL ||
+	    cr_host->tasks_per_node_expand(v, &parsed, n, NULL) != CR_OK ||
+	    (*n > 0 && (*ids = malloc(*n * sizeof(**ids))) == NULL)) {
+		cr_host->free(parsed);
+		*n = 0;
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "SLURM_GTIDS \"%s\" is not a list of task numbers", v);
 	}
+	memcpy(*ids, parsed, *n * sizeof(**ids));
+	cr_host->free(parsed);
 	return CR_OK;
 }
 
@@ -505,8 +568,13 @@ out:
 
 void slurm_layout_clear(slurm_layout *lay)
 {
-	cr_host->strv_free(lay->env_hosts);
-	free(lay->tpn);
+	if (lay->host_names != NULL)
+		free((void *)lay->hosts);
+	free(lay->host_names);
+	free(lay->host_len);
+	if (lay->tpn != lay->host_tpn)
+		free(lay->tpn);
+	cr_host->free(lay->host_tpn);
 	free(lay->node_of);
 	free(lay->local_of);
 	memset(lay, 0, sizeof(*lay));

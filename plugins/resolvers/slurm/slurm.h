@@ -52,10 +52,13 @@ typedef struct slurm_env {
 
 /* Where every rank runs. */
 typedef struct slurm_layout {
-	char **env_hosts;   /* from host->hostlist_expand, or NULL */
-	const char **hosts; /* node names in nodelist order */
+	char *host_names;   /* the nodelist's names, NUL-separated, or NULL */
+	const char **hosts; /* node names in nodelist order (into host_names
+			     * or the config) */
+	uint32_t *host_len; /* strlen of each name */
 	size_t n_nodes;
 	uint32_t *tpn; /* tasks on each node */
+	uint32_t *host_tpn; /* from host->tasks_per_node_expand, or NULL */
 	uint32_t max_tpn;
 	size_t n_tasks;
 	uint32_t *node_of;  /* rank -> node index */
@@ -85,14 +88,5 @@ void slurm_layout_clear(slurm_layout *lay);
 cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg,
 			     const slurm_layout *lay, long rank, slurm_gpus *gpus, cr_error *err);
 void slurm_gpus_clear(slurm_gpus *gpus);
-
-/**
- * slurm_tpn_parse:
- * Expand a tasks-per-node list ("3(x2),1") into @max entries at most. Pure
- * (no host calls), so the fuzz targets link it alone.
- * Returns: 0, or -1 with *@pos (1-based, 0 = whole list) and @why filled.
- */
-int slurm_tpn_parse(const char *list, size_t max, uint32_t **counts, size_t *n, size_t *pos,
-		    char *why, size_t why_size);
 
 #endif /* CR_PLUGIN_SLURM_H */

@@ -18,14 +18,6 @@
 
 #include <cluster-resolver/plugin.h>
 
-typedef struct tfc_walk {
-	cr_result_builder *b;
-	const char *var;
-	const char *job;
-	cr_status st;
-	cr_error *err;
-} tfc_walk;
-
 static cr_status tfc_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
 {
 	const char *var = cr_host->opt_string(ctx, "variable");
@@ -54,59 +46,6 @@ static cr_status tfc_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 	if (v == NULL || *v == '\0')
 		return cr_host->error_set(err, CR_DECLINED, "%s is not set", tfc_var(ctx));
 	return CR_OK;
-}
-
-static bool tfc_task(const char *key, const cr_json *v, void *data)
-{
-	tfc_walk *w = data;
-	bool digits = *key != '\0';
-
-	for (const char *p = key; *p != '\0'; p++)
-		digits = digits && *p >= '0' && *p <= '9';
-	if (!digits || strlen(key) > 10 || strtoll(key, NULL, 10) > 2147483647) {
-		w->st = cr_host->error_set(w->err, CR_ERR_PARSE,
-					   "%s: job '%s': task index \"%s\" is not a non-negative integer",
-					   w->var, w->job, key);
-		return false;
-	}
-	if (cr_host->json_string(v) == NULL) {
-		w->st = cr_host->error_set(w->err, CR_ERR_PARSE,
-					   "%s: job '%s' task %s: address must be a string", w->var,
-					   w->job, key);
-		return false;
-	}
-	w->st = cr_host->result_add_task(w->b, w->job, strtoll(key, NULL, 10), cr_host->json_string(v),
-					 w->err);
-	return w->st == CR_OK;
-}
-
-static bool tfc_job(const char *job, const cr_json *v, void *data)
-{
-	tfc_walk *w = data;
-
-	w->job = job;
-	w->st = cr_host->result_add_job(w->b, job, w->err);
-	if (w->st != CR_OK)
-		return false;
-	if (cr_host->json_type(v) == CR_JSON_ARRAY) {
-		for (size_t i = 0; i < cr_host->json_length(v) && w->st == CR_OK; i++) {
-			const char *a = cr_host->json_string(cr_host->json_index(v, i));
-
-			if (a == NULL)
-				w->st = cr_host->error_set(w->err, CR_ERR_PARSE,
-							   "%s: job '%s' task %zu: address must be a string",
-							   w->var, job, i);
-			else
-				w->st = cr_host->result_append_task(w->b, job, a, w->err);
-		}
-	} else if (cr_host->json_type(v) == CR_JSON_OBJECT) {
-		cr_host->json_each(v, tfc_task, w);
-	} else {
-		w->st = cr_host->error_set(w->err, CR_ERR_PARSE,
-					   "%s: the tasks for job '%s' must be a list or an object from indices to addresses",
-					   w->var, job);
-	}
-	return w->st == CR_OK;
 }
 
 /* task.type: a string, or a number TensorFlow would str(). */
@@ -192,7 +131,6 @@ static cr_status tfc_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	const char *rpc = NULL, *env = NULL, *session = NULL;
 	const cr_json *cluster;
 	cr_json *root = NULL;
-	tfc_walk w = { .b = b, .var = var, .st = CR_OK, .err = err };
 	cr_status st;
 
 	if (text == NULL || *text == '\0')
@@ -205,14 +143,8 @@ static cr_status tfc_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 		goto out;
 	}
 	cluster = cr_host->json_get(root, "/cluster");
-	if (cluster != NULL && cr_host->json_type(cluster) != CR_JSON_OBJECT) {
-		st = cr_host->error_set(err, CR_ERR_PARSE,
-					"%s: \"cluster\" must be an object mapping job names to tasks", var);
-		goto out;
-	}
 	if (cluster != NULL)
-		cr_host->json_each(cluster, tfc_job, &w);
-	st = w.st;
+		st = cr_host->result_add_cluster_json(b, cluster, var, err);
 	if (st == CR_OK)
 		st = tfc_identity(root, var, b, err);
 	if (st == CR_OK)

@@ -232,9 +232,10 @@ ERRORS = [
     ("bad nodelist", "", step(SLURM_STEP_NODELIST="node[1-2"),
      'SLURM_STEP_NODELIST: invalid hostlist "node[1-2": unterminated \'[\' at position 5'),
     ("bad tasks-per-node", "", step(SLURM_STEP_TASKS_PER_NODE="4,"),
-     "SLURM_STEP_TASKS_PER_NODE \"4,\": trailing ',' at position 2"),
+     "SLURM_STEP_TASKS_PER_NODE: invalid tasks-per-node list \"4,\": trailing ',' at position 2"),
     ("bad tasks-per-node repeat", "", step(SLURM_STEP_TASKS_PER_NODE="4(2)"),
-     "SLURM_STEP_TASKS_PER_NODE \"4(2)\": expected 'x', found '2' at position 3"),
+     "SLURM_STEP_TASKS_PER_NODE: invalid tasks-per-node list \"4(2)\": expected 'x', found '2' at "
+     "position 3"),
     ("tasks-per-node missing", "", step(SLURM_STEP_TASKS_PER_NODE=None),
      'SLURM_STEP_TASKS_PER_NODE is not set (SLURM_STEP_NODELIST is "node[1-2]")'),
     ("GTIDS fit neither block nor cyclic", "", step(SLURM_GTIDS="0,3"),

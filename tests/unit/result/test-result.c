@@ -288,9 +288,194 @@ static void test_take_tasks(void)
 	cr_spec_free(dst);
 }
 
+/* ---- host->result_add_cluster_json ---------------------------------------- */
+
+/* Builder content first (as_dict JSON added through the walk), then the
+ * cluster added on top: the status, the message and the builder after it
+ * (unchanged on an error). */
+typedef struct cluster_case {
+	const char *name;
+	const char *before; /* NULL: an empty builder */
+	const char *cluster;
+	int status;
+	const char *message; /* "" when OK */
+	const char *after;
+} cluster_case;
+
+static const cluster_case cluster_cases[] = {
+	{ "dense-sparse-empty", NULL,
+	  "{\"w\": [\"a\", \"b\"], \"ps\": {\"3\": \"p3\", \"1\": \"p1\"}, \"e\": [], \"f\": {}}",
+	  CR_OK, "", "{\"w\": [\"a\", \"b\"], \"ps\": {\"1\": \"p1\", \"3\": \"p3\"}, \"e\": [], \"f\": []}" },
+	{ "other-jobs-kept", "{\"x\": [\"x0\"]}", "{\"w\": {\"0\": \"a\"}}", CR_OK, "",
+	  "{\"x\": [\"x0\"], \"w\": [\"a\"]}" },
+	{ "fills-a-hole", "{\"w\": {\"1\": \"b\"}}", "{\"w\": {\"0\": \"a\"}}", CR_OK, "",
+	  "{\"w\": [\"a\", \"b\"]}" },
+	{ "dense-is-0-to-n", "{\"w\": {\"1\": \"b\"}}", "{\"w\": [\"x\", \"y\"]}", CR_ERR_CONFLICT,
+	  "t: job 'w' has two tasks with index 1 ('b' and 'y')", "{\"w\": {\"1\": \"b\"}}" },
+	{ "conflict-adds-nothing", "{\"w\": [\"a\"]}", "{\"new\": [\"n\"], \"w\": {\"5\": \"f\", \"0\": \"z\"}}",
+	  CR_ERR_CONFLICT, "t: job 'w' has two tasks with index 0 ('a' and 'z')", "{\"w\": [\"a\"]}" },
+	{ "bad-index-adds-nothing", NULL, "{\"a\": [\"a0\"], \"w\": {\"1\": \"b\", \"+2\": \"c\"}}",
+	  CR_ERR_INVALID_ARG, "t: job 'w': task index \"+2\" is not a canonical decimal in 0..2147483647", "{}" },
+	{ "leading-zero", NULL, "{\"w\": {\"007\": \"b\"}}", CR_ERR_INVALID_ARG,
+	  "t: job 'w': task index \"007\" is not a canonical decimal in 0..2147483647", "{}" },
+	{ "past-int32", NULL, "{\"w\": {\"2147483648\": \"b\"}}", CR_ERR_INVALID_ARG,
+	  "t: job 'w': task index \"2147483648\" is not a canonical decimal in 0..2147483647", "{}" },
+	{ "not-an-object", NULL, "[\"a\"]", CR_ERR_PARSE,
+	  "t: the cluster must be an object mapping job names to tasks, not a list", "{}" },
+	{ "tasks-a-number", "{\"x\": []}", "{\"w\": 3}", CR_ERR_PARSE,
+	  "t: the tasks for job 'w' must be a list or an object from indices to addresses, not a number",
+	  "{\"x\": []}" },
+	{ "address-a-boolean", NULL, "{\"w\": [\"a\", true]}", CR_ERR_PARSE,
+	  "t: job 'w' task 1: address must be a string, not a boolean", "{}" },
+	{ "sparse-address-an-object", NULL, "{\"w\": {\"4\": {}}}", CR_ERR_PARSE,
+	  "t: job 'w' task 4: address must be a string, not an object", "{}" },
+	{ NULL },
+};
+
+static void test_add_cluster_json(gconstpointer data)
+{
+	const cluster_case *c = data;
+	cr_result_builder *b = builder_new(NULL);
+	cr_error err = CR_ERROR_INIT;
+	cr_json *before = NULL, *cluster = NULL;
+
+	if (c->before != NULL) {
+		g_assert_cmpint(host_json_parse(c->before, strlen(c->before), "b", &before, NULL), ==,
+				CR_OK);
+		g_assert_cmpint(host_result_add_cluster_json(b, before, "b", NULL), ==, CR_OK);
+	}
+	g_assert_cmpint(host_json_parse(c->cluster, strlen(c->cluster), "t", &cluster, NULL), ==,
+			CR_OK);
+	/* no builder: the same checks, nothing kept (a create() checking) */
+	g_assert_cmpint(host_result_add_cluster_json(NULL, cluster, "t", &err), ==,
+			c->status == CR_ERR_CONFLICT ? CR_OK : c->status);
+	err = (cr_error)CR_ERROR_INIT;
+	g_assert_cmpint(host_result_add_cluster_json(b, cluster, "t", &err), ==, c->status);
+	g_assert_cmpstr(err.message, ==, c->message);
+	assert_spec(b->spec, c->after);
+	host_json_free(before);
+	host_json_free(cluster);
+	builder_free(b);
+}
+
+/* ---- devices of a task (cr_accel_device.task_job / task_index) ----------- */
+
+/* One local device: "KIND" (unassigned), "KIND@JOB:INDEX", or "KIND/1.0" (a
+ * 1.0 plugin's shorter struct, past which the host must not read). */
+typedef struct devices_case {
+	const char *name;
+	const char *devices[6]; /* see add_device() */
+	const char *own_job; /* this process's task, or NULL (unknown) */
+	int own_index;
+	const char *ask_job; /* the task asked about; NULL = this process's */
+	int ask_index;
+	const char *json; /* cr_result_accelerators_json(.., devices = false) */
+	const char *listed; /* the "devices" array (.., devices = true) */
+} devices_case;
+
+static const devices_case devices_cases[] = {
+	{ "unassigned-count-for-me", { "GPU", "GPU", "TPU" }, "worker", 0, NULL, -1,
+	  "{\"GPU\": 2, \"TPU\": 1}",
+	  "[{\"plugin\": \"\", \"kind\": \"GPU\"}, {\"plugin\": \"\", \"kind\": \"GPU\"}, {\"plugin\": \"\", \"kind\": \"TPU\"}]" },
+	{ "other-tasks-left-out", { "GPU@worker:1", "GPU@worker:0", "GPU" }, "worker", 0, NULL, -1,
+	  "{\"GPU\": 2}",
+	  "[{\"plugin\": \"\", \"kind\": \"GPU\", \"task_job\": \"worker\", \"task_index\": 0}, {\"plugin\": \"\", \"kind\": \"GPU\"}]" },
+	{ "index-1-is-not-10", { "TPU@worker:10", "TPU@worker:1" }, "worker", 1, NULL, -1,
+	  "{\"TPU\": 1}",
+	  "[{\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"worker\", \"task_index\": 1}]" },
+	{ "worker1-is-not-worker10", { "TPU@worker10:0", "TPU@worker1:0" }, "worker1", 0, NULL, -1,
+	  "{\"TPU\": 1}",
+	  "[{\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"worker1\", \"task_index\": 0}]" },
+	{ "work-is-not-worker", { "TPU@worker:0", "TPU@work:0", "TPU@work:0" }, "work", 0, NULL, -1,
+	  "{\"TPU\": 2}",
+	  "[{\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"work\", \"task_index\": 0}, {\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"work\", \"task_index\": 0}]" },
+	{ "own-task-unknown", { "GPU@worker:0", "GPU" }, NULL, -1, NULL, -1, "{\"GPU\": 1}",
+	  "[{\"plugin\": \"\", \"kind\": \"GPU\"}]" },
+	{ "another-task", { "TPU@worker:1", "TPU@worker:1", "TPU@worker:0", "TPU" }, "worker", 0,
+	  "worker", 1, "{\"TPU\": 2}",
+	  "[{\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"worker\", \"task_index\": 1}, {\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"worker\", \"task_index\": 1}]" },
+	{ "another-task-none", { "TPU@worker:0", "TPU" }, "worker", 0, "worker", 1, "{}",
+	  "[]" },
+	{ "abi-1.0-device", { "GPU/1.0", "GPU@worker:5" }, "worker", 0, NULL, -1, "{\"GPU\": 1}",
+	  "[{\"plugin\": \"\", \"kind\": \"GPU\"}]" },
+	{ NULL },
+};
+
+static void add_device(cr_accel_list *list, const char *spec)
+{
+	cr_accel_device dev = CR_ACCEL_DEVICE_INIT;
+	char **parts = g_strsplit_set(spec, "@:", 3);
+	char *slash = strchr(parts[0], '/');
+
+	dev.kind = parts[0];
+	if (slash != NULL) {
+		/* 1.0: a struct that ends before the task fields, alone on the
+		 * heap, so a read past it is an ASan error */
+		size_t size = offsetof(cr_accel_device, task_job);
+		cr_accel_device *old = g_malloc(size);
+
+		*slash = '\0';
+		dev.struct_size = size;
+		memcpy(old, &dev, size);
+		g_assert_cmpint(host_accel_add(list, old, NULL), ==, CR_OK);
+		g_free(old);
+		g_strfreev(parts);
+		return;
+	}
+	if (parts[1] != NULL) {
+		dev.task_job = parts[1];
+		dev.task_index = g_ascii_strtoll(parts[2], NULL, 10);
+	}
+	g_assert_cmpint(host_accel_add(list, &dev, NULL), ==, CR_OK);
+	g_strfreev(parts);
+}
+
+static void test_devices_of_task(gconstpointer data)
+{
+	const devices_case *c = data;
+	cr_result *res = result_new();
+	cr_accel_list list = { .inst = NULL, .devices = res->devices };
+	char *json = NULL, *devices;
+
+	res->task_type = g_strdup(c->own_job);
+	res->task_id = c->own_index;
+	cr_spec_free(res->spec);
+	res->spec = spec_of("{\"worker\": [\"a\", \"b\"]}");
+	for (size_t i = 0; c->devices[i] != NULL; i++)
+		add_device(&list, c->devices[i]);
+	if (c->ask_job == NULL) {
+		if (accel_count_devices(res, res->task_type, res->task_id, res->accel) > 0)
+			res->accel_source = g_strdup("local devices");
+	}
+	g_assert_cmpint(cr_result_accelerators_json(res, c->ask_job, c->ask_index, false, &json, NULL),
+			==, CR_OK);
+	g_assert_cmpstr(json, ==, c->json);
+	g_free(json);
+	g_assert_cmpint(cr_result_accelerators_json(res, c->ask_job, c->ask_index, true, &json, NULL),
+			==, CR_OK);
+	devices = g_strdup_printf("{\"num_accelerators\": %s, \"devices\": %s}", c->json,
+				  c->listed);
+	g_assert_cmpstr(json, ==, devices);
+	g_free(devices);
+	g_free(json);
+	cr_result_free(res);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	for (const devices_case *c = devices_cases; c->name != NULL; c++) {
+		char *path = g_strconcat("/result/devices-of-task/", c->name, NULL);
+
+		g_test_add_data_func(path, c, test_devices_of_task);
+		g_free(path);
+	}
+	for (const cluster_case *c = cluster_cases; c->name != NULL; c++) {
+		char *path = g_strconcat("/result/add-cluster-json/", c->name, NULL);
+
+		g_test_add_data_func(path, c, test_add_cluster_json);
+		g_free(path);
+	}
 	g_test_add_func("/result/one-answer-whole", test_one_answer_whole);
 	g_test_add_func("/result/dense-answers-follow", test_dense_answers_follow);
 	g_test_add_func("/result/sparse-keeps-indices", test_sparse_keeps_indices);
