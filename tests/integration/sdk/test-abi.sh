@@ -64,8 +64,8 @@ compare "plugin SDK $major" "$src/packaging/abi/plugin-sdk-$major.abi" "$tmp/sdk
 mkdir -p "$tmp/inc/cluster-resolver"
 cp "$src"/include/cluster-resolver/*.h "$build/include/cluster-resolver/version.h" "$tmp/inc/cluster-resolver/"
 sed -i '/^typedef struct cr_host_api {$/,/struct_size;/ s/^\tsize_t struct_size;$/\tsize_t struct_size;\n\tvoid *inserted;/' \
-	"$tmp/inc/cluster-resolver/plugin.h"
-grep -q 'void \*inserted;' "$tmp/inc/cluster-resolver/plugin.h" || { echo "FAIL: control edit did not apply"; exit 1; }
+	"$tmp/inc/cluster-resolver/plugin-host.h"
+grep -q 'void \*inserted;' "$tmp/inc/cluster-resolver/plugin-host.h" || { echo "FAIL: control edit did not apply"; exit 1; }
 ${CC:-cc} -g -std=c11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden -I"$tmp/inc" \
 	-o "$tmp/broken.so" "$src/plugins/resolvers/simple/simple.c" || { echo "FAIL: control build"; exit 1; }
 abidw --no-show-locs --no-corpus-path --headers-dir "$tmp/inc/cluster-resolver" \
@@ -75,16 +75,16 @@ compare "control" "$src/packaging/abi/plugin-sdk-$major.abi" "$tmp/broken.abi" >
 [ "$fail" != "$before" ] || { echo "FAIL: the guard missed an inserted host-table slot"; fail=1; }
 fail=$before
 # ... while a slot appended at the end of cr_host_api is a compatible change.
-cp "$src/include/cluster-resolver/plugin.h" "$tmp/inc/cluster-resolver/plugin.h"
+cp "$src/include/cluster-resolver/plugin-host.h" "$tmp/inc/cluster-resolver/plugin-host.h"
 sed -i '/^typedef struct cr_host_api {$/,/^} cr_host_api;$/ s/^} cr_host_api;$/\tvoid *appended;\n} cr_host_api;/' \
-	"$tmp/inc/cluster-resolver/plugin.h"
-grep -q 'void \*appended;' "$tmp/inc/cluster-resolver/plugin.h" || { echo "FAIL: control edit did not apply"; exit 1; }
+	"$tmp/inc/cluster-resolver/plugin-host.h"
+grep -q 'void \*appended;' "$tmp/inc/cluster-resolver/plugin-host.h" || { echo "FAIL: control edit did not apply"; exit 1; }
 ${CC:-cc} -g -std=c11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden -I"$tmp/inc" \
 	-o "$tmp/grown.so" "$src/plugins/resolvers/simple/simple.c" || { echo "FAIL: control build"; exit 1; }
 abidw --no-show-locs --no-corpus-path --headers-dir "$tmp/inc/cluster-resolver" \
 	--out-file "$tmp/grown.abi" "$tmp/grown.so" || exit 1
 compare "control (appended slot)" "$src/packaging/abi/plugin-sdk-$major.abi" "$tmp/grown.abi" >"$tmp/grown.log"
-[ "$fail" = "$before" ] || { cat "$tmp/grown.log"; echo "FAIL: an appended host-table slot was called incompatible"; }
+[ "$fail" = "$before" ] || { cat "$tmp/grown.log"; echo "FAIL: an appended host-table slot was called incompatible"; fail=1; }
 
 [ "$fail" = 0 ] && echo "ok: ABI matches packaging/abi ($soname, $th_soname, plugin SDK $major); the control break is caught"
 exit "$fail"
