@@ -71,9 +71,10 @@ ${CC:-cc} -g -std=c11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden -I"$tmp/in
 abidw --no-show-locs --no-corpus-path --headers-dir "$tmp/inc/cluster-resolver" \
 	--out-file "$tmp/broken.abi" "$tmp/broken.so" || exit 1
 before=$fail
+fail=0
 compare "control" "$src/packaging/abi/plugin-sdk-$major.abi" "$tmp/broken.abi" >/dev/null
-[ "$fail" != "$before" ] || { echo "FAIL: the guard missed an inserted host-table slot"; fail=1; }
-fail=$before
+[ "$fail" != 0 ] || { echo "FAIL: the guard missed an inserted host-table slot"; before=1; }
+fail=0
 # ... while a slot appended at the end of cr_host_api is a compatible change.
 cp "$src/include/cluster-resolver/plugin-host.h" "$tmp/inc/cluster-resolver/plugin-host.h"
 sed -i '/^typedef struct cr_host_api {$/,/^} cr_host_api;$/ s/^} cr_host_api;$/\tvoid *appended;\n} cr_host_api;/' \
@@ -84,7 +85,8 @@ ${CC:-cc} -g -std=c11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden -I"$tmp/in
 abidw --no-show-locs --no-corpus-path --headers-dir "$tmp/inc/cluster-resolver" \
 	--out-file "$tmp/grown.abi" "$tmp/grown.so" || exit 1
 compare "control (appended slot)" "$src/packaging/abi/plugin-sdk-$major.abi" "$tmp/grown.abi" >"$tmp/grown.log"
-[ "$fail" = "$before" ] || { cat "$tmp/grown.log"; echo "FAIL: an appended host-table slot was called incompatible"; fail=1; }
+[ "$fail" = 0 ] || { cat "$tmp/grown.log"; echo "FAIL: an appended host-table slot was called incompatible"; before=1; }
+fail=$before
 
 [ "$fail" = 0 ] && echo "ok: ABI matches packaging/abi ($soname, $th_soname, plugin SDK $major); the control break is caught"
 exit "$fail"
