@@ -157,7 +157,7 @@ static char *compare(const th_spawn *s, const char *const *argv, const char *con
 		const char *got = env_value(env, *e, n);
 
 		if (got == NULL)
-			return g_strdup_printf("%s: expected %.*s in its environment (%zu bytes), "
+			return g_strdup_printf("%s: expected %.*s (%zu bytes) in its environment, "
 					       "got none",
 					       argv[0], (int)n, *e, strlen(want));
 		if (strcmp(got, want) != 0)
