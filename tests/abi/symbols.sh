@@ -38,7 +38,7 @@ nodes=$(nm -D --defined-only "$testhost" | awk '$2 == "A" {print $3}' | tr '\n' 
 if [ -n "$bad" ]; then
 	echo "FAIL: $testhost exports non-cr_testhost_ symbols: $bad"
 	fail=1
-elif [ "$nodes" != "CR_TESTHOST_1.0 " ]; then
+elif [ "$nodes" != "CR_TESTHOST_1.0 CR_TESTHOST_1.1 " ]; then
 	echo "FAIL: $testhost version nodes: '$nodes'"
 	fail=1
 else
