@@ -23,8 +23,9 @@ struct cr_http_response {
 };
 
 /*
- * io_ops: the seam. @data is the table's own (io_ctx_data()); every
- * function reports failures with the statuses of the host slot it serves.
+ * io_ops: the seam. @data is what was installed with the table
+ * (ctx_set_io(); NULL for io_real()); every function reports failures
+ * with the statuses of the host slot it serves.
  *   getenv:    a variable, or NULL. Borrowed until the next call.
  *   read_file, list_dir: as host->read_file / host->list_dir; messages
  *              name @path as the plugin gave it.
