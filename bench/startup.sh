@@ -4,12 +4,16 @@
 # `curl --version` measured in the same hyperfine run; plus callgrind
 # instruction counts of both when valgrind is there.
 #
-#   bench/startup.sh [BUILD_DIR]     (default: build)
+#   bench/startup.sh [BUILD_DIR [BEFORE_DIR]]     (default: build)
+#
+# BEFORE_DIR: another build (its bin/ and lib/) timed in the same hyperfine
+# run, with the same plugins, for a before/after comparison.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
 cli="$build/bin/cluster-resolver"
+before=${2:+$(cd "$2" && pwd)/bin/cluster-resolver}
 conf="$src/bench/startup.conf"
 runs=${CR_BENCH_RUNS:-200}
 [ -x "$cli" ] || { echo "no $cli: build first (cmake -S . -B build && cmake --build build)" >&2; exit 1; }
@@ -23,15 +27,24 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The command must work before it is timed.
 "$cli" --config "$conf" resolve > "$tmp/out.json"
+extra=()
+if [ -n "$before" ]; then
+	"$before" --config "$conf" resolve | cmp - "$tmp/out.json"
+	extra=(-n before "$before --config $conf resolve")
+fi
 
 hyperfine -N --warmup 20 --runs "$runs" --export-json "$tmp/h.json" \
 	-n cluster-resolver "$cli --config $conf resolve" \
-	-n curl "curl --version" > "$tmp/hyperfine.log"
+	-n curl "curl --version" "${extra[@]}" > "$tmp/hyperfine.log"
 
 python3 - "$tmp/h.json" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 cr, curl = r["cluster-resolver"], r["curl"]
+if "before" in r:
+    b = r["before"]
+    print("  before (BEFORE_DIR)       median %7.3f ms  ratio %.2f x curl --version" %
+          (b["median"] * 1e3, b["median"] / curl["median"]))
 print("start-up benchmark: cluster-resolver resolve, 3 resolvers (tfconfig + 2 simple), %d runs" % len(cr["times"]))
 print("  cluster-resolver resolve  median %7.3f ms  (mean %.3f ms, stddev %.3f ms)" %
       (cr["median"] * 1e3, cr["mean"] * 1e3, cr["stddev"] * 1e3))
@@ -48,4 +61,8 @@ if command -v valgrind > /dev/null; then
 	a=$(count "$cli" --config "$conf" resolve)
 	b=$(count curl --version)
 	python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); print('  callgrind instructions: cluster-resolver %d, curl --version %d, ratio %.2f' % (a, b, a / b))" "$a" "$b"
+	if [ -n "$before" ]; then
+		c=$(count "$before" --config "$conf" resolve)
+		python3 -c "import sys; c, b = int(sys.argv[1]), int(sys.argv[2]); print('  callgrind instructions: before %d, ratio %.2f' % (c, c / b))" "$c" "$b"
+	fi
 fi

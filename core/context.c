@@ -36,6 +36,7 @@ cr_context *cr_context_new(cr_error *err)
 	ctx->task_id = -1;
 	ctx->cfg_task_id = -1;
 	ctx->cfg_accel = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	ctx->io = io_real();
 	ctx->builtin = g_new0(config_t, 1);
 	config_init(ctx->builtin);
 	config_name_set(ctx->builtin, "(built-in)");
@@ -64,9 +65,6 @@ void cr_context_free(cr_context *ctx)
 	g_ptr_array_unref(ctx->added_dirs);
 	g_ptr_array_unref(ctx->config_dirs);
 	g_hash_table_unref(ctx->cfg_accel);
-	if (ctx->env_override != NULL)
-		g_hash_table_unref(ctx->env_override);
-	g_free(ctx->file_root);
 	g_free(ctx->config_name);
 	g_free(ctx->task_type);
 	g_free(ctx->cfg_task_type);

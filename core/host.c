@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * host.c - the function table handed to every plugin (#cr_host_api):
- * logging, typed config access, environment and files, vendor libraries,
- * and the HTTP dispatch (the transport in http.c, or a test's scripted
- * answers). JSON and result builders live in their own files.
+ * logging, typed config access, vendor libraries, and the slots that reach
+ * the world (environment, files, clock, sleep, child processes; HTTP in
+ * http.c), each through the context's I/O seam (io.h). JSON and result
+ * builders live in their own files.
  */
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <glib.h>
 
@@ -250,18 +249,30 @@ static bool opt_is_set(cr_plugin_ctx *pctx, const char *name)
 	return opt_value(pctx, name) != NULL;
 }
 
-/* ---- environment and files ----------------------------------------------- */
+/* ---- environment and files: through the context's I/O seam -------------- */
+
+void ctx_set_io(cr_context *ctx, const io_ops *io, void *data)
+{
+	ctx->io = io != NULL ? io : io_real();
+	ctx->io_data = io != NULL ? data : NULL;
+}
+
+/* The seam of @pctx's context; the real world without one. */
+static const io_ops *pctx_io(cr_plugin_ctx *pctx, void **data)
+{
+	if (pctx == NULL || pctx->ctx == NULL) {
+		*data = NULL;
+		return io_real();
+	}
+	*data = pctx->ctx->io_data;
+	return pctx->ctx->io;
+}
 
 const char *ctx_getenv(cr_context *ctx, const char *name)
 {
-	gpointer value;
-
-	if (ctx != NULL && ctx->env_override != NULL &&
-	    g_hash_table_lookup_extended(ctx->env_override, name, NULL, &value))
-		return value;
-	if (ctx != NULL && ctx->env_isolated)
-		return NULL;
-	return g_getenv(name);
+	if (ctx == NULL)
+		return g_getenv(name);
+	return ctx->io->getenv(ctx->io_data, name);
 }
 
 static const char *host_getenv(cr_plugin_ctx *pctx, const char *name)
@@ -271,95 +282,25 @@ static const char *host_getenv(cr_plugin_ctx *pctx, const char *name)
 	return ctx_getenv(pctx != NULL ? pctx->ctx : NULL, name);
 }
 
-static char *rooted(cr_plugin_ctx *pctx, const char *path)
-{
-	if (pctx != NULL && pctx->ctx != NULL && pctx->ctx->file_root != NULL)
-		return g_build_filename(pctx->ctx->file_root, path, NULL);
-	return g_strdup(path);
-}
-
 static cr_status host_read_file(cr_plugin_ctx *pctx, const char *path, size_t max, char **data,
 				size_t *len, cr_error *err)
 {
-	char *real, *buf = NULL;
-	FILE *f;
-	size_t cap = 4096, n = 0;
-	cr_status st = CR_OK;
+	void *io_data;
+	const io_ops *io = pctx_io(pctx, &io_data);
 
 	if (path == NULL || data == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "read_file: NULL argument");
-	if (max == 0)
-		max = 64u << 20;
-	*data = NULL;
-	real = rooted(pctx, path);
-	f = fopen(real, "rb");
-	if (f == NULL) {
-		st = error_set(err, errno == ENOENT ? CR_ERR_NOT_FOUND : CR_ERR_IO,
-				  "cannot read %s: %s", path, g_strerror(errno));
-		goto out;
-	}
-	buf = g_malloc(cap + 1);
-	for (;;) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-
-		n += got;
-		if (n > max) {
-			st = error_set(err, CR_ERR_IO, "cannot read %s: larger than %zu bytes", path,
-					  max);
-			goto out;
-		}
-		if (got == 0)
-			break;
-		if (n == cap) {
-			cap *= 2;
-			buf = g_realloc(buf, cap + 1);
-		}
-	}
-	if (ferror(f)) {
-		st = error_set(err, CR_ERR_IO, "cannot read %s: %s", path, g_strerror(errno));
-		goto out;
-	}
-	buf[n] = '\0';
-	*data = buf;
-	buf = NULL;
-	if (len != NULL)
-		*len = n;
-out:
-	if (f != NULL)
-		fclose(f);
-	g_free(buf);
-	g_free(real);
-	return st;
+	return io->read_file(io_data, path, max, data, len, err);
 }
 
 static cr_status host_list_dir(cr_plugin_ctx *pctx, const char *path, char ***names, cr_error *err)
 {
-	char *real = rooted(pctx, path);
-	GError *gerr = NULL;
-	GDir *d = g_dir_open(real, 0, &gerr);
-	GPtrArray *list;
-	const char *n;
-	cr_status st;
+	void *io_data;
+	const io_ops *io = pctx_io(pctx, &io_data);
 
-	g_free(real);
-	*names = NULL;
-	if (d == NULL) {
-		st = error_set(err,
-				  g_error_matches(gerr, G_FILE_ERROR, G_FILE_ERROR_NOENT)
-					  ? CR_ERR_NOT_FOUND
-					  : CR_ERR_IO,
-				  "cannot list %s: %s", path, gerr->message);
-		g_error_free(gerr);
-		return st;
-	}
-	list = g_ptr_array_new();
-	while ((n = g_dir_read_name(d)) != NULL)
-		g_ptr_array_add(list, g_strdup(n));
-	g_dir_close(d);
-	g_ptr_array_sort(list, str_ptr_cmp);
-	g_ptr_array_add(list, NULL);
-	*names = (char **)g_ptr_array_free(list, FALSE);
-	return CR_OK;
+	if (path == NULL || names == NULL)
+		return error_set(err, CR_ERR_INVALID_ARG, "list_dir: NULL argument");
+	return io->list_dir(io_data, path, names, err);
 }
 
 static void host_free(void *ptr)
@@ -406,13 +347,56 @@ static int64_t host_monotonic_ms(void)
 
 static void host_sleep_ms(cr_plugin_ctx *pctx, int64_t ms)
 {
-	/* CR_TEST_SLEEP_SCALE=0 lets retry tests run without waiting. */
-	const char *scale = g_getenv("CR_TEST_SLEEP_SCALE");
+	void *io_data;
+	const io_ops *io = pctx_io(pctx, &io_data);
 
-	if (scale != NULL)
-		ms = (int64_t)((double)ms * g_ascii_strtod(scale, NULL));
 	if (ms > 0)
-		g_usleep((gulong)ms * 1000);
+		io->sleep_ms(io_data, ms);
+}
+
+static int64_t host_now_ms(cr_plugin_ctx *pctx)
+{
+	void *io_data;
+	const io_ops *io = pctx_io(pctx, &io_data);
+
+	return io->now_ms(io_data);
+}
+
+/* ---- child processes ----------------------------------------------------- */
+
+static cr_status spawn_check(const char *const *argv, const char *const *env,
+			     cr_spawn_result **out, cr_error *err)
+{
+	if (out != NULL)
+		*out = NULL;
+	if (argv == NULL || argv[0] == NULL || *argv[0] == '\0' || out == NULL)
+		return error_set(err, CR_ERR_INVALID_ARG, "spawn: no program to run");
+	for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+		const char *eq = strchr(env[i], '=');
+
+		if (eq == NULL || eq == env[i])
+			return error_set(err, CR_ERR_INVALID_ARG,
+					 "spawn %s: environment entry %zu is not NAME=value",
+					 argv[0], i + 1);
+	}
+	return CR_OK;
+}
+
+static cr_status host_spawn(cr_plugin_ctx *pctx, const char *const *argv, const char *const *env,
+			    int64_t timeout_ms, size_t output_cap, cr_spawn_result **out,
+			    cr_error *err)
+{
+	void *io_data;
+	const io_ops *io = pctx_io(pctx, &io_data);
+	cr_status st = spawn_check(argv, env, out, err);
+
+	if (st != CR_OK)
+		return st;
+	if (timeout_ms <= 0)
+		timeout_ms = IO_SPAWN_DEFAULT_TIMEOUT_MS;
+	if (output_cap == 0)
+		output_cap = IO_SPAWN_DEFAULT_CAP;
+	return io->spawn(io_data, argv, env, timeout_ms, output_cap, out, err);
 }
 
 static const cr_host_api the_host = {
@@ -481,6 +465,9 @@ static const cr_host_api the_host = {
 	.result_add_cluster_json = host_result_add_cluster_json,
 	.tasks_per_node_expand = cr_tasks_per_node_expand,
 	.hostlist_foreach = cr_hostlist_foreach,
+	.spawn = host_spawn,
+	.spawn_result_free = spawn_result_free,
+	.now_ms = host_now_ms,
 };
 
 const cr_host_api *host_api(void)

@@ -1,207 +1,126 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * http.c - HTTP(S) for plugins over libcurl. TLS is verified unless the
- * request says otherwise; trust anchors and client credentials may be files
- * or PEM text. Header values and bodies are never logged: they carry tokens.
- *
- * Each plugin instance keeps one curl easy handle, so its successive
- * requests reuse kept-alive connections, TLS sessions and resolved names.
- * Every option is reset after each request. The handle remembers a digest
- * of the TLS material its connections were made with (trust anchors,
- * client certificate and key, their files' identity, verification); a
- * request with other material gets a fresh handle, so a connection made
- * with one set of credentials is never used with another.
+ * http.c - host->http_request: checks the request, sends it through the
+ * context's I/O seam (io.h) and holds the answer to the body limit. The
+ * real transport is libcurl in a private module, libcr-http.so
+ * (http-curl.c), loaded on the first real request, so that a resolution
+ * that makes none never loads libcurl and OpenSSL. The module is looked
+ * for next to the library that holds this code (DIR/cluster-resolver/),
+ * then in the installed private directory; it stays loaded.
  */
+#include <dlfcn.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include <curl/curl.h>
 #include <glib.h>
 
+#include "http-module.h"
 #include "pipeline-private.h"
 
-#define DEFAULT_TIMEOUT_MS 30000L
-#define DEFAULT_CONNECT_TIMEOUT_MS 5000L
 #define DEFAULT_MAX_BODY ((size_t)256 << 20)
 
-#define TLS_DIGEST_LEN 32 /* SHA-256 */
+/* ---- the module -------------------------------------------------------- */
 
-/* One instance's libcurl state (cr_instance.http). */
-struct http_conn {
-	CURL *curl;
-	guint8 tls[TLS_DIGEST_LEN]; /* what curl's connections were made with */
-	char errbuf[CURL_ERROR_SIZE];
+static GMutex module_lock;
+static const http_module *module;  /* once loaded */
+static char *module_error;         /* why it could not be, once tried */
+static char *module_path_set;      /* http_module_set_path() */
+
+void http_module_set_path(const char *path)
+{
+	g_mutex_lock(&module_lock);
+	g_free(module_path_set);
+	module_path_set = g_strdup(path);
+	g_mutex_unlock(&module_lock);
+}
+
+/* DIR/cluster-resolver/libcr-http.so next to the library (or program)
+ * holding this code, else the installed one. */
+static char *module_path(void)
+{
+	Dl_info info;
+
+	if (module_path_set != NULL)
+		return g_strdup(module_path_set);
+	if (dladdr(&module_lock, &info) != 0 && info.dli_fname != NULL) {
+		char *dir = g_path_get_dirname(info.dli_fname);
+		char *path = g_build_filename(dir, "cluster-resolver", HTTP_MODULE_FILE, NULL);
+
+		g_free(dir);
+		if (g_file_test(path, G_FILE_TEST_EXISTS))
+			return path;
+		g_free(path);
+	}
+	return g_strdup(CR_HTTP_MODULE_PATH);
+}
+
+static void module_load(void)
+{
+	char *path = module_path();
+	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	http_module_entry_fn entry;
+	const http_module *m;
+
+	if (handle == NULL) {
+		module_error = g_strdup_printf("cannot load the HTTP module %s: %s", path, dlerror());
+		goto out;
+	}
+	entry = (http_module_entry_fn)dlsym(handle, HTTP_MODULE_ENTRY);
+	m = entry != NULL ? entry() : NULL;
+	if (m == NULL || m->struct_size < sizeof(http_module)) {
+		module_error = g_strdup_printf("HTTP module %s: no usable %s", path,
+					       HTTP_MODULE_ENTRY);
+		dlclose(handle);
+		goto out;
+	}
+	module = m; /* never unloaded: libcurl and OpenSSL stay initialised */
+out:
+	g_free(path);
+}
+
+static const http_module *module_get(cr_error *err)
+{
+	const http_module *m;
+
+	g_mutex_lock(&module_lock);
+	if (module == NULL && module_error == NULL)
+		module_load();
+	m = module;
+	if (m == NULL)
+		error_set(err, CR_ERR_PLUGIN, "%s", module_error);
+	g_mutex_unlock(&module_lock);
+	return m;
+}
+
+static void module_debug(cr_plugin_ctx *pctx, const char *message)
+{
+	if (pctx != NULL && pctx->inst != NULL)
+		ctx_log(pctx->ctx, CR_LOG_DEBUG, pctx->inst->label, "%s", message);
+}
+
+static const http_module_host module_host = {
+	.error_set = error_set,
+	.debug = module_debug,
 };
 
-static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
+cr_status http_transport(cr_plugin_ctx *pctx, const cr_http_request *req,
+			 cr_http_response *reply, cr_error *err)
 {
-	cr_http_response *r = user;
-	size_t n = size * nmemb;
+	const http_module *m = module_get(err);
+	http_conn **conn = pctx != NULL && pctx->inst != NULL ? &pctx->inst->http : NULL;
 
-	if (r->body->len + n > r->max_body) {
-		r->too_big = true;
-		return 0; /* aborts the transfer */
-	}
-	g_string_append_len(r->body, data, (gssize)n);
-	return n;
-}
-
-static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
-{
-	cr_http_response *r = user;
-	size_t n = size * nmemb;
-	const char *colon = memchr(data, ':', n);
-
-	/* A new status line (redirect, 100-continue) starts a new header set. */
-	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0)
-		g_ptr_array_set_size(r->headers, 0);
-	if (colon != NULL) {
-		char *name = g_ascii_strdown(data, colon - data);
-		char *value = g_strndup(colon + 1, n - (size_t)(colon + 1 - data));
-
-		g_ptr_array_add(r->headers, name);
-		g_ptr_array_add(r->headers, g_strstrip(value));
-	}
-	return n;
-}
-
-static void once_init(void)
-{
-	static gsize done = 0;
-
-	if (g_once_init_enter(&done)) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		g_once_init_leave(&done, 1);
-	}
-}
-
-static cr_status curl_status(CURLcode rc)
-{
-	switch (rc) {
-	case CURLE_OPERATION_TIMEDOUT:
-		return CR_ERR_TIMEOUT;
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_COULDNT_RESOLVE_PROXY:
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_SEND_ERROR:
-	case CURLE_RECV_ERROR:
-	case CURLE_GOT_NOTHING:
-	case CURLE_PARTIAL_FILE:
-		return CR_ERR_NETWORK;
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_SSL_CACERT_BADFILE:
-		return CR_ERR_AUTH;
-	default:
-		return CR_ERR_NETWORK;
-	}
-}
-
-static void set_blob(CURL *c, CURLoption opt, const char *pem)
-{
-	struct curl_blob blob = { .data = (void *)pem, .len = strlen(pem), .flags = CURL_BLOB_COPY };
-
-	curl_easy_setopt(c, opt, &blob);
-}
-
-static void apply_tls(CURL *c, const cr_http_request *req)
-{
-	if (req->ca_file != NULL)
-		curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_file);
-	if (req->ca_pem != NULL)
-		set_blob(c, CURLOPT_CAINFO_BLOB, req->ca_pem);
-	if (req->cert_file != NULL)
-		curl_easy_setopt(c, CURLOPT_SSLCERT, req->cert_file);
-	if (req->cert_pem != NULL)
-		set_blob(c, CURLOPT_SSLCERT_BLOB, req->cert_pem);
-	if (req->cert_file != NULL || req->cert_pem != NULL)
-		curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
-	if (req->key_file != NULL)
-		curl_easy_setopt(c, CURLOPT_SSLKEY, req->key_file);
-	if (req->key_pem != NULL)
-		set_blob(c, CURLOPT_SSLKEY_BLOB, req->key_pem);
-	if (req->insecure) {
-		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
-	}
-}
-
-/* Length-prefixed, so that ("ab", "c") and ("a", "bc") differ. */
-static void digest_str(GChecksum *sum, const char *s)
-{
-	guint64 n = s != NULL ? strlen(s) + 1 : 0;
-
-	g_checksum_update(sum, (const guchar *)&n, sizeof(n));
-	if (s != NULL)
-		g_checksum_update(sum, (const guchar *)s, (gssize)n);
-}
-
-/* A file by name and identity: a rewritten or replaced file is another file. */
-static void digest_file(GChecksum *sum, const char *path)
-{
-	struct stat st;
-	gint64 id[5] = { -1, -1, -1, -1, -1 };
-
-	digest_str(sum, path);
-	if (path != NULL && stat(path, &st) == 0) {
-		id[0] = (gint64)st.st_dev;
-		id[1] = (gint64)st.st_ino;
-		id[2] = (gint64)st.st_size;
-		id[3] = (gint64)st.st_mtim.tv_sec;
-		id[4] = (gint64)st.st_mtim.tv_nsec;
-	}
-	g_checksum_update(sum, (const guchar *)id, sizeof(id));
-}
-
-/* SHA-256 of everything that decides which TLS peers and client identity
- * a connection has. PEM text (keys included) is only hashed, never kept. */
-static void tls_digest(const cr_http_request *req, guint8 out[TLS_DIGEST_LEN])
-{
-	GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
-	gsize len = TLS_DIGEST_LEN;
-	guint8 insecure = req->insecure ? 1 : 0;
-
-	digest_file(sum, req->ca_file);
-	digest_str(sum, req->ca_pem);
-	digest_file(sum, req->cert_file);
-	digest_str(sum, req->cert_pem);
-	digest_file(sum, req->key_file);
-	digest_str(sum, req->key_pem);
-	g_checksum_update(sum, &insecure, 1);
-	g_checksum_get_digest(sum, out, &len);
-	g_checksum_free(sum);
+	if (m == NULL)
+		return CR_ERR_PLUGIN;
+	return m->perform(&module_host, pctx, conn, req, reply, err);
 }
 
 void http_conn_free(http_conn *conn)
 {
-	if (conn == NULL)
-		return;
-	if (conn->curl != NULL)
-		curl_easy_cleanup(conn->curl);
-	g_free(conn);
+	/* A handle exists only if the module made it. */
+	if (conn != NULL && module != NULL)
+		module->conn_free(conn);
 }
 
-/* The handle for @req: the instance's own, unless its connections were made
- * with other TLS material. Returns NULL when libcurl cannot make one. */
-static CURL *conn_handle(cr_plugin_ctx *pctx, http_conn *conn, const cr_http_request *req)
-{
-	guint8 tls[TLS_DIGEST_LEN];
-
-	tls_digest(req, tls);
-	if (conn->curl != NULL && memcmp(conn->tls, tls, sizeof(tls)) != 0) {
-		if (pctx != NULL && pctx->inst != NULL)
-			ctx_log(pctx->ctx, CR_LOG_DEBUG, pctx->inst->label,
-				"TLS settings changed: closing kept-alive connections");
-		curl_easy_cleanup(conn->curl);
-		conn->curl = NULL;
-	}
-	if (conn->curl == NULL) {
-		conn->curl = curl_easy_init();
-		memcpy(conn->tls, tls, sizeof(tls));
-	}
-	return conn->curl;
-}
+/* ---- requests ------------------------------------------------------------ */
 
 static cr_http_response *response_new(const cr_http_request *req)
 {
@@ -211,36 +130,6 @@ static cr_http_response *response_new(const cr_http_request *req)
 	r->headers = g_ptr_array_new_with_free_func(g_free);
 	r->max_body = req->max_body != 0 ? req->max_body : DEFAULT_MAX_BODY;
 	return r;
-}
-
-static void apply_request(CURL *c, const cr_http_request *req, struct curl_slist *hdrs,
-			  cr_http_response *r, char *errbuf)
-{
-	curl_easy_setopt(c, CURLOPT_URL, req->url);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "cluster-resolver/" CR_VERSION_STRING);
-	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
-			 req->timeout_ms > 0 ? req->timeout_ms : DEFAULT_TIMEOUT_MS);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-			 req->connect_timeout_ms > 0 ? req->connect_timeout_ms
-						     : DEFAULT_CONNECT_TIMEOUT_MS);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
-	if (strcmp(req->method, "HEAD") == 0)
-		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-	if (req->body != NULL) {
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
-	}
-	if (hdrs != NULL)
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-	apply_tls(c, req);
 }
 
 static cr_status request_check(const cr_http_request *req, cr_http_response **resp, cr_error *err)
@@ -254,82 +143,28 @@ static cr_status request_check(const cr_http_request *req, cr_http_response **re
 	return CR_OK;
 }
 
-/* A test hook answers instead of libcurl (cr-testhost); the answer is held
- * to the same body limit. */
-static cr_status hooked_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
-				cr_http_response **resp, cr_error *err)
-{
-	cr_context *ctx = pctx->ctx;
-	cr_http_response *r = response_new(req);
-	cr_status st;
-
-	if (pctx->inst != NULL)
-		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
-	st = ctx->http_hook(pctx, req, r, err, ctx->http_hook_data);
-	if (st == CR_OK && r->body->len > r->max_body)
-		st = error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes",
-				  req->method, req->url, r->max_body);
-	if (st != CR_OK) {
-		http_response_free(r);
-		return st;
-	}
-	*resp = r;
-	return CR_OK;
-}
-
 cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
 		       cr_error *err)
 {
-	struct curl_slist *hdrs = NULL;
-	http_conn *conn, *own = NULL;
+	cr_context *ctx = pctx != NULL ? pctx->ctx : NULL;
 	cr_http_response *r;
-	CURLcode rc;
-	CURL *c;
-	cr_status st = CR_OK;
+	cr_status st;
 
 	if (resp != NULL)
 		*resp = NULL;
 	st = request_check(req, resp, err);
 	if (st != CR_OK)
 		return st;
-	if (pctx != NULL && pctx->ctx != NULL && pctx->ctx->http_hook != NULL)
-		return hooked_perform(pctx, req, resp, err);
-	once_init();
-	if (pctx != NULL && pctx->inst != NULL) {
-		if (pctx->inst->http == NULL)
-			pctx->inst->http = g_new0(http_conn, 1);
-		conn = pctx->inst->http;
-	} else {
-		conn = own = g_new0(http_conn, 1); /* no instance: one request */
-	}
-	c = conn_handle(pctx, conn, req);
-	if (c == NULL) {
-		http_conn_free(own);
-		return error_set(err, CR_ERR_INTERNAL, "%s: cannot initialise libcurl", req->url);
-	}
 	r = response_new(req);
-	for (const char *const *h = req->headers; h != NULL && *h != NULL; h++)
-		hdrs = curl_slist_append(hdrs, *h);
-	conn->errbuf[0] = '\0';
-	apply_request(c, req, hdrs, r, conn->errbuf);
-
 	if (pctx != NULL && pctx->inst != NULL)
-		ctx_log(pctx->ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
-	rc = curl_easy_perform(c);
-	if (r->too_big) {
+		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
+	if (ctx != NULL)
+		st = ctx->io->http(ctx->io_data, pctx, req, r, err);
+	else
+		st = http_transport(pctx, req, r, err);
+	if (st == CR_OK && r->body->len > r->max_body)
 		st = error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes", req->method,
-				  req->url, r->max_body);
-	} else if (rc != CURLE_OK) {
-		st = error_set(err, curl_status(rc), "%s %s: %s", req->method, req->url,
-				  conn->errbuf[0] != '\0' ? conn->errbuf : curl_easy_strerror(rc));
-	} else {
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-	}
-	/* Nothing of this request stays set: the next one starts from defaults;
-	 * connections, TLS sessions and the DNS cache are kept. */
-	curl_easy_reset(c);
-	curl_slist_free_all(hdrs);
-	http_conn_free(own);
+			       req->url, r->max_body);
 	if (st != CR_OK) {
 		http_response_free(r);
 		return st;

@@ -118,11 +118,8 @@ struct cr_context {
 	bool rpc_layer_set, cfg_rpc_layer_set;
 	GHashTable *cfg_accel; /* top-level num_accelerators, kind -> count */
 
-	GHashTable *env_override; /* name -> value (NULL value = unset); tests */
-	char *file_root;          /* prefix for read_file/list_dir; tests */
-	bool env_isolated;        /* tests: only env_override is visible */
-	host_http_hook_fn http_hook; /* tests: answers HTTP instead of http.c */
-	void *http_hook_data;
+	const io_ops *io; /* the I/O seam (io.h): io_real(), or a test host's */
+	void *io_data;
 };
 
 cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugin,

@@ -12,6 +12,7 @@
 #include <cluster-resolver/plugin.h>
 
 #include "values-private.h"
+#include "io.h"
 
 /* ---- plugins and instances (loader.c) ------------------------------------ */
 typedef enum cr_policy {
@@ -77,24 +78,12 @@ const cr_host_api *host_api(void);
 void ctx_log(cr_context *ctx, cr_log_level level, const char *source, const char *fmt, ...)
 	G_GNUC_PRINTF(4, 5);
 const char *ctx_getenv(cr_context *ctx, const char *name);
-
-/* An HTTP answer, from the transport or from a test hook (http.c). */
-struct cr_http_response {
-	long status;
-	GString *body;
-	GPtrArray *headers; /* "name", "value", ... (owned) */
-	size_t max_body;
-	bool too_big;
-};
-
-/* Test hook (cr-testhost): answers every HTTP request of a context in
- * place of libcurl. It fills @reply's status, headers and body and returns
- * CR_OK, or fails the request with a status and a message in @err. */
-typedef cr_status (*host_http_hook_fn)(cr_plugin_ctx *pctx, const cr_http_request *req,
-				       cr_http_response *reply, cr_error *err, void *data);
+/* Put @io (with its @data) between @ctx and the world; NULL for the real
+ * world again. */
+void ctx_set_io(cr_context *ctx, const io_ops *io, void *data);
 
 /* ---- HTTP (http.c) ------------------------------------------------------- */
-/* The host table's http_request: libcurl, or the context's test hook. */
+/* The host table's http_request, through the context's I/O seam. */
 cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
 		       cr_error *err);
 long http_status(const cr_http_response *resp);
@@ -103,5 +92,8 @@ const char *http_header(const cr_http_response *resp, const char *name);
 void http_response_free(cr_http_response *resp);
 /* Close an instance's connections and free its handle. NULL is a no-op. */
 void http_conn_free(http_conn *conn);
+/* Load the HTTP module from @path instead of looking for it: for programs
+ * that link the core statically, so that no library tells where it is. */
+void http_module_set_path(const char *path);
 
 #endif /* CR_PLUGINS_PRIVATE_H */

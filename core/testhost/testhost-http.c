@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * testhost-http.c - the scripted HTTP responder of cr-testhost. It answers
- * through the core's HTTP hook (http.c), so nothing leaves the process:
+ * through the testhost's I/O seam (testhost-io.c), so nothing leaves the
+ * process:
  * each request must be the next one of the script (method, URL, required
  * headers, body), and gets the scripted answer. Credential header values
  * are compared but never written into a message.
@@ -203,7 +204,7 @@ cr_status cr_testhost_verify(cr_testhost *th, cr_error *err)
 	if (th->mismatch != NULL)
 		return error_set(err, CR_ERR_NETWORK, "%s", th->mismatch);
 	if (th->next >= th->script->len)
-		return CR_OK;
+		return th_spawn_verify(th, err);
 	x = g_ptr_array_index(th->script, th->next);
 	return error_set(err, CR_ERR_NOT_FOUND,
 			    "cr-testhost: %u of %u expected requests were not made; the first: %s %s",
@@ -280,14 +281,12 @@ static cr_status mismatch(cr_testhost *th, const cr_http_request *req, char *why
 	return st;
 }
 
-static cr_status answer(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response *reply,
-			cr_error *err, void *data)
+cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_response *reply,
+			 cr_error *err)
 {
-	cr_testhost *th = data;
 	th_exchange *x;
 	char *why;
 
-	(void)pctx;
 	th->requests++;
 	if (th->next >= th->script->len)
 		return mismatch(th, req,
@@ -318,6 +317,4 @@ static cr_status answer(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http
 void th_script_init(cr_testhost *th)
 {
 	th->script = g_ptr_array_new_with_free_func(exchange_free);
-	th->ctx->http_hook = answer;
-	th->ctx->http_hook_data = th;
 }

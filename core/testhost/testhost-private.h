@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * testhost-private.h - the inside of a cr_testhost, shared by testhost.c
- * (plugin, environment, files, runs, logs) and testhost-http.c (the HTTP
+ * (plugin, environment, files, runs, logs), testhost-io.c (its I/O seam),
+ * testhost-http.c (the HTTP script) and testhost-spawn.c (the spawn
  * script). Never installed.
  */
 #ifndef CR_TESTHOST_PRIVATE_H
@@ -22,7 +23,13 @@ struct cr_testhost {
 	cr_context *ctx;
 	cr_instance *inst;   /* the plugin instance (owned by ctx) */
 	char *private_root;  /* temporary directory, removed at free */
-	bool own_root;       /* ctx->file_root is private_root */
+	bool own_root;       /* file_root is private_root */
+
+	/* What the plugin sees through the seam (testhost-io.c). */
+	GHashTable *env;     /* name -> value (NULL value = hidden) */
+	bool inherit_env;    /* fall back to the process environment */
+	char *file_root;     /* read_file/list_dir root; NULL = the real "/" */
+	int64_t clock_ms;    /* now_ms; sleep_ms advances it */
 
 	char *task_type;     /* master's task, as `--task-type` */
 	int64_t task_id;
@@ -37,10 +44,32 @@ struct cr_testhost {
 	guint requests;      /* requests seen */
 	char *mismatch;      /* first script violation, kept for verify */
 	bool call_mismatch;  /* a violation happened during this run call */
+
+	GPtrArray *spawns;   /* th_spawn * (testhost-spawn.c) */
+	guint next_spawn;    /* index of the next expected spawn */
+	guint spawn_count;   /* spawns seen */
 };
+
+/* Where the testhost's clock starts: far from 0, so that a plugin's
+ * "deadline = now + timeout" arithmetic has room either side. */
+#define TH_CLOCK_START_MS ((int64_t)1000000)
+
+/* testhost-io.c */
+void th_io_init(cr_testhost *th);
+void th_io_free(cr_testhost *th);
 
 /* testhost-http.c */
 void th_script_init(cr_testhost *th);
 void th_script_free(cr_testhost *th);
+cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_response *reply,
+			 cr_error *err);
+
+/* testhost-spawn.c */
+void th_spawn_init(cr_testhost *th);
+void th_spawn_free(cr_testhost *th);
+cr_status th_spawn_answer(cr_testhost *th, const char *const *argv, const char *const *env,
+			  int64_t timeout_ms, size_t output_cap, cr_spawn_result **out,
+			  cr_error *err);
+cr_status th_spawn_verify(cr_testhost *th, cr_error *err);
 
 #endif /* CR_TESTHOST_PRIVATE_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * testhost.c - cr-testhost: one plugin in a real cr_context whose test hooks
- * (isolated environment, file root, HTTP hook, log handler) are under the
- * test's control. Loading, schema checks and runs go through the core's own
+ * testhost.c - cr-testhost: one plugin in a real cr_context whose I/O seam
+ * (testhost-io.c: environment, files, HTTP, clock, spawn) and log handler
+ * are the testhost's. Loading, schema checks and runs go through the core's own
  * code, so messages are the host's. The HTTP script is in testhost-http.c.
  */
 #include <ftw.h>
@@ -50,9 +50,7 @@ cr_testhost *cr_testhost_new(cr_error *err)
 	}
 	th = g_new0(cr_testhost, 1);
 	th->ctx = ctx = cr_context_new(err);
-	ctx->env_override = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	ctx->env_isolated = true;
-	ctx->file_root = g_strdup(root);
+	th->file_root = g_strdup(root);
 	/* No config file, no default accelerator plugins: only the one loaded. */
 	ctx->config_loaded = true;
 	ctx->accelerators_listed = true;
@@ -64,6 +62,8 @@ cr_testhost *cr_testhost_new(cr_error *err)
 	th->logs = g_ptr_array_new_with_free_func(log_line_free);
 	th->log_text = g_string_new(NULL);
 	th_script_init(th);
+	th_spawn_init(th);
+	th_io_init(th);
 	return th;
 }
 
@@ -89,6 +89,8 @@ void cr_testhost_free(cr_testhost *th)
 	g_ptr_array_unref(th->logs);
 	g_string_free(th->log_text, TRUE);
 	th_script_free(th);
+	th_spawn_free(th);
+	th_io_free(th);
 	g_free(th);
 }
 
@@ -173,14 +175,14 @@ cr_status cr_testhost_setenv(cr_testhost *th, const char *name, const char *valu
 	if (th == NULL || name == NULL || *name == '\0' || strchr(name, '=') != NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: invalid variable name '%s'",
 				    name != NULL ? name : "(null)");
-	g_hash_table_insert(th->ctx->env_override, g_strdup(name), g_strdup(value));
+	g_hash_table_insert(th->env, g_strdup(name), g_strdup(value));
 	return CR_OK;
 }
 
 void cr_testhost_inherit_env(cr_testhost *th, bool inherit)
 {
 	if (th != NULL)
-		th->ctx->env_isolated = !inherit;
+		th->inherit_env = inherit;
 }
 
 /* Where @path of the plugin's view lives in the private root. */
@@ -196,7 +198,7 @@ static cr_status private_path(cr_testhost *th, const char *path, char **real, cr
 	if (!th->own_root)
 		return error_set(err, CR_ERR_INVALID_ARG,
 				    "cr-testhost: %s: files go into the private root, but the root is %s",
-				    path, th->ctx->file_root != NULL ? th->ctx->file_root : "/");
+				    path, th->file_root != NULL ? th->file_root : "/");
 	parts = g_strsplit(path, "/", -1);
 	for (char **p = parts; *p != NULL; p++)
 		dotdot = dotdot || strcmp(*p, "..") == 0;
@@ -258,14 +260,14 @@ cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error *err)
 	if (dir != NULL && (!g_path_is_absolute(dir) || !g_file_test(dir, G_FILE_TEST_IS_DIR)))
 		return error_set(err, CR_ERR_INVALID_ARG,
 				    "cr-testhost: root '%s' is not an absolute directory", dir);
-	g_free(th->ctx->file_root);
+	g_free(th->file_root);
 	th->own_root = dir == NULL;
 	if (dir == NULL)
-		th->ctx->file_root = g_strdup(th->private_root);
+		th->file_root = g_strdup(th->private_root);
 	else if (strcmp(dir, "/") == 0)
-		th->ctx->file_root = NULL; /* the real file system */
+		th->file_root = NULL; /* the real file system */
 	else
-		th->ctx->file_root = g_strdup(dir);
+		th->file_root = g_strdup(dir);
 	return CR_OK;
 }
 

@@ -17,6 +17,12 @@
  *   - HTTP: nothing leaves the process. Requests are checked, in order,
  *     against a script of expected method, URL and headers, and answered
  *     with the scripted status, headers and body;
+ *   - child processes (host->spawn): nothing runs. Spawns are checked, in
+ *     order, against a script of expected argv and environment entries,
+ *     and answered with the scripted exit status and output, a timeout or
+ *     a failure to start;
+ *   - time: host->now_ms reads the testhost's own clock, and host->sleep_ms
+ *     advances it at once (a plugin's retries and waits take no time);
  *   - logs: captured (level and text) instead of written to stderr.
  *
  * A vendor library the plugin loads with host->dl_open (NVML) is ordinary
@@ -186,12 +192,75 @@ CR_API cr_status cr_testhost_respond_error(cr_testhost *th, cr_status code, cons
 
 /**
  * cr_testhost_verify:
- * Whether the script was followed: CR_OK when every expected request was
- * made and none failed to match; CR_ERR_NETWORK with the first mismatch;
- * CR_ERR_NOT_FOUND naming the first expected request never made.
+ * Whether the scripts were followed: CR_OK when every expected request and
+ * spawn was made and none failed to match; CR_ERR_NETWORK with the first
+ * mismatch; CR_ERR_NOT_FOUND naming the first expected request never made,
+ * else the first expected spawn never made ("cr-testhost: 1 of 2 expected
+ * spawns were not made; the first: ARGV0", since 1.1).
  * Since: 1.0
  */
 CR_API cr_status cr_testhost_verify(cr_testhost *th, cr_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Scripted child processes                                                  */
+
+/**
+ * cr_testhost_expect_spawn:
+ * @argv: NULL-terminated; the exact argv the plugin must pass to
+ *     host->spawn (argv[0] as the plugin gives it: nothing is looked up).
+ * @env: (nullable) NULL-terminated "NAME=value" entries the spawn's env
+ *     must contain with exactly these values; other entries are free.
+ *
+ * Append a spawn to the spawn script, which is followed in order
+ * independently of the HTTP script. A spawn that is not the next expected
+ * one, or lacks an entry, fails with CR_ERR_NETWORK and a message naming
+ * what was expected and what came ("cr-testhost: spawn 1: expected
+ * 'get-token --v1', got 'get-token'"); the run call in progress then fails
+ * with that message too, as for HTTP. Environment values are matched but
+ * never printed, only their lengths.
+ * Answer it with cr_testhost_spawn_exit(), cr_testhost_spawn_timeout() or
+ * cr_testhost_spawn_fail().
+ * Returns: CR_OK, CR_ERR_INVALID_ARG (no argv, an entry without '=').
+ * Since: 1.1
+ */
+CR_API cr_status cr_testhost_expect_spawn(cr_testhost *th, const char *const *argv,
+					  const char *const *env, cr_error *err);
+
+/**
+ * cr_testhost_spawn_exit:
+ * @exit_status: 0..255, as (*out)->exit_status.
+ * @out: (nullable) what the child writes to stdout ("" when NULL).
+ * @err_text: (nullable) what it writes to stderr ("" when NULL).
+ *
+ * The last expected spawn runs and exits. Output longer than the spawn's
+ * output cap makes it fail as the real one does (CR_ERR_IO, "ARGV0: more
+ * than N bytes of output: killed").
+ * Returns: CR_OK, CR_ERR_INVALID_ARG (nothing expected yet, already
+ * answered, a status out of range). Since: 1.1
+ */
+CR_API cr_status cr_testhost_spawn_exit(cr_testhost *th, int exit_status, const char *out,
+					const char *err_text, cr_error *err);
+
+/**
+ * cr_testhost_spawn_timeout:
+ * The last expected spawn never finishes: the testhost's clock advances by
+ * the spawn's timeout and host->spawn returns CR_ERR_TIMEOUT, "ARGV0: still
+ * running after S s: killed", as the real one words it (with a result
+ * whose exit_status is 137, killed by signal 9).
+ * Returns: as cr_testhost_spawn_exit(). Since: 1.1
+ */
+CR_API cr_status cr_testhost_spawn_timeout(cr_testhost *th, cr_error *err);
+
+/**
+ * cr_testhost_spawn_fail:
+ * @message: (nullable) the reason, as host->spawn's message (the real one
+ *     says "Failed to execute child process “NAME” (No such file or
+ *     directory)").
+ * The last expected spawn cannot be started: host->spawn returns CR_ERR_IO
+ * with @message and no result.
+ * Returns: as cr_testhost_spawn_exit(). Since: 1.1
+ */
+CR_API cr_status cr_testhost_spawn_fail(cr_testhost *th, const char *message, cr_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Running the plugin                                                        */

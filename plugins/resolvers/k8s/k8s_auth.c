@@ -8,17 +8,14 @@
  * with its args, the kubeconfig's env added to ours, KUBERNETES_EXEC_INFO
  * describing the request, and an ExecCredential JSON object on its stdout
  * (client.authentication.k8s.io/v1 or v1beta1) carrying a token or a client
- * certificate and key. Its stderr goes to ours, as with kubectl. Unlike
- * kubectl, it gets `exec_timeout` seconds: then its process group (it runs
- * in its own) is killed and the resolve fails naming the command.
+ * certificate and key. What it writes to stderr is logged, line by line
+ * (kubectl shows it too): as warnings when it failed, else at info level.
+ * It runs through host->spawn, in a process group of its own; unlike
+ * kubectl, it gets `exec_timeout` seconds: then the group is killed and
+ * the resolve fails naming the command.
  * Secrets are wiped from memory when dropped and never printed.
  */
-#include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "k8s.h"
 
@@ -67,20 +64,22 @@ static char *k8s_exec_info(const struct k8s_conn *c)
 	return g_string_free(s, FALSE);
 }
 
+/* The kubeconfig's env entries, then KUBERNETES_EXEC_INFO, as NAME=value
+ * entries on top of our environment (host->spawn's @env). */
 static char **k8s_exec_envp(const struct k8s_conn *c)
 {
-	char **envp = g_get_environ();
+	GPtrArray *env = g_ptr_array_new();
 	char *info = k8s_exec_info(c);
 
 	for (guint i = 0; i < c->exec->env->len; i++) {
-		char **kv = g_strsplit(g_ptr_array_index(c->exec->env, i), "=", 2);
+		const char *e = g_ptr_array_index(c->exec->env, i);
 
-		envp = g_environ_setenv(envp, kv[0], kv[1] ? kv[1] : "", TRUE);
-		g_strfreev(kv);
+		g_ptr_array_add(env, strchr(e, '=') ? g_strdup(e) : g_strconcat(e, "=", NULL));
 	}
-	envp = g_environ_setenv(envp, "KUBERNETES_EXEC_INFO", info, TRUE);
+	g_ptr_array_add(env, g_strconcat("KUBERNETES_EXEC_INFO=", info, NULL));
+	g_ptr_array_add(env, NULL);
 	g_free(info);
-	return envp;
+	return (char **)g_ptr_array_free(env, FALSE);
 }
 
 /* argv[0]: a relative path with a '/' is relative to the kubeconfig's dir;
@@ -139,85 +138,74 @@ static cr_status k8s_exec_parse(const struct k8s_exec *ex, const char *what, con
 	return rc;
 }
 
-static cr_status k8s_exec_spawn_error(const struct k8s_exec *ex, const char *what,
-				      GError *gerr, cr_error *err)
+#define K8S_EXEC_MAX_OUTPUT (1u << 20)
+
+/* host->spawn failed: it could not start, ran out of time or wrote too
+ * much (then @res is set). */
+static cr_status k8s_exec_spawn_error(const struct k8s *st, const struct k8s_exec *ex,
+				      const char *what, cr_status rc, const cr_spawn_result *res,
+				      const char *why, cr_error *err)
 {
+	if (rc == CR_ERR_TIMEOUT)
+		return cr_host->error_set(err, CR_ERR_TIMEOUT,
+					  "%s: no answer after %.1f s (exec_timeout); killed", what,
+					  (double)st->exec_timeout_ms / 1000.0);
+	if (res != NULL)
+		return cr_host->error_set(err, CR_ERR_AUTH, "%s: more than %u bytes of output",
+					  what, K8S_EXEC_MAX_OUTPUT);
+	return cr_host->error_set(err, CR_ERR_AUTH, "%s: %s%s%s", what,
+				  why[0] != '\0' ? why : cr_host->strerror(rc),
+				  ex->install_hint ? ": " : "",
+				  ex->install_hint ? ex->install_hint : "");
+}
+
+/* The plugin's stderr, one log line each. */
+static void k8s_exec_log_stderr(cr_plugin_ctx *ctx, const char *what,
+				const cr_spawn_result *res)
+{
+	cr_log_level level = res->exit_status != 0 ? CR_LOG_WARNING : CR_LOG_INFO;
+	char **lines;
+
+	if (res->err_len == 0 || !cr_host->log_enabled(ctx, level))
+		return;
+	lines = g_strsplit(res->err, "\n", -1);
+	for (char **l = lines; *l != NULL; l++)
+		if (**l != '\0')
+			cr_host->log(ctx, level, "%s: %s", what, *l);
+	g_strfreev(lines);
+}
+
+/* Run @argv with @envp through the host; the result on CR_OK. */
+static cr_status k8s_exec_spawn(const struct k8s *st, cr_plugin_ctx *ctx,
+				const struct k8s_exec *ex, const char *what, char **argv,
+				char **envp, cr_spawn_result **res, cr_error *err)
+{
+	cr_error serr = CR_ERROR_INIT;
 	cr_status rc;
 
-	rc = cr_host->error_set(err, CR_ERR_AUTH, "%s: %s%s%s", what, gerr->message,
-				ex->install_hint ? ": " : "",
-				ex->install_hint ? ex->install_hint : "");
-	g_error_free(gerr);
+	if (!CR_HOST_HAS(cr_host, spawn))
+		return cr_host->error_set(err, CR_ERR_UNSUPPORTED,
+					  "%s: this host cannot run programs (ABI 1.1 needed)",
+					  what);
+	rc = cr_host->spawn(ctx, (const char *const *)argv, (const char *const *)envp,
+			    st->exec_timeout_ms, K8S_EXEC_MAX_OUTPUT, res, &serr);
+	if (rc != CR_OK) {
+		/* the spawn's own message names the program and no env value */
+		rc = k8s_exec_spawn_error(st, ex, what, rc, *res, serr.message, err);
+		cr_host->spawn_result_free(*res);
+		*res = NULL;
+	}
 	return rc;
 }
 
-#define K8S_EXEC_MAX_OUTPUT (1u << 20)
-
-/* The plugin runs in a process group of its own, so that a timeout also
- * ends what it started (a shell script's children). */
-static void k8s_exec_child_setup(gpointer data)
-{
-	(void)data;
-	setpgid(0, 0);
-}
-
-static void k8s_exec_kill(GPid pid, int *status)
-{
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* Read the plugin's stdout into @out until it ends, then reap it; false
- * when @deadline (monotonic ms) passes first (it is killed then). */
-static bool k8s_exec_collect(GPid pid, int fd, int64_t deadline, GString *out, int *status)
-{
-	char buf[4096];
-	ssize_t n;
-	pid_t done;
-
-	for (;;) {
-		int64_t left = deadline - cr_host->monotonic_ms();
-		struct pollfd p = { fd, POLLIN, 0 };
-
-		if (left <= 0)
-			goto timeout;
-		if (poll(&p, 1, left > 1000 ? 1000 : (int)left) <= 0)
-			continue; /* timeout slice or EINTR: check the deadline */
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (out->len + (size_t)n <= K8S_EXEC_MAX_OUTPUT) /* more is an error below */
-			g_string_append_len(out, buf, n);
-		else
-			out->len = K8S_EXEC_MAX_OUTPUT + 1;
-		explicit_bzero(buf, sizeof(buf));
-	}
-	/* stdout closed: wait for the exit, still within the deadline */
-	while ((done = waitpid(pid, status, WNOHANG)) == 0 || (done < 0 && errno == EINTR)) {
-		if (cr_host->monotonic_ms() >= deadline)
-			goto timeout;
-		g_usleep(2000);
-	}
-	return true;
-timeout:
-	k8s_exec_kill(pid, status);
-	return false;
-}
-
 /* Run the exec credential plugin and take its token or certificate. */
-static cr_status k8s_exec_run(const struct k8s *st, struct k8s_conn *c, cr_error *err)
+static cr_status k8s_exec_run(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *c,
+			      cr_error *err)
 {
 	const struct k8s_exec *ex = c->exec;
 	char **argv = NULL, **envp = NULL;
+	cr_spawn_result *res = NULL;
 	char *what;
-	GString *out = g_string_new(NULL);
-	GError *gerr = NULL;
-	GPid pid = 0;
-	int status = 0, fd = -1;
 	cr_status rc;
 
 	what = g_strdup_printf("exec credential plugin '%s' (user '%s')", ex->command, c->user);
@@ -229,38 +217,21 @@ static cr_status k8s_exec_run(const struct k8s *st, struct k8s_conn *c, cr_error
 	}
 	argv = k8s_exec_argv(ex);
 	envp = k8s_exec_envp(c);
-	if (!g_spawn_async_with_pipes(NULL, argv, envp,
-				      G_SPAWN_SEARCH_PATH_FROM_ENVP | G_SPAWN_DO_NOT_REAP_CHILD,
-				      k8s_exec_child_setup, NULL, &pid, NULL, &fd, NULL, &gerr)) {
-		rc = k8s_exec_spawn_error(ex, what, gerr, err);
+	rc = k8s_exec_spawn(st, ctx, ex, what, argv, envp, &res, err);
+	if (rc != CR_OK)
 		goto out;
-	}
-	if (!k8s_exec_collect(pid, fd, cr_host->monotonic_ms() + st->exec_timeout_ms, out,
-			      &status)) {
-		rc = cr_host->error_set(err, CR_ERR_TIMEOUT,
-					"%s: no answer after %.1f s (exec_timeout); killed", what,
-					(double)st->exec_timeout_ms / 1000.0);
-		goto out;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	k8s_exec_log_stderr(ctx, what, res);
+	if (res->exit_status != 0)
 		rc = cr_host->error_set(err, CR_ERR_AUTH, "%s: exited with status %d", what,
-					WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-		goto out;
-	}
-	if (out->len > K8S_EXEC_MAX_OUTPUT) {
-		rc = cr_host->error_set(err, CR_ERR_AUTH, "%s: more than %u bytes of output", what,
-					K8S_EXEC_MAX_OUTPUT);
-		goto out;
-	}
-	rc = k8s_exec_parse(ex, what, out->str, out->len, c, err);
+					res->exit_status);
+	else
+		rc = k8s_exec_parse(ex, what, res->out, res->out_len, c, err);
 out:
-	if (fd >= 0)
-		close(fd);
-	if (pid > 0)
-		g_spawn_close_pid(pid);
-	explicit_bzero(out->str, out->allocated_len);
-	g_string_free(out, TRUE);
+	cr_host->spawn_result_free(res);
 	g_strfreev(argv);
+	if (envp != NULL)
+		for (char **e = envp; *e != NULL; e++)
+			explicit_bzero(*e, strlen(*e));
 	g_strfreev(envp);
 	g_free(what);
 	return rc;
@@ -277,7 +248,7 @@ cr_status k8s_auth_prepare(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_
 			   cr_error *err)
 {
 	if (conn->exec)
-		return k8s_exec_run(st, conn, err);
+		return k8s_exec_run(st, ctx, conn, err);
 	if (conn->token_file)
 		return k8s_read_token(ctx, conn->token_file, &conn->token, err);
 	return CR_OK;

@@ -382,8 +382,9 @@ CASES = [
          out=out('{"chief": %s}' % addrs(['10.2.2.1']))),
     dict(name='auth-exec-fails',
          conf=conf('context = "exec-fail"; ' + WJOB), rc=1,
-         err='login required\n' + ERR + "exec credential plugin './bin/get-token' (user "
-             "'exec-fail'): exited with status 3"),
+         err="cluster-resolver: warning: resolver 'k8s': exec credential plugin "
+             "'./bin/get-token' (user 'exec-fail'): login required\n" + ERR +
+             "exec credential plugin './bin/get-token' (user 'exec-fail'): exited with status 3"),
     dict(name='auth-exec-bad-json',
          conf=conf('context = "exec-garbage"; ' + WJOB), rc=1,
          err=ERR + "exec credential plugin './bin/get-token' (user 'exec-garbage'): invalid "

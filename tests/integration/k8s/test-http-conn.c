@@ -151,6 +151,8 @@ int main(int argc, char **argv)
 	g_free(ca);
 	g_free(copy);
 
+	/* Linked statically: no library next to which the module lies. */
+	http_module_set_path(CR_HTTP_MODULE_BUILD_PATH);
 	ctx = cr_context_new(NULL);
 	cr_context_set_log_handler(ctx, on_log, log);
 	cr_context_set_log_level(ctx, CR_LOG_DEBUG);

@@ -55,9 +55,9 @@ CONNS = [
     ('no-instance', 'K'),
 ]
 
-# The debug log, in order: each request, and each time instance a's TLS
-# material changed (its connections are dropped then). Header values never
-# appear.
+# The debug log, in order: each request, and after it when instance a's TLS
+# material changed for it (its connections are dropped then). Header values
+# never appear.
 X = "resolver 'a': TLS settings changed: closing kept-alive connections"
 LOG = [
     "resolver 'a': GET /version?case=token-1",
@@ -65,17 +65,17 @@ LOG = [
     "resolver 'a': HEAD /version?case=head",
     "resolver 'a': GET /version?case=after-head",
     "resolver 'a': GET /version?case=header-dropped",
-    X, "resolver 'a': GET /version?case=cert-file-1",
+    "resolver 'a': GET /version?case=cert-file-1", X,
     "resolver 'a': GET /version?case=cert-file-2",
-    X, "resolver 'a': GET /version?case=cert-gone",
-    X, "resolver 'a': GET /version?case=cert-pem",
-    X, "resolver 'a': GET /version?case=cert-pem-gone",
+    "resolver 'a': GET /version?case=cert-gone", X,
+    "resolver 'a': GET /version?case=cert-pem", X,
+    "resolver 'a': GET /version?case=cert-pem-gone", X,
     "resolver 'b': GET /version?case=other-instance",
-    X, "resolver 'a': GET /version?case=ca-copy-1",
+    "resolver 'a': GET /version?case=ca-copy-1", X,
     "resolver 'a': GET /version?case=ca-copy-2",
-    X, "resolver 'a': GET /version?case=ca-copy-rewritten",
-    X, "resolver 'a': GET /version?case=insecure",
-    X, "resolver 'a': GET /version?case=verify-again",
+    "resolver 'a': GET /version?case=ca-copy-rewritten", X,
+    "resolver 'a': GET /version?case=insecure", X,
+    "resolver 'a': GET /version?case=verify-again", X,
 ]
 
 

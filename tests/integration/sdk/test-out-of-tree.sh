@@ -31,6 +31,10 @@ done
 [ -f "$tmp/stage/etc/cluster-resolver/cluster-resolver.conf" ] ||
 	[ -f "$prefix/etc/cluster-resolver/cluster-resolver.conf" ] || fail "default config not installed"
 [ -f "$libdir/cluster-resolver/resolvers/simple.so" ] || fail "plugins not in \${libdir}/cluster-resolver/resolvers"
+[ -f "$libdir/cluster-resolver/libcr-http.so" ] || fail "libcr-http.so not in \${libdir}/cluster-resolver"
+if ldd "$libdir/libcluster-resolver.so.1" | grep -q libcurl; then
+	fail "libcluster-resolver.so.1 links libcurl: it belongs in libcr-http.so"
+fi
 [ -f "$libdir/cmake/ClusterResolver/ClusterResolverConfig.cmake" ] || fail "CMake package not installed"
 if grep -rl -e "$src" -e "$build" "$pcdir" "$libdir/cmake" >/dev/null 2>&1; then
 	fail "installed SDK files name the source or build tree"

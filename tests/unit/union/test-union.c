@@ -342,6 +342,14 @@ static void collect_log(cr_log_level level, const char *source, const char *mess
 				       source ? ": " : "", message);
 }
 
+/* The real world's I/O seam, but the environment is the case's alone. */
+static const char *case_getenv(void *data, const char *name)
+{
+	return g_hash_table_lookup(data, name);
+}
+
+static io_ops case_io;
+
 static void test_union(gconstpointer data)
 {
 	const union_case *c = data;
@@ -353,14 +361,16 @@ static void test_union(gconstpointer data)
 	cr_status st;
 
 	cr_context_set_log_handler(ctx, collect_log, log);
-	ctx->env_override = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	GHashTable *env = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+
+	case_io = *io_real();
+	case_io.getenv = case_getenv;
+	ctx_set_io(ctx, &case_io, env);
 	for (size_t i = 0; i < G_N_ELEMENTS(c->env) && c->env[i] != NULL; i++) {
 		const char *eq = strchr(c->env[i], '=');
 
-		if (eq == NULL)
-			g_hash_table_insert(ctx->env_override, g_strdup(c->env[i]), NULL);
-		else
-			g_hash_table_insert(ctx->env_override, g_strndup(c->env[i], eq - c->env[i]),
+		if (eq != NULL)
+			g_hash_table_insert(env, g_strndup(c->env[i], eq - c->env[i]),
 					    g_strdup(eq + 1));
 	}
 	st = cr_context_load_config_string(ctx, config, "union.conf", &err);
@@ -400,6 +410,7 @@ static void test_union(gconstpointer data)
 	g_assert_cmpstr(log->str, ==, c->log != NULL ? c->log : "");
 	cr_result_free(res);
 	cr_context_free(ctx);
+	g_hash_table_unref(env);
 	g_string_free(log, TRUE);
 	g_free(config);
 }

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spawn.c - host->spawn for real: a child in a process group of its own
+ * (so that a timeout also ends what it started), stdin from /dev/null,
+ * stdout and stderr collected up to a cap, a deadline on the whole run.
+ * What a child writes may be a credential: the buffers are wiped when
+ * dropped and never logged.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "io.h"
+
+cr_spawn_result *spawn_result_new(void)
+{
+	cr_spawn_result *r = g_new0(cr_spawn_result, 1);
+
+	r->struct_size = sizeof(*r);
+	return r;
+}
+
+static void wipe_free(char *s, size_t len)
+{
+	if (s != NULL)
+		explicit_bzero(s, len);
+	g_free(s);
+}
+
+void spawn_result_free(cr_spawn_result *result)
+{
+	if (result == NULL)
+		return;
+	wipe_free(result->out, result->out_len);
+	wipe_free(result->err, result->err_len);
+	g_free(result);
+}
+
+cr_status spawn_timeout_error(cr_error *err, const char *argv0, int64_t timeout_ms)
+{
+	return error_set(err, CR_ERR_TIMEOUT, "%s: still running after %.1f s: killed", argv0,
+			 (double)timeout_ms / 1000.0);
+}
+
+cr_status spawn_cap_error(cr_error *err, const char *argv0, size_t output_cap)
+{
+	return error_set(err, CR_ERR_IO, "%s: more than %zu bytes of output: killed", argv0,
+			 output_cap);
+}
+
+/* One output pipe of the child. */
+typedef struct spawn_pipe {
+	int fd;
+	GString *buf;
+} spawn_pipe;
+
+/* Read what is there; false at end of file or a read error. */
+static bool pipe_read(spawn_pipe *p)
+{
+	char chunk[4096];
+	ssize_t n;
+
+	do
+		n = read(p->fd, chunk, sizeof(chunk));
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return false;
+	g_string_append_len(p->buf, chunk, n);
+	explicit_bzero(chunk, sizeof(chunk));
+	return true;
+}
+
+typedef enum spawn_end { SPAWN_DONE, SPAWN_TIMEOUT, SPAWN_OVER_CAP } spawn_end;
+
+/* Collect both pipes until they close, the deadline passes or one is over
+ * @cap. A closed pipe's fd becomes -1. */
+static spawn_end collect(spawn_pipe pipes[2], int64_t deadline, size_t cap)
+{
+	while (pipes[0].fd >= 0 || pipes[1].fd >= 0) {
+		struct pollfd p[2];
+		int64_t left = deadline - g_get_monotonic_time() / 1000;
+
+		if (left <= 0)
+			return SPAWN_TIMEOUT;
+		for (int i = 0; i < 2; i++)
+			p[i] = (struct pollfd){ .fd = pipes[i].fd, .events = POLLIN };
+		if (poll(p, 2, left > 1000 ? 1000 : (int)left) <= 0)
+			continue; /* a time slice or EINTR: check the deadline */
+		for (int i = 0; i < 2; i++) {
+			if (p[i].revents == 0 || pipes[i].fd < 0)
+				continue;
+			if (!pipe_read(&pipes[i])) {
+				close(pipes[i].fd);
+				pipes[i].fd = -1;
+			} else if (pipes[i].buf->len > cap) {
+				return SPAWN_OVER_CAP;
+			}
+		}
+	}
+	return SPAWN_DONE;
+}
+
+/* Wait for @pid to exit until @deadline; false when it did not. */
+static bool reap(GPid pid, int64_t deadline, int *status)
+{
+	pid_t done;
+
+	while ((done = waitpid(pid, status, WNOHANG)) == 0 || (done < 0 && errno == EINTR)) {
+		if (g_get_monotonic_time() / 1000 >= deadline)
+			return false;
+		g_usleep(1000);
+	}
+	return done == pid;
+}
+
+static void kill_group(GPid pid, int *status)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+}
+
+static void child_setup(gpointer data)
+{
+	(void)data;
+	setpgid(0, 0);
+}
+
+/* The process environment with @env's "NAME=value" entries on top. */
+static char **child_environ(const char *const *env)
+{
+	char **envp = g_get_environ();
+
+	for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+		const char *eq = strchr(env[i], '=');
+		char *name = g_strndup(env[i], (gsize)(eq - env[i]));
+
+		envp = g_environ_setenv(envp, name, eq + 1, TRUE);
+		g_free(name);
+	}
+	return envp;
+}
+
+static void take_output(cr_spawn_result *r, spawn_pipe pipes[2])
+{
+	r->out_len = pipes[0].buf->len;
+	r->out = g_string_free(pipes[0].buf, FALSE);
+	r->err_len = pipes[1].buf->len;
+	r->err = g_string_free(pipes[1].buf, FALSE);
+}
+
+static void set_status(cr_spawn_result *r, int status)
+{
+	if (WIFSIGNALED(status)) {
+		r->term_signal = WTERMSIG(status);
+		r->exit_status = 128 + r->term_signal;
+	} else {
+		r->exit_status = WEXITSTATUS(status);
+	}
+}
+
+cr_status io_spawn_real(const char *const *argv, const char *const *env, int64_t timeout_ms,
+			size_t output_cap, cr_spawn_result **out, cr_error *err)
+{
+	spawn_pipe pipes[2] = { { -1, NULL }, { -1, NULL } };
+	char **envp = child_environ(env);
+	GError *gerr = NULL;
+	GPid pid = 0;
+	int status = 0;
+	int64_t deadline = g_get_monotonic_time() / 1000 + timeout_ms;
+	spawn_end end;
+	cr_status st = CR_OK;
+
+	if (!g_spawn_async_with_pipes(NULL, (char **)argv, envp,
+				      G_SPAWN_SEARCH_PATH_FROM_ENVP | G_SPAWN_DO_NOT_REAP_CHILD,
+				      child_setup, NULL, &pid, NULL, &pipes[0].fd, &pipes[1].fd,
+				      &gerr)) {
+		g_strfreev(envp);
+		st = error_set(err, CR_ERR_IO, "%s", gerr->message);
+		g_error_free(gerr);
+		return st;
+	}
+	g_strfreev(envp);
+	setpgid(pid, pid); /* as the child does: no kill can miss the group */
+	pipes[0].buf = g_string_new(NULL);
+	pipes[1].buf = g_string_new(NULL);
+	end = collect(pipes, deadline, output_cap);
+	if (end == SPAWN_DONE && !reap(pid, deadline, &status))
+		end = SPAWN_TIMEOUT;
+	if (end != SPAWN_DONE)
+		kill_group(pid, &status);
+	for (int i = 0; i < 2; i++)
+		if (pipes[i].fd >= 0)
+			close(pipes[i].fd);
+	g_spawn_close_pid(pid);
+	*out = spawn_result_new();
+	take_output(*out, pipes);
+	set_status(*out, status);
+	if (end == SPAWN_TIMEOUT)
+		st = spawn_timeout_error(err, argv[0], timeout_ms);
+	else if (end == SPAWN_OVER_CAP)
+		st = spawn_cap_error(err, argv[0], output_cap);
+	return st;
+}
