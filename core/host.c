@@ -478,6 +478,7 @@ static const cr_host_api the_host = {
 	.dl_close = host_dl_close,
 	.monotonic_ms = host_monotonic_ms,
 	.sleep_ms = host_sleep_ms,
+	.result_pass_fd = host_result_pass_fd,
 };
 
 const cr_host_api *host_api(void)
