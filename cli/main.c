@@ -47,19 +47,31 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int cli_status_exit(cr_status st)
+/*
+ * The one table from a library status to the exit status: 0 success,
+ * 1 resolution failed, 2 usage or configuration error. While the
+ * configuration is being loaded every failure is a configuration error
+ * (a missing file is CR_ERR_NOT_FOUND there, not a failed resolution).
+ */
+static const struct {
+	cr_status status;
+	int exit_code;
+} status_exits[] = {
+	{ CR_OK, CLI_OK },
+	{ CR_ERR_INVALID_ARG, CLI_USAGE },
+	{ CR_ERR_CONFIG, CLI_USAGE },
+	{ CR_ERR_ABI, CLI_USAGE },
+	{ CR_ERR_PLUGIN, CLI_USAGE },
+};
+
+int cli_exit_status(cr_status st, cli_phase phase)
 {
-	switch (st) {
-	case CR_OK:
-		return CLI_OK;
-	case CR_ERR_CONFIG:
-	case CR_ERR_PLUGIN:
-	case CR_ERR_ABI:
-	case CR_ERR_INVALID_ARG:
+	if (st != CR_OK && phase == CLI_PHASE_CONFIG)
 		return CLI_USAGE;
-	default:
-		return CLI_FAIL;
-	}
+	for (size_t i = 0; i < sizeof(status_exits) / sizeof(status_exits[0]); i++)
+		if (status_exits[i].status == st)
+			return status_exits[i].exit_code;
+	return CLI_FAIL;
 }
 
 bool cli_parse_task_id(const char *text, int64_t *out)
@@ -96,7 +108,7 @@ int cli_open(const cli_opts *o, cr_context **out)
 	if (st != CR_OK) {
 		cli_error("%s", err.message);
 		cr_context_free(ctx);
-		return st == CR_ERR_NOT_FOUND ? CLI_USAGE : cli_status_exit(st);
+		return cli_exit_status(st, CLI_PHASE_CONFIG);
 	}
 	*out = ctx;
 	return CLI_OK;
