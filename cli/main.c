@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"  master                        print the master URL of this (or the given) task\n"
 	"  accelerators [--json]         print this task's accelerator counts\n"
 	"  exec [--format F,...] [--jobs J] -- PROGRAM [ARGS]  run PROGRAM with the cluster in its env\n"
+	"       [--supervise [--stop-timeout S]]  ... as a child: signals forwarded, resolvers told\n"
 	"  plugins [--json]              list installed plugins, their ABI and options\n"
 	"  check-config [FILE]           validate a configuration file\n"
 	"  hostlist expand EXPR | compress   Slurm hostlist tools\n"
