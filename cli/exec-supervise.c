@@ -11,6 +11,12 @@
  * No handler is installed: the signals are blocked and taken with
  * sigtimedwait(), whose timeout is also the RUNNING clock. The child gets
  * the original mask back before it execs.
+ *
+ * On a terminal where we are the foreground job the program's group gets
+ * the terminal (so it can read it, and ^C reaches it directly), and gets
+ * it back after ^Z: when the program stops, we stop too, and when the
+ * shell continues us, we continue it. SIGTTOU stays blocked meanwhile, so
+ * handing the terminal over from the background is allowed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +43,7 @@ typedef struct supervisor {
 	int64_t stop_timeout_ms;
 	int64_t kill_at_ms; /* SIGKILL due; -1: not stopping */
 	bool stopping;
+	bool tty; /* stdin is our terminal and we are its foreground job */
 } supervisor;
 
 static int64_t now_ms(void)
@@ -47,10 +54,13 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* In the child: own group, descriptors kept, original mask, exec. */
-static void child_exec(const cr_result *res, char **argv, const sigset_t *mask)
+/* In the child: own group (the terminal's foreground one if we had it),
+ * descriptors kept, original mask, exec. */
+static void child_exec(const cr_result *res, char **argv, const sigset_t *mask, bool tty)
 {
 	setpgid(0, 0);
+	if (tty)
+		tcsetpgrp(STDIN_FILENO, getpid());
 	cli_exec_keep_fds(res);
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	execvp(argv[0], argv);
@@ -96,6 +106,17 @@ static int exit_code(int status)
 	return WEXITSTATUS(status);
 }
 
+/* ^Z (or any stop) of the program on our terminal: the shell sees only
+ * us, so we take the terminal back and stop as well; once continued, the
+ * program gets the terminal and a SIGCONT. */
+static void job_stopped(supervisor *s)
+{
+	tcsetpgrp(STDIN_FILENO, getpgrp());
+	raise(SIGTSTP); /* discarded, so no stop, in an orphaned group */
+	tcsetpgrp(STDIN_FILENO, s->pid);
+	kill(-s->pid, SIGCONT);
+}
+
 /* Wait for the child, ticking, forwarding and escalating meanwhile. */
 static int supervise_loop(supervisor *s, const sigset_t *set)
 {
@@ -103,11 +124,15 @@ static int supervise_loop(supervisor *s, const sigset_t *set)
 	int status = 0;
 
 	for (;;) {
-		pid_t w = waitpid(s->pid, &status, WNOHANG);
+		pid_t w = waitpid(s->pid, &status, WNOHANG | (s->tty ? WUNTRACED : 0));
 		int64_t now = now_ms(), due;
 		struct timespec ts;
 		int sig;
 
+		if (w == s->pid && WIFSTOPPED(status)) {
+			job_stopped(s);
+			continue;
+		}
 		if (w == s->pid || (w < 0 && errno != EINTR))
 			break;
 		if (s->kill_at_ms >= 0 && now >= s->kill_at_ms) {
@@ -136,7 +161,7 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
 	supervisor s = { .ctx = ctx, .res = res, .program = argv[0], .kill_at_ms = -1,
 			 .stop_timeout_ms = (int64_t)(stop_timeout * 1000) };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	sigset_t set, old;
+	sigset_t set, block, old;
 	int rc;
 
 	/* An inherited SIG_IGN for SIGCHLD would reap the child for us. */
@@ -145,7 +170,10 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
 	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
 		sigaddset(&set, forwarded[k]);
 	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	block = set;
+	sigaddset(&block, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	s.tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	fflush(NULL);
 	s.pid = fork();
 	if (s.pid < 0) {
@@ -155,13 +183,18 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
 		return 126;
 	}
 	if (s.pid == 0)
-		child_exec(res, argv, &old);
-	/* Both sides set the group, so no signal can go to it too early. */
+		child_exec(res, argv, &old, s.tty);
+	/* Both sides set the group (and the terminal's), so nothing reaches
+	 * the wrong group in between. */
 	setpgid(s.pid, s.pid);
+	if (s.tty)
+		tcsetpgrp(STDIN_FILENO, s.pid);
 	s.start_ms = now_ms();
 	drop_parent_fds(res);
 	tell(&s, CR_SUPERVISE_STARTED, -1);
 	rc = supervise_loop(&s, &set);
+	if (s.tty)
+		tcsetpgrp(STDIN_FILENO, getpgrp());
 	tell(&s, CR_SUPERVISE_EXITED, rc);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;

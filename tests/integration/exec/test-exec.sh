@@ -86,6 +86,14 @@ for sig in INT:130 HUP:129; do
 exited ${sig#*:}" "$(cat "$ev")"
 done
 
+# On a terminal the program's group is the foreground one, so it can read
+# the terminal (in a background group it would stop on SIGTTIN and hang).
+got=$(printf 'hello\n' | timeout 60 script -qec \
+	"'$cli' -c '$tmp/plain.conf' exec --supervise -- sh -c 'read x; echo got \$x; exit 5'" /dev/null)
+check "terminal: exit" 5 "$?"
+check "terminal: the program read it" "hello
+got hello" "$(printf '%s\n' "$got" | tr -d '\r')"
+
 # ---- a resolver stops the program ----
 rm -f "$ev"
 "$cli" -c "$tmp/stop2.conf" exec --supervise -- sleep 60 2>"$tmp/err"
