@@ -51,7 +51,7 @@ static int exec_set_format(const cr_result *res, const char *format, const char 
 	free(jobs_opt);
 	if (st != CR_OK) {
 		cli_error("exec: %s", err.message);
-		return cli_exit_status(st, CLI_PHASE_RUN);
+		return cli_exit_status(st, CLI_PHASE_OUTPUT);
 	}
 	for (size_t i = 0; pairs[i] != NULL && pairs[i + 1] != NULL; i += 2)
 		setenv(pairs[i], pairs[i + 1], 1);
@@ -198,7 +198,7 @@ int cli_cmd_exec(const cli_opts *o, int argc, char **argv)
 	if (st != CR_OK) {
 		cli_error("%s", err.message);
 		cr_context_free(ctx);
-		return cli_exit_status(st, CLI_PHASE_RUN);
+		return cli_exit_status(st, CLI_PHASE_RESOLVE);
 	}
 	rc = exec_set_env(res, x.formats, x.jobs);
 	if (rc == CLI_OK && x.supervise)

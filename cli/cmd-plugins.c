@@ -31,7 +31,7 @@ int cli_cmd_plugins(const cli_opts *o, int argc, char **argv)
 		cli_error("%s", err.message);
 	cr_free(text);
 	cr_context_free(ctx);
-	return cli_exit_status(st, CLI_PHASE_RUN);
+	return cli_exit_status(st, CLI_PHASE_RESOLVE);
 }
 
 int cli_cmd_check_config(const cli_opts *o, int argc, char **argv)

@@ -51,7 +51,7 @@ static int resolve_ctx(const cli_opts *o, cr_context **ctx, cr_result **res)
 	st = cr_context_resolve(*ctx, res, &err);
 	if (st != CR_OK) {
 		cli_error("%s", err.message);
-		return cli_exit_status(st, CLI_PHASE_RUN);
+		return cli_exit_status(st, CLI_PHASE_RESOLVE);
 	}
 	return CLI_OK;
 }
@@ -87,7 +87,7 @@ int cli_cmd_resolve(const cli_opts *o, int argc, char **argv)
 		st = cr_result_format(res, format, (const char *const *)fopts, &text, &len, &err);
 		if (st != CR_OK) {
 			cli_error("%s", err.message);
-			rc = cli_exit_status(st, CLI_PHASE_RUN);
+			rc = cli_exit_status(st, CLI_PHASE_OUTPUT);
 		}
 	}
 	if (rc == CLI_OK && fwrite(text, 1, len, stdout) != len)
@@ -130,7 +130,7 @@ int cli_cmd_master(const cli_opts *o, int argc, char **argv)
 			cli_error("warning: %s", err.message);
 		} else if (st != CR_OK) {
 			cli_error("%s", err.message);
-			rc = cli_exit_status(st, CLI_PHASE_RUN);
+			rc = cli_exit_status(st, CLI_PHASE_OUTPUT);
 		}
 	}
 	if (rc == CLI_OK)
@@ -164,7 +164,7 @@ int cli_cmd_accelerators(const cli_opts *o, int argc, char **argv)
 
 		if (st != CR_OK) {
 			cli_error("%s", err.message);
-			rc = cli_exit_status(st, CLI_PHASE_RUN);
+			rc = cli_exit_status(st, CLI_PHASE_OUTPUT);
 		}
 	}
 	if (rc == CLI_OK)

@@ -25,8 +25,9 @@ typedef struct cli_opts {
 
 /* Print "cluster-resolver: MESSAGE" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Where a library call failed: loading the configuration, or after. */
-typedef enum { CLI_PHASE_CONFIG, CLI_PHASE_RUN } cli_phase;
+/* Where a library call failed: reading the configuration, resolving, or
+ * printing the result (formats, variables, master). */
+typedef enum { CLI_PHASE_CONFIG = 0, CLI_PHASE_RESOLVE = 1, CLI_PHASE_OUTPUT = 2 } cli_phase;
 /* The exit status for @st (main.c holds the one table). */
 int cli_exit_status(cr_status st, cli_phase phase);
 /* Make a context, load the config, apply --task-type/--task-id/--rpc-layer. */

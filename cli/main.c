@@ -50,29 +50,30 @@ void cli_error(const char *fmt, ...)
 
 /*
  * The one table from a library status to the exit status: 0 success,
- * 1 resolution failed, 2 usage or configuration error. While the
- * configuration is being loaded every failure is a configuration error
- * (a missing file is CR_ERR_NOT_FOUND there, not a failed resolution).
+ * 1 resolution failed, 2 usage or configuration error. A status means
+ * something else in each phase: while the configuration is read, every
+ * failure is a configuration error (a missing file is CR_ERR_NOT_FOUND);
+ * while resolving, a bad value is a backend's (CR_ERR_INVALID_ARG from a
+ * plugin fails the resolution); while printing, a bad value is the
+ * caller's (an unknown format, a bad option: usage).
  */
 static const struct {
 	cr_status status;
-	int exit_code;
+	int exit_code[3]; /* CLI_PHASE_CONFIG, _RESOLVE, _OUTPUT */
 } status_exits[] = {
-	{ CR_OK, CLI_OK },
-	{ CR_ERR_INVALID_ARG, CLI_USAGE },
-	{ CR_ERR_CONFIG, CLI_USAGE },
-	{ CR_ERR_ABI, CLI_USAGE },
-	{ CR_ERR_PLUGIN, CLI_USAGE },
+	{ CR_OK, { CLI_OK, CLI_OK, CLI_OK } },
+	{ CR_ERR_INVALID_ARG, { CLI_USAGE, CLI_FAIL, CLI_USAGE } },
+	{ CR_ERR_CONFIG, { CLI_USAGE, CLI_USAGE, CLI_USAGE } },
+	{ CR_ERR_ABI, { CLI_USAGE, CLI_USAGE, CLI_USAGE } },
+	{ CR_ERR_PLUGIN, { CLI_USAGE, CLI_USAGE, CLI_USAGE } },
 };
 
 int cli_exit_status(cr_status st, cli_phase phase)
 {
-	if (st != CR_OK && phase == CLI_PHASE_CONFIG)
-		return CLI_USAGE;
 	for (size_t i = 0; i < sizeof(status_exits) / sizeof(status_exits[0]); i++)
 		if (status_exits[i].status == st)
-			return status_exits[i].exit_code;
-	return CLI_FAIL;
+			return status_exits[i].exit_code[phase];
+	return phase == CLI_PHASE_CONFIG ? CLI_USAGE : CLI_FAIL;
 }
 
 bool cli_parse_task_id(const char *text, int64_t *out)
