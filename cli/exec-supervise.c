@@ -133,8 +133,12 @@ static int supervise_loop(supervisor *s, const sigset_t *set)
 			job_stopped(s);
 			continue;
 		}
-		if (w == s->pid || (w < 0 && errno != EINTR))
+		if (w == s->pid)
 			break;
+		if (w < 0 && errno != EINTR) {
+			cli_error("exec: cannot wait for '%s': %s", s->program, strerror(errno));
+			return CLI_FAIL;
+		}
 		if (s->kill_at_ms >= 0 && now >= s->kill_at_ms) {
 			cli_error("warning: exec: '%s' did not stop on SIGTERM; sending SIGKILL",
 				  s->program);
