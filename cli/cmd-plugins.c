@@ -31,7 +31,7 @@ int cli_cmd_plugins(const cli_opts *o, int argc, char **argv)
 		cli_error("%s", err.message);
 	cr_free(text);
 	cr_context_free(ctx);
-	return st == CR_OK ? CLI_OK : CLI_FAIL;
+	return cli_exit_status(st, CLI_PHASE_RESOLVE);
 }
 
 int cli_cmd_check_config(const cli_opts *o, int argc, char **argv)
@@ -40,6 +40,7 @@ int cli_cmd_check_config(const cli_opts *o, int argc, char **argv)
 	cr_error err = CR_ERROR_INIT;
 	cr_context *ctx = NULL;
 	char *text = NULL;
+	cr_status st;
 	int rc;
 
 	if (argc > 2) {
@@ -50,10 +51,12 @@ int cli_cmd_check_config(const cli_opts *o, int argc, char **argv)
 		co.config = argv[1];
 	rc = cli_open(&co, &ctx);
 	if (rc != CLI_OK)
-		return CLI_USAGE;
-	if (cr_context_check(ctx, &text, &err) != CR_OK) {
+		return rc;
+	/* Checking is still loading: every failure is a configuration error. */
+	st = cr_context_check(ctx, &text, &err);
+	if (st != CR_OK) {
 		cli_error("%s", err.message);
-		rc = CLI_USAGE;
+		rc = cli_exit_status(st, CLI_PHASE_CONFIG);
 	} else {
 		fputs(text, stdout);
 	}

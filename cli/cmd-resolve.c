@@ -51,8 +51,7 @@ static int resolve_ctx(const cli_opts *o, cr_context **ctx, cr_result **res)
 	st = cr_context_resolve(*ctx, res, &err);
 	if (st != CR_OK) {
 		cli_error("%s", err.message);
-		return st == CR_ERR_CONFIG || st == CR_ERR_PLUGIN || st == CR_ERR_ABI ? CLI_USAGE
-										       : CLI_FAIL;
+		return cli_exit_status(st, CLI_PHASE_RESOLVE);
 	}
 	return CLI_OK;
 }
@@ -88,7 +87,7 @@ int cli_cmd_resolve(const cli_opts *o, int argc, char **argv)
 		st = cr_result_format(res, format, (const char *const *)fopts, &text, &len, &err);
 		if (st != CR_OK) {
 			cli_error("%s", err.message);
-			rc = cli_status_exit(st);
+			rc = cli_exit_status(st, CLI_PHASE_OUTPUT);
 		}
 	}
 	if (rc == CLI_OK && fwrite(text, 1, len, stdout) != len)
@@ -101,12 +100,22 @@ int cli_cmd_resolve(const cli_opts *o, int argc, char **argv)
 	return rc;
 }
 
+/*
+ * `master`: with --task-type and --task-id both given, the master of that
+ * task; otherwise this process's (a lone --task-type or --task-id has
+ * already changed that part of the identity in the context, as for
+ * `resolve`). With no master configured and this process's task unknown
+ * the answer is "" (TensorFlow's Slurm and Kubernetes resolvers), with a
+ * warning saying why.
+ */
 int cli_cmd_master(const cli_opts *o, int argc, char **argv)
 {
+	bool both = o->task_type != NULL && o->task_id >= 0;
 	cr_error err = CR_ERROR_INIT;
 	cr_context *ctx = NULL;
 	cr_result *res = NULL;
 	char *url = NULL;
+	cr_status st;
 	int rc;
 
 	if (argc > 1) {
@@ -114,11 +123,15 @@ int cli_cmd_master(const cli_opts *o, int argc, char **argv)
 		return CLI_USAGE;
 	}
 	rc = resolve_ctx(o, &ctx, &res);
-	/* --task-type/--task-id/--rpc-layer name the task whose master is asked. */
-	if (rc == CLI_OK &&
-	    cr_result_master(res, o->task_type, o->task_id, o->rpc_layer, &url, &err) != CR_OK) {
-		cli_error("%s", err.message);
-		rc = CLI_FAIL;
+	if (rc == CLI_OK) {
+		st = cr_result_master(res, both ? o->task_type : NULL, both ? o->task_id : -1,
+				      o->rpc_layer, &url, &err);
+		if (st == CR_ERR_NOT_FOUND && url != NULL) {
+			cli_error("warning: %s", err.message);
+		} else if (st != CR_OK) {
+			cli_error("%s", err.message);
+			rc = cli_exit_status(st, CLI_PHASE_OUTPUT);
+		}
 	}
 	if (rc == CLI_OK)
 		printf("%s\n", url);
@@ -146,10 +159,13 @@ int cli_cmd_accelerators(const cli_opts *o, int argc, char **argv)
 		return CLI_USAGE;
 	}
 	rc = resolve_ctx(o, &ctx, &res);
-	if (rc == CLI_OK &&
-	    cr_result_accelerators_json(res, NULL, -1, devices, &json, &err) != CR_OK) {
-		cli_error("%s", err.message);
-		rc = CLI_FAIL;
+	if (rc == CLI_OK) {
+		cr_status st = cr_result_accelerators_json(res, NULL, -1, devices, &json, &err);
+
+		if (st != CR_OK) {
+			cli_error("%s", err.message);
+			rc = cli_exit_status(st, CLI_PHASE_OUTPUT);
+		}
 	}
 	if (rc == CLI_OK)
 		printf("%s\n", json);

@@ -25,12 +25,25 @@ typedef struct cli_opts {
 
 /* Print "cluster-resolver: MESSAGE" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Exit status for a failed library call: 2 for config/plugin/usage errors. */
-int cli_status_exit(cr_status st);
+/* Where a library call failed: reading the configuration, resolving, or
+ * printing the result (formats, variables, master). */
+typedef enum { CLI_PHASE_CONFIG = 0, CLI_PHASE_RESOLVE = 1, CLI_PHASE_OUTPUT = 2 } cli_phase;
+/* The exit status for @st (main.c holds the one table). */
+int cli_exit_status(cr_status st, cli_phase phase);
 /* Make a context, load the config, apply --task-type/--task-id/--rpc-layer. */
 int cli_open(const cli_opts *o, cr_context **ctx);
 /* Parse a non-negative task id; false (with a message) when invalid. */
 bool cli_parse_task_id(const char *text, int64_t *out);
+
+/* exec: clear FD_CLOEXEC on the result's passed descriptors (just before
+ * execvp); report a failed execvp and give its exit status (127, 126). */
+void cli_exec_keep_fds(const cr_result *res);
+int cli_exec_failed(const char *program, int error);
+/* exec --supervise: run @argv as a child in its own process group, tell
+ * the resolvers, forward signals; the child's exit status (128+N for a
+ * signal). The default stop timeout is 10 seconds. */
+#define CLI_STOP_TIMEOUT 10.0
+int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_timeout);
 
 int cli_cmd_resolve(const cli_opts *o, int argc, char **argv);
 int cli_cmd_master(const cli_opts *o, int argc, char **argv);

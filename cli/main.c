@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"  master                        print the master URL of this (or the given) task\n"
 	"  accelerators [--json]         print this task's accelerator counts\n"
 	"  exec [--format F,...] [--jobs J] -- PROGRAM [ARGS]  run PROGRAM with the cluster in its env\n"
+	"       [--supervise [--stop-timeout S]]  ... as a child: signals forwarded, resolvers told\n"
 	"  plugins [--json]              list installed plugins, their ABI and options\n"
 	"  check-config [FILE]           validate a configuration file\n"
 	"  hostlist expand EXPR | compress   Slurm hostlist tools\n"
@@ -47,19 +48,32 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int cli_status_exit(cr_status st)
+/*
+ * The one table from a library status to the exit status: 0 success,
+ * 1 resolution failed, 2 usage or configuration error. A status means
+ * something else in each phase: while the configuration is read, every
+ * failure is a configuration error (a missing file is CR_ERR_NOT_FOUND);
+ * while resolving, a bad value is a backend's (CR_ERR_INVALID_ARG from a
+ * plugin fails the resolution); while printing, a bad value is the
+ * caller's (an unknown format, a bad option: usage).
+ */
+static const struct {
+	cr_status status;
+	int exit_code[3]; /* CLI_PHASE_CONFIG, _RESOLVE, _OUTPUT */
+} status_exits[] = {
+	{ CR_OK, { CLI_OK, CLI_OK, CLI_OK } },
+	{ CR_ERR_INVALID_ARG, { CLI_USAGE, CLI_FAIL, CLI_USAGE } },
+	{ CR_ERR_CONFIG, { CLI_USAGE, CLI_USAGE, CLI_USAGE } },
+	{ CR_ERR_ABI, { CLI_USAGE, CLI_USAGE, CLI_USAGE } },
+	{ CR_ERR_PLUGIN, { CLI_USAGE, CLI_USAGE, CLI_USAGE } },
+};
+
+int cli_exit_status(cr_status st, cli_phase phase)
 {
-	switch (st) {
-	case CR_OK:
-		return CLI_OK;
-	case CR_ERR_CONFIG:
-	case CR_ERR_PLUGIN:
-	case CR_ERR_ABI:
-	case CR_ERR_INVALID_ARG:
-		return CLI_USAGE;
-	default:
-		return CLI_FAIL;
-	}
+	for (size_t i = 0; i < sizeof(status_exits) / sizeof(status_exits[0]); i++)
+		if (status_exits[i].status == st)
+			return status_exits[i].exit_code[phase];
+	return phase == CLI_PHASE_CONFIG ? CLI_USAGE : CLI_FAIL;
 }
 
 bool cli_parse_task_id(const char *text, int64_t *out)
@@ -96,7 +110,7 @@ int cli_open(const cli_opts *o, cr_context **out)
 	if (st != CR_OK) {
 		cli_error("%s", err.message);
 		cr_context_free(ctx);
-		return st == CR_ERR_NOT_FOUND ? CLI_USAGE : cli_status_exit(st);
+		return cli_exit_status(st, CLI_PHASE_CONFIG);
 	}
 	*out = ctx;
 	return CLI_OK;

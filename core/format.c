@@ -54,7 +54,9 @@ static cr_status fmt_json(const cr_result *r, const char *const *options, GStrin
 	char *master = NULL;
 
 	write_tf_config_body(r, out);
-	if (cr_result_master(r, NULL, -1, NULL, &master, NULL) != CR_OK)
+	/* The `master` command's answer, for the same (effective) rpc layer;
+	 * an unknown task gives "" here too. */
+	if (cr_result_master(r, NULL, -1, NULL, &master, NULL) != CR_OK && master == NULL)
 		master = g_strdup("");
 	g_string_append(out, ", \"master\": ");
 	jw_string(out, master);

@@ -468,6 +468,7 @@ static const cr_host_api the_host = {
 	.spawn = host_spawn,
 	.spawn_result_free = spawn_result_free,
 	.now_ms = host_now_ms,
+	.result_pass_fd = host_result_pass_fd,
 };
 
 const cr_host_api *host_api(void)

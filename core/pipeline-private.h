@@ -25,7 +25,15 @@ struct cr_result_builder {
 	GPtrArray *env;         /* name, value, name, value, ... */
 	GHashTable *last_counts; /* (owned ref) counts last given to a task, or NULL */
 	GHashTable *shared;      /* counts tables held by several tasks (a set) */
+	GPtrArray *fds;          /* passed_fd *: result_pass_fd's copies (owned) */
 };
+
+/* A descriptor for the program `exec` starts (host->result_pass_fd): the
+ * host's close-on-exec copy and the variable that names its number. */
+typedef struct passed_fd {
+	int fd;
+	char *env_name;
+} passed_fd;
 
 typedef struct accel_device {
 	char *plugin;
@@ -53,6 +61,9 @@ struct cr_result {
 	GPtrArray *devices; /* accel_device *, local devices enumerated */
 	GPtrArray *env;     /* name, value, ... */
 	GHashTable *task_accel; /* merged per-task counts */
+	GPtrArray *fds;         /* passed_fd *, first of each env_name, owned */
+	GPtrArray *answered;    /* cr_instance *, borrowed: who resolved, in order
+				 * (compared, never dereferenced, by cr_context_supervise) */
 };
 
 cr_result_builder *builder_new(cr_instance *inst);
@@ -80,6 +91,16 @@ cr_status host_result_set_env(cr_result_builder *b, const char *name, const char
 			      cr_error *err);
 cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *cluster,
 				       const char *what, cr_error *err);
+cr_status host_result_pass_fd(cr_result_builder *b, int fd, const char *env_name,
+			       cr_error *err);
+/* Move @b's passed descriptors into @res (a name already there: closed)
+ * and note that @b's resolver answered. */
+void result_take_extras(cr_result *res, cr_result_builder *b);
+/* The master @b's resolver gives when no task is asked, for @rpc_layer
+ * (the effective layer): its plugin's master op, else the string it set,
+ * else NULL (*out). */
+cr_status builder_master(const cr_result_builder *b, const char *rpc_layer, char **out,
+			 cr_error *err);
 cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_error *err);
 cr_status host_text_set(cr_text *out, const char *text, cr_error *err);
 

@@ -3,7 +3,10 @@
  * result.c - what a resolver hands the host (builders, copied) and what the
  * application gets back (cr_result accessors, master URL).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -41,6 +44,15 @@ static GHashTable *counts_new(void)
 	return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 }
 
+static void passed_fd_free(gpointer p)
+{
+	passed_fd *pf = p;
+
+	close(pf->fd);
+	g_free(pf->env_name);
+	g_free(pf);
+}
+
 cr_result_builder *builder_new(cr_instance *inst)
 {
 	cr_result_builder *b = g_new0(cr_result_builder, 1);
@@ -53,6 +65,7 @@ cr_result_builder *builder_new(cr_instance *inst)
 	b->own_accel = counts_new();
 	b->env = g_ptr_array_new_with_free_func(g_free);
 	b->shared = g_hash_table_new(g_direct_hash, g_direct_equal);
+	b->fds = g_ptr_array_new_with_free_func(passed_fd_free);
 	return b;
 }
 
@@ -71,6 +84,7 @@ void builder_free(cr_result_builder *b)
 	if (b->last_counts != NULL)
 		g_hash_table_unref(b->last_counts);
 	g_hash_table_unref(b->shared);
+	g_ptr_array_unref(b->fds);
 	g_free(b);
 }
 
@@ -243,6 +257,51 @@ cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *clus
 	return CR_OK;
 }
 
+static bool env_name_valid(const char *name)
+{
+	if (name == NULL || !(g_ascii_isalpha(*name) || *name == '_'))
+		return false;
+	for (const char *p = name; *p != '\0'; p++)
+		if (!g_ascii_isalnum(*p) && *p != '_')
+			return false;
+	return true;
+}
+
+/* The copy is close-on-exec and at 3 or above, so no path but `exec`'s
+ * (which clears the flag) lets it escape; a name passed twice keeps the
+ * later descriptor. */
+cr_status host_result_pass_fd(cr_result_builder *b, int fd, const char *env_name,
+			      cr_error *err)
+{
+	passed_fd *pf;
+	int copy;
+
+	CHECK_B(b, false);
+	if (!env_name_valid(env_name))
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "result_pass_fd: \"%s\" is not a variable name ([A-Za-z_][A-Za-z0-9_]*)",
+				 env_name != NULL ? env_name : "(null)");
+	copy = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (copy < 0 && (fd < 0 || errno == EBADF))
+		return error_set(err, CR_ERR_INVALID_ARG, "result_pass_fd: %d is not an open descriptor",
+				 fd);
+	if (copy < 0)
+		return error_set(err, CR_ERR_IO, "result_pass_fd: cannot duplicate descriptor %d: %s",
+				 fd, g_strerror(errno));
+	for (guint i = 0; i < b->fds->len; i++) {
+		pf = g_ptr_array_index(b->fds, i);
+		if (strcmp(pf->env_name, env_name) == 0) {
+			g_ptr_array_remove_index(b->fds, i);
+			break;
+		}
+	}
+	pf = g_new0(passed_fd, 1);
+	pf->fd = copy;
+	pf->env_name = g_strdup(env_name);
+	g_ptr_array_add(b->fds, pf);
+	return CR_OK;
+}
+
 void accel_device_free(gpointer p)
 {
 	accel_device *d = p;
@@ -311,7 +370,27 @@ cr_result *result_new(void)
 	r->env = g_ptr_array_new_with_free_func(g_free);
 	r->task_accel = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					      (GDestroyNotify)g_hash_table_unref);
+	r->fds = g_ptr_array_new_with_free_func(passed_fd_free);
+	r->answered = g_ptr_array_new();
 	return r;
+}
+
+void result_take_extras(cr_result *res, cr_result_builder *b)
+{
+	if (b->inst != NULL)
+		g_ptr_array_add(res->answered, b->inst);
+	while (b->fds->len > 0) {
+		passed_fd *pf = g_ptr_array_steal_index(b->fds, 0);
+		bool taken = false;
+
+		for (guint i = 0; i < res->fds->len && !taken; i++)
+			taken = strcmp(((passed_fd *)g_ptr_array_index(res->fds, i))->env_name,
+				       pf->env_name) == 0;
+		if (taken)
+			passed_fd_free(pf);
+		else
+			g_ptr_array_add(res->fds, pf);
+	}
 }
 
 void cr_result_free(cr_result *r)
@@ -328,6 +407,8 @@ void cr_result_free(cr_result *r)
 	g_hash_table_unref(r->task_accel);
 	g_ptr_array_unref(r->devices);
 	g_ptr_array_unref(r->env);
+	g_ptr_array_unref(r->fds);
+	g_ptr_array_unref(r->answered);
 	g_free(r);
 }
 
@@ -366,6 +447,35 @@ char *format_master_url(const char *address, const char *rpc_layer)
 	return g_strdup_printf("%s://%s", rpc_layer, address);
 }
 
+/* TensorFlow's union asks the first resolver: master(rpc_layer=...). A
+ * plugin with a master op answers for the effective layer (CR_DECLINED:
+ * the host decides); otherwise the string it set is used verbatim. */
+cr_status builder_master(const cr_result_builder *b, const char *rpc_layer, char **out,
+			 cr_error *err)
+{
+	const cr_resolver_ops *ops =
+		b->inst != NULL && b->inst->plugin != NULL ? b->inst->plugin->desc->resolver : NULL;
+	cr_text text = { NULL };
+	cr_status st;
+
+	*out = NULL;
+	if (ops != NULL && ops->master != NULL) {
+		st = ops->master(b->inst->state, &b->inst->pctx, NULL, -1, rpc_layer, &text, err);
+		if (st == CR_OK) {
+			*out = text.text != NULL ? text.text : g_strdup("");
+			return CR_OK;
+		}
+		g_free(text.text);
+		if (st != CR_DECLINED) {
+			if (err != NULL && err->message[0] == '\0')
+				error_set(err, st, "%s", cr_strerror(st));
+			return error_prefix(err, "%s: master: ", b->inst->label);
+		}
+	}
+	*out = g_strdup(b->master);
+	return CR_OK;
+}
+
 cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t task_id,
 			   const char *rpc_layer, char **url, cr_error *err)
 {
@@ -376,29 +486,49 @@ cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t ta
 	if (r == NULL || url == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_result_master: NULL argument");
 	*url = NULL;
+	if ((task_type == NULL) != (task_id < 0))
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "a master for one task needs both a task type and a task id");
 	/* No task asked for: the first resolver's own master, else our task's. */
-	if (task_type == NULL && task_id < 0 && r->master != NULL) {
+	if (task_type == NULL && r->master != NULL) {
 		*url = g_strdup(r->master);
 		return CR_OK;
 	}
-	if (task_type == NULL && task_id < 0 && r->task_type != NULL && r->task_id >= 0) {
+	if (task_type == NULL && (r->task_type == NULL || r->task_id < 0)) {
+		/* TensorFlow's Slurm and Kubernetes resolvers answer "" here; the
+		 * status says why, for the caller to warn. */
+		*url = g_strdup("");
+		return error_set(err, CR_ERR_NOT_FOUND,
+				 "no master: no task was given and this process's task is unknown");
+	}
+	if (task_type == NULL) {
 		task_type = r->task_type;
 		task_id = r->task_id;
 	}
-	if (task_type != NULL && task_id >= 0) {
-		st = cr_spec_task_address(r->spec, task_type, task_id, &addr, err);
-		if (st != CR_OK)
-			return st;
-		*url = format_master_url(addr, layer);
-		return CR_OK;
-	}
-	if (task_type != NULL || task_id >= 0)
-		return error_set(err, CR_ERR_INVALID_ARG,
-				    "a master for one task needs both a task type and a task id");
-	/* TensorFlow raises "No such job in cluster: None" here; an empty
-	 * answer would hide that nobody said which task we are. */
-	return error_set(err, CR_ERR_NOT_FOUND,
-			    "no master: no task was given and this process's task is unknown");
+	st = cr_spec_task_address(r->spec, task_type, task_id, &addr, err);
+	if (st != CR_OK)
+		return st;
+	*url = format_master_url(addr, layer);
+	return CR_OK;
+}
+
+size_t cr_result_num_fds(const cr_result *r)
+{
+	return r != NULL ? r->fds->len : 0;
+}
+
+bool cr_result_fd(const cr_result *r, size_t i, int *fd, const char **env_name)
+{
+	const passed_fd *pf;
+
+	if (r == NULL || i >= r->fds->len)
+		return false;
+	pf = g_ptr_array_index(r->fds, i);
+	if (fd != NULL)
+		*fd = pf->fd;
+	if (env_name != NULL)
+		*env_name = pf->env_name;
+	return true;
 }
 
 /* Kinds sorted by name; the caller frees the array (not the strings). */

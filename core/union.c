@@ -202,11 +202,6 @@ static void pick_identity(union_state *u, cr_context *ctx, cr_result *res)
 
 	if ((b = first_with(u, G_STRUCT_OFFSET(cr_result_builder, environment))) != NULL)
 		res->environment = g_strdup(b->environment);
-	/* Like TensorFlow's union: only the first resolver's own master counts. */
-	if (u->answers->len > 0) {
-		b = g_ptr_array_index(u->answers, 0);
-		res->master = g_strdup(b->master);
-	}
 }
 
 static void merge_env(union_state *u, cr_result *res)
@@ -288,7 +283,17 @@ cr_status union_merge(union_state *u, cr_context *ctx, cr_result **out, cr_error
 		return st;
 	}
 	pick_identity(u, ctx, res);
+	/* Like TensorFlow's union, only the first resolver's master counts; it
+	 * is asked for the effective rpc layer (TensorFlow's bug 14.9 fixed). */
+	if (u->answers->len > 0)
+		st = builder_master(g_ptr_array_index(u->answers, 0), res->rpc_layer, &res->master, err);
+	if (st != CR_OK) {
+		cr_result_free(res);
+		return st;
+	}
 	merge_env(u, res);
+	for (guint i = 0; i < u->answers->len; i++)
+		result_take_extras(res, g_ptr_array_index(u->answers, i));
 	resolver_accel(u, res);
 	*out = res;
 	return CR_OK;

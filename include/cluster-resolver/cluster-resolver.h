@@ -158,11 +158,19 @@ CR_API const char *cr_result_environment(const cr_result *result);
 
 /**
  * cr_result_master:
- * Master URL: for @task_type/@task_id (NULL/-1 = this process's identity),
- * formatted with @rpc_layer (NULL = effective layer, "" = none) as
- * "layer://address"; an empty address stays "". With no identity, the first
- * resolver's own master string. (transfer full) *@url.
- * Returns: CR_OK, CR_ERR_NOT_FOUND. Since: ABI 1.0
+ * Master URL. With @task_type and @task_id (both, or neither: NULL/-1):
+ * that task's address formatted with @rpc_layer (NULL = the effective
+ * layer, "" = none) as "layer://address"; an empty address stays "".
+ * With neither: the first resolver's own master as it answered for the
+ * effective rpc layer (TensorFlow's union asks resolvers[0].master()),
+ * else this process's task's address.
+ * (transfer full) *@url.
+ * Returns: CR_OK; CR_ERR_INVALID_ARG (only one of @task_type, @task_id);
+ * CR_ERR_NOT_FOUND (the task is not in the cluster). With neither given,
+ * no resolver master and this process's task unknown, *@url is "" (what
+ * TensorFlow's Slurm and Kubernetes resolvers answer) and the status is
+ * CR_ERR_NOT_FOUND with the reason, for the caller to warn.
+ * Since: ABI 1.0 (the "" with CR_ERR_NOT_FOUND: ABI 1.1)
  */
 CR_API cr_status cr_result_master(const cr_result *result, const char *task_type, int64_t task_id,
 			   const char *rpc_layer, char **url, cr_error *err);
@@ -190,6 +198,43 @@ CR_API size_t cr_result_num_env(const cr_result *result);
 
 /** Variable @i (name, value). Since: ABI 1.0 */
 CR_API bool cr_result_env(const cr_result *result, size_t i, const char **name, const char **value);
+
+/**
+ * cr_result_num_fds:
+ * Number of file descriptors the resolvers handed to the program `exec`
+ * starts (host->result_pass_fd). Since: ABI 1.1
+ */
+CR_API size_t cr_result_num_fds(const cr_result *result);
+
+/**
+ * cr_result_fd:
+ * @i: 0 .. cr_result_num_fds() - 1.
+ * @fd: (out) (nullable) the descriptor, owned by @result: close-on-exec,
+ *     closed by cr_result_free(). To hand it to a program, clear its
+ *     FD_CLOEXEC flag just before execve() and set @env_name to its number.
+ * @env_name: (out) (nullable) (transfer none) the variable naming it.
+ * Returns: false when @i is out of range. Since: ABI 1.1
+ */
+CR_API bool cr_result_fd(const cr_result *result, size_t i, int *fd, const char **env_name);
+
+/**
+ * cr_context_supervise:
+ * @result: a result of cr_context_resolve() on @ctx: the resolvers that
+ *     answered it are told, in config order.
+ * @ev: what happened to the program (#cr_supervise_event, common.h).
+ * @stop: (out) set to true when a resolver asks for the program to be
+ *     stopped; left alone otherwise.
+ *
+ * Run the resolvers' supervise ops (`exec --supervise`). The caller owns
+ * the program and its signals: it sends %CR_SUPERVISE_STARTED once, then
+ * %CR_SUPERVISE_RUNNING about every second, then %CR_SUPERVISE_EXITED;
+ * the library starts, signals and waits for nothing. A resolver's failure
+ * is logged and does not stop the others.
+ * Returns: CR_OK, CR_ERR_INVALID_ARG (NULL argument, @ev too short).
+ * Since: ABI 1.1
+ */
+CR_API cr_status cr_context_supervise(cr_context *ctx, const cr_result *result,
+				      const cr_supervise_event *ev, bool *stop, cr_error *err);
 
 /**
  * cr_result_format:

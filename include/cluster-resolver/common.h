@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * common.h - what the application API and the plugin SDK share: the export
- * marker, log levels, the hostlist callback type, and the frees of the
- * library. Includes only system headers and error.h.
+ * marker, log levels, the hostlist callback type, the supervise event, and
+ * the frees of the library. Includes only system headers and error.h.
  */
 #ifndef CLUSTER_RESOLVER_COMMON_H
 #define CLUSTER_RESOLVER_COMMON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cluster-resolver/error.h>
 
@@ -46,6 +47,35 @@ typedef enum cr_log_level {
  * Since: ABI 1.0
  */
 typedef int (*cr_hostlist_fn)(const char *name, size_t len, void *user_data);
+
+/**
+ * cr_supervise_phase: when cr_resolver_ops.supervise is called.
+ * Since: ABI 1.1
+ */
+typedef enum cr_supervise_phase {
+	CR_SUPERVISE_STARTED = 1, /* the program has just been started */
+	CR_SUPERVISE_RUNNING = 2, /* a periodic check while it runs */
+	CR_SUPERVISE_EXITED = 3,  /* it has ended; @exit_status is set */
+} cr_supervise_phase;
+
+/**
+ * cr_supervise_event:
+ * @struct_size: sizeof(cr_supervise_event) as the host made it.
+ * @phase: see #cr_supervise_phase.
+ * @pid: the program's process id (also its process group).
+ * @exit_status: with %CR_SUPERVISE_EXITED, the exit code, or 128+N when
+ *     signal N ended it; else -1.
+ * @elapsed_ms: time since the program started.
+ *
+ * What `exec --supervise` tells a resolver. Since: ABI 1.1
+ */
+typedef struct cr_supervise_event {
+	size_t struct_size;
+	cr_supervise_phase phase;
+	int64_t pid;
+	int exit_status;
+	int64_t elapsed_ms;
+} cr_supervise_event;
 
 /** Free memory returned by the library. NULL is a no-op. Since: ABI 1.0 */
 CR_API void cr_free(void *ptr);

@@ -275,34 +275,8 @@ struct cr_spawn_result {
 	size_t err_len;
 };
 
-/**
- * cr_supervise_phase: when cr_resolver_ops.supervise is called.
- * Since: ABI 1.1
- */
-typedef enum cr_supervise_phase {
-	CR_SUPERVISE_STARTED = 1, /* the program has just been started */
-	CR_SUPERVISE_RUNNING = 2, /* a periodic check while it runs */
-	CR_SUPERVISE_EXITED = 3,  /* it has ended; @exit_status is set */
-} cr_supervise_phase;
-
-/**
- * cr_supervise_event:
- * @struct_size: sizeof(cr_supervise_event) as the host made it.
- * @phase: see #cr_supervise_phase.
- * @pid: the program's process id (also its process group).
- * @exit_status: with %CR_SUPERVISE_EXITED, the exit code, or 128+N when
- *     signal N ended it; else -1.
- * @elapsed_ms: time since the program started.
- *
- * What `exec --supervise` tells a resolver. Since: ABI 1.1
- */
-typedef struct cr_supervise_event {
-	size_t struct_size;
-	cr_supervise_phase phase;
-	int64_t pid;
-	int exit_status;
-	int64_t elapsed_ms;
-} cr_supervise_event;
+/* cr_supervise_phase and cr_supervise_event live in common.h: the
+ * application API passes them too (cr_context_supervise). */
 
 #ifdef __cplusplus
 }

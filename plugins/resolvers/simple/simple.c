@@ -186,7 +186,6 @@ static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 {
 	simple_state *s = state;
 	const char *rpc = cr_host->opt_string(ctx, "rpc_layer");
-	const char *master = cr_host->opt_string(ctx, "master");
 	const char *env = cr_host->opt_string(ctx, "environment");
 	cr_status st = CR_OK;
 
@@ -209,19 +208,6 @@ static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 		st = cr_host->result_set_rpc_layer(b, rpc, err);
 	if (st == CR_OK && env != NULL)
 		st = cr_host->result_set_environment(b, env, err);
-	if (st == CR_OK) {
-		/* TensorFlow's Simple master: the configured string, with the rpc
-		 * layer in front; an empty master stays empty. */
-		char buf[1024];
-
-		if (master == NULL || *master == '\0')
-			buf[0] = '\0';
-		else if (rpc != NULL && *rpc != '\0')
-			snprintf(buf, sizeof(buf), "%s://%s", rpc, master);
-		else
-			snprintf(buf, sizeof(buf), "%s", master);
-		st = cr_host->result_set_master(b, buf, err);
-	}
 	for (size_t i = 0; st == CR_OK && s->accel != NULL && i < cr_host->cfg_length(s->accel); i++) {
 		const cr_cfg *a = cr_host->cfg_elem(s->accel, i);
 		int64_t n = 0;
@@ -230,6 +216,34 @@ static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 		/* job NULL: this process's own task. */
 		st = cr_host->result_set_task_accelerators(b, NULL, -1, cr_host->cfg_name(a), n, err);
 	}
+	return st;
+}
+
+/* TensorFlow's SimpleClusterResolver.master() with no task: the configured
+ * master with the rpc layer in front, the effective one the host passes
+ * (NULL: this resolver's own); an empty master stays empty. For a task the
+ * host looks the address up itself. */
+static cr_status simple_master(void *state, cr_plugin_ctx *ctx, const char *task_type,
+			       int64_t task_id, const char *rpc_layer, cr_text *out, cr_error *err)
+{
+	const char *master = cr_host->opt_string(ctx, "master");
+	const char *rpc = rpc_layer != NULL ? rpc_layer : cr_host->opt_string(ctx, "rpc_layer");
+	size_t n;
+	char *url;
+	cr_status st;
+
+	(void)state;
+	if (task_type != NULL || task_id >= 0)
+		return CR_DECLINED;
+	if (master == NULL || *master == '\0' || rpc == NULL || *rpc == '\0')
+		return cr_host->text_set(out, master != NULL ? master : "", err);
+	n = strlen(rpc) + strlen(master) + sizeof("://");
+	url = malloc(n);
+	if (url == NULL)
+		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+	snprintf(url, n, "%s://%s", rpc, master);
+	st = cr_host->text_set(out, url, err);
+	free(url);
 	return st;
 }
 
@@ -252,7 +266,7 @@ static const cr_resolver_ops simple_ops = {
 	.destroy = simple_destroy,
 	.probe = NULL,
 	.resolve = simple_resolve,
-	.master = NULL,
+	.master = simple_master,
 };
 
 static const cr_plugin_desc simple_desc = {

@@ -3,7 +3,10 @@
  * test-cli.c - CLI golden tests: configuration errors name FILE:LINE,
  * conf.d drop-ins load in sorted order, config selection (--config,
  * CLUSTER_RESOLVER_CONFIG, the built-in auto default), check-config hides
- * secrets, `plugins [--json]`, and usage errors exit 2.
+ * secrets, `plugins [--json]`, usage errors exit 2, the exit-code table
+ * (0 ok, 1 resolution failed, 2 usage or configuration) shared by every
+ * command, and TensorFlow's `master` rules (effective rpc layer, a lone
+ * --task-id/--task-type, "" with a warning for an unknown task).
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +18,14 @@
 #define PFX "cluster-resolver: "
 #define PP "plugin_path = \"@TESTPLUG@\";\naccelerators = ( );\n"
 #define SIMPLE_W0 "{ plugin = \"simple\"; cluster = { worker = [ \"w0:1\" ]; }; }"
+/* A simple resolver with a master of its own; the case closes the group. */
+#define SIMPLE_M1 "{ plugin = \"simple\"; cluster = { worker = [ \"w0:1\", \"w1:1\" ]; }; master = \"m:1\";"
+#define TF_TWO_WORKERS "{\"cluster\": {\"worker\": [\"worker0:2222\", \"worker1:2222\"]}"
+/* simple's create() refuses a task id without a task type: CR_ERR_CONFIG. */
+#define CREATE_FAILS PP "resolvers = (\n  { plugin = \"simple\"; task_id = 1; } );\n"
+#define CREATE_FAILS_ERR                                                                        \
+	PFX "resolver 'simple' (@PLUGINS@/resolvers/simple.so): create failed: @CONF@:4: "      \
+	    "'task_type' and 'task_id' must be set together\n"
 
 static const crt_cli_case cases[] = {
 	/* ---- schema validation, before any plugin runs ---- */
@@ -151,6 +162,68 @@ static const crt_cli_case cases[] = {
 	  PFX "invalid task id \"+1\": expected an integer 0..2147483647\n", 2 },
 	{ "config-without-value", NULL, { NULL }, { "resolve", "--config" }, "",
 	  PFX "option --config needs a value\n", 2 },
+	/* ---- master: TensorFlow's rules (issue 10 §4) ---- */
+	{ "master-rpc-layer-option-beats-resolver",
+	  PP "resolvers = ( " SIMPLE_M1 " rpc_layer = \"grpc\"; } );\n", { NULL },
+	  { "master", "--rpc-layer", "http" }, "http://m:1\n", "", 0 },
+	{ "master-resolver-rpc-layer",
+	  PP "resolvers = ( " SIMPLE_M1 " rpc_layer = \"grpc\"; } );\n", { NULL },
+	  { "master" }, "grpc://m:1\n", "", 0 },
+	{ "master-top-level-rpc-layer",
+	  PP "rpc_layer = \"grpc\";\nresolvers = ( " SIMPLE_M1 " } );\n", { NULL },
+	  { "master" }, "grpc://m:1\n", "", 0 },
+	{ "master-top-level-empty-rpc-layer",
+	  PP "rpc_layer = \"\";\nresolvers = ( " SIMPLE_M1 " rpc_layer = \"grpc\"; } );\n", { NULL },
+	  { "master" }, "m:1\n", "", 0 },
+	{ "master-json-agrees-with-rpc-layer",
+	  PP "resolvers = ( " SIMPLE_M1 " rpc_layer = \"grpc\"; } );\n", { NULL },
+	  { "--rpc-layer", "http", "resolve", "--format", "json" },
+	  "{\"cluster\": {\"worker\": [\"w0:1\", \"w1:1\"]}, \"rpc_layer\": \"http\", "
+	  "\"master\": \"http://m:1\", \"num_accelerators\": {}}\n", "", 0 },
+	{ "master-json-top-level-rpc-layer",
+	  PP "rpc_layer = \"grpc\";\nresolvers = ( " SIMPLE_M1 " } );\n", { NULL },
+	  { "resolve", "--format", "json" },
+	  "{\"cluster\": {\"worker\": [\"w0:1\", \"w1:1\"]}, \"rpc_layer\": \"grpc\", "
+	  "\"master\": \"grpc://m:1\", \"num_accelerators\": {}}\n", "", 0 },
+	{ "master-task-both-given-beats-resolver-master",
+	  PP "resolvers = ( " SIMPLE_M1 " rpc_layer = \"grpc\"; } );\n", { NULL },
+	  { "--task-type", "worker", "--task-id", "1", "master" }, "grpc://w1:1\n", "", 0 },
+	{ "master-lone-task-id", PP "resolvers = ( { plugin = \"tfconfig\"; } );\n",
+	  { "TF_CONFIG=" TF_TWO_WORKERS ", \"task\": {\"type\": \"worker\", \"index\": 0}}" },
+	  { "--task-id", "1", "master" }, "worker1:2222\n", "", 0 },
+	{ "master-lone-task-id-json", PP "resolvers = ( { plugin = \"tfconfig\"; } );\n",
+	  { "TF_CONFIG=" TF_TWO_WORKERS ", \"task\": {\"type\": \"worker\", \"index\": 0}}" },
+	  { "--task-id", "1", "resolve", "--format", "json" },
+	  "{\"cluster\": {\"worker\": [\"worker0:2222\", \"worker1:2222\"]}, \"task\": {\"type\": "
+	  "\"worker\", \"index\": 1}, \"master\": \"worker1:2222\", \"num_accelerators\": {}}\n", "", 0 },
+	{ "master-lone-task-type", PP "resolvers = ( { plugin = \"tfconfig\"; } );\n",
+	  { "TF_CONFIG={\"cluster\": {\"chief\": [\"chief0:2222\"], \"worker\": [\"worker0:2222\"]}, "
+	    "\"task\": {\"type\": \"worker\", \"index\": 0}}" },
+	  { "master", "--task-type", "chief", "--rpc-layer", "grpc" }, "grpc://chief0:2222\n", "", 0 },
+	{ "master-unknown-task-is-empty", PP "resolvers = ( { plugin = \"tfconfig\"; } );\n",
+	  { "TF_CONFIG=" TF_TWO_WORKERS "}" }, { "master" }, "\n",
+	  PFX "warning: no master: no task was given and this process's task is unknown\n", 0 },
+	{ "master-lone-task-id-still-unknown", PP "resolvers = ( { plugin = \"tfconfig\"; } );\n",
+	  { "TF_CONFIG=" TF_TWO_WORKERS "}" }, { "--task-id", "1", "master" }, "\n",
+	  PFX "warning: no master: no task was given and this process's task is unknown\n", 0 },
+	{ "master-simple-empty-master-no-warning", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
+	  { "master" }, "\n", "", 0 },
+	{ "master-task-not-in-cluster", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
+	  { "--task-type", "worker", "--task-id", "5", "master" }, "",
+	  PFX "warning: this process's task worker:5 is not in the cluster\n"
+	  PFX "No task with index 5 in job 'worker'\n", 1 },
+	/* ---- exit codes: one table (0 ok, 1 resolution failed, 2 usage/config) ---- */
+	{ "exit-create-fails-resolve", CREATE_FAILS, { NULL }, { "resolve" }, "", CREATE_FAILS_ERR, 2 },
+	{ "exit-create-fails-master", CREATE_FAILS, { NULL }, { "master" }, "", CREATE_FAILS_ERR, 2 },
+	{ "exit-create-fails-accelerators", CREATE_FAILS, { NULL }, { "accelerators" }, "", CREATE_FAILS_ERR, 2 },
+	{ "exit-create-fails-exec", CREATE_FAILS, { NULL }, { "exec", "--", "true" }, "", CREATE_FAILS_ERR, 2 },
+	{ "exit-nothing-applies-resolve", PP "resolvers = ( { plugin = \"tfconfig\"; } );\n", { "TF_CONFIG" },
+	  { "resolve" }, "", PFX "no resolver applies here (declined: tfconfig)\n", 1 },
+	{ "exit-nothing-applies-exec", PP "resolvers = ( { plugin = \"tfconfig\"; } );\n", { "TF_CONFIG" },
+	  { "exec", "--", "true" }, "", PFX "no resolver applies here (declined: tfconfig)\n", 1 },
+	{ "exit-unknown-format", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
+	  { "resolve", "--format", "yaml" }, "",
+	  PFX "unknown format 'yaml' (known: tf_config, json, clusterdef, env, torch, jax, hostfile, horovod, hosts)\n", 2 },
 	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.0.0 (plugin ABI 1.0)\n", "", 0 },
 	{ NULL },
 };
