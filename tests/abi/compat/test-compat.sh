@@ -28,16 +28,17 @@ expect() {
 }
 
 expect testhost-resolve 0 \
-	'{"cluster": {"worker": ["legacy0:9000", "legacy1:9000"]}, "task": {"type": "worker", "index": 1}, "rpc_layer": "grpc", "master": "grpc://legacy1:9000", "num_accelerators": {"GPU": 1}}' \
+	'{"cluster": {"worker": ["legacy0:9000", "legacy1:9000"]}, "task": {"type": "worker", "index": 1}, "rpc_layer": "grpc", "master": "legacy-master:8470", "num_accelerators": {"GPU": 1}}' \
 	'' -- "$th" -e LEGACY_TASK=1 -c 'port = 9000;' "$dir/legacy.so" resolve --format json
-expect testhost-master 0 'grpc://legacy1:2222' '' -- \
+# With no task asked, the master is the plugin's own (its 1.0 master op).
+expect testhost-master 0 'legacy-master:8470' '' -- \
 	"$th" -e LEGACY_TASK=1 "$dir/legacy.so" master
 expect testhost-enumerate 0 \
 	'{"num_accelerators": {"GPU": 2}, "devices": [{"plugin": "legacyaccel", "kind": "GPU", "vendor": "legacy", "model": "Legacy GPU", "index": 0, "physical_index": 0, "uuid": "GPU-1e9ac7-0", "memory_bytes": 1073741824}, {"plugin": "legacyaccel", "kind": "GPU", "vendor": "legacy", "model": "Legacy GPU", "index": 1, "physical_index": 1, "uuid": "GPU-1e9ac7-1", "memory_bytes": 1073741824}]}' \
 	'' -- "$th" "$dir/legacyaccel.so" enumerate
 # A 1.0 option table has no bounds: the host reads none past its entries.
-expect testhost-no-bounds 0 'grpc://legacy0:-5' '' -- \
-	"$th" -e LEGACY_TASK=0 -c 'port = -5;' "$dir/legacy.so" master
+expect testhost-no-bounds 0 '{"cluster": {"worker": ["legacy0:-5", "legacy1:-5"]}, "task": {"type": "worker", "index": 0}, "rpc_layer": "grpc", "master": "legacy-master:8470", "num_accelerators": {"GPU": 1}}' '' -- \
+	"$th" -e LEGACY_TASK=0 -c 'port = -5;' "$dir/legacy.so" resolve
 
 cat >"$tmp/both.conf" <<EOC
 plugin_path = [ "$dir" ];
@@ -45,7 +46,7 @@ resolvers = ( { plugin = "legacy"; job = "trainer"; port = 7000; } );
 accelerators = ( { plugin = "legacyaccel"; } );
 EOC
 expect cli-resolve 0 \
-	'{"cluster": {"trainer": ["legacy0:7000", "legacy1:7000"]}, "task": {"type": "trainer", "index": 0}, "rpc_layer": "grpc", "master": "grpc://legacy0:7000", "num_accelerators": {"GPU": 1}}' \
+	'{"cluster": {"trainer": ["legacy0:7000", "legacy1:7000"]}, "task": {"type": "trainer", "index": 0}, "rpc_layer": "grpc", "master": "legacy-master:8470", "num_accelerators": {"GPU": 1}}' \
 	'' -- env LEGACY_TASK=0 "$cli" --config "$tmp/both.conf" resolve --format json
 expect cli-exec 0 \
 	'1 {"cluster": {"trainer": ["legacy0:7000", "legacy1:7000"]}, "task": {"type": "trainer", "index": 0}, "rpc_layer": "grpc"}' \
