@@ -500,14 +500,15 @@ static cr_status k8s_pending_pass(const struct k8s *st, cr_plugin_ctx *ctx,
 /**
  * k8s_wait_running:
  * List every selector until no selected pod is outside Running, sleeping
- * wait_interval between rounds, for at most wait_timeout.
+ * wait_interval between rounds, for at most wait_timeout of the context's
+ * clock (now_ms, which a test host advances when the plugin sleeps).
  * Returns: CR_OK, CR_ERR_TIMEOUT naming a pod still not running, or a
  * listing failure.
  */
 cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx,
 			   const struct k8s_conn *conn, const char *namespace, cr_error *err)
 {
-	int64_t deadline = cr_host->monotonic_ms() + st->wait_timeout_ms;
+	int64_t deadline = cr_host->now_ms(ctx) + st->wait_timeout_ms;
 	struct k8s_pending w = { 0 };
 	cr_status rc;
 
@@ -515,7 +516,7 @@ cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx,
 		rc = k8s_pending_pass(st, ctx, conn, namespace, &w, err);
 		if (rc != CR_OK || w.count == 0)
 			break;
-		int64_t left = deadline - cr_host->monotonic_ms();
+		int64_t left = deadline - cr_host->now_ms(ctx);
 
 		if (left <= 0) {
 			rc = cr_host->error_set(err, CR_ERR_TIMEOUT,
