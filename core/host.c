@@ -478,6 +478,7 @@ static const cr_host_api the_host = {
 	.dl_close = host_dl_close,
 	.monotonic_ms = host_monotonic_ms,
 	.sleep_ms = host_sleep_ms,
+	.result_set_fact = host_result_set_fact,
 };
 
 const cr_host_api *host_api(void)
