@@ -360,6 +360,18 @@ static char *answer_summary(const cr_result_builder *b)
 	return g_string_free(s, FALSE);
 }
 
+/* @err's message without the "resolver 'x': " that explain's line has. */
+static const char *unlabelled(const cr_instance *inst, const cr_error *err)
+{
+	size_t n = strlen(inst->label);
+
+	if (err == NULL)
+		return "";
+	if (strncmp(err->message, inst->label, n) == 0 && strncmp(err->message + n, ": ", 2) == 0)
+		return err->message + n + 2;
+	return err->message;
+}
+
 /* Run one resolver: create, probe, resolve. On CR_OK *b holds its answer.
  * The verdict, reason and facts stay on the instance for `explain`. */
 static cr_status run_resolver(cr_instance *inst, cr_result_builder **out, cr_error *err)
@@ -385,9 +397,9 @@ static cr_status run_resolver(cr_instance *inst, cr_result_builder **out, cr_err
 	builder_free(b);
 	if (st == CR_DECLINED)
 		set_verdict(inst, VERDICT_DECLINED,
-			    g_strdup(err != NULL && err->message[0] ? err->message : "no reason given"));
+			    err != NULL && err->message[0] ? g_strdup(err->message) : NULL);
 	else
-		set_verdict(inst, VERDICT_ERROR, g_strdup(err != NULL ? err->message : ""));
+		set_verdict(inst, VERDICT_ERROR, g_strdup(unlabelled(inst, err)));
 	return st;
 }
 

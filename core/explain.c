@@ -37,9 +37,12 @@ static void human_resolver(GString *out, guint i, const cr_instance *inst)
 	g_string_append_printf(out, "%u. %s (plugin %s, %s, at %s)\n", i + 1, inst->label,
 			       inst->plugin->name, policy_name(inst->policy),
 			       inst->where != NULL ? inst->where : "(built-in)");
-	g_string_append_printf(out, "   %s%s%s\n", verdict_name(inst->verdict),
-			       inst->reason != NULL && inst->reason[0] ? ": " : "",
-			       inst->reason != NULL ? inst->reason : "");
+	if (inst->verdict == VERDICT_DECLINED && inst->reason == NULL)
+		g_string_append(out, "   declined (the plugin gave no reason)\n");
+	else
+		g_string_append_printf(out, "   %s%s%s\n", verdict_name(inst->verdict),
+				       inst->reason != NULL ? ": " : "",
+				       inst->reason != NULL ? inst->reason : "");
 	if (inst->facts == NULL)
 		return;
 	json_object_object_foreach(inst->facts, key, val)
