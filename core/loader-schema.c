@@ -5,7 +5,6 @@
  * you mean", wrong type, missing required key, a number out of its range),
  * each refusal naming FILE:LINE, before the plugin ever runs.
  */
-#include <math.h>
 #include <string.h>
 
 #include <glib.h>
@@ -184,7 +183,7 @@ bool schema_has_bound(const cr_plugin_desc *desc, const cr_option *o, uint32_t f
 /* A bound as an admin wrote it: 1, 0.5, 86400, 1e+30. */
 static void bound_text(char *buf, size_t len, double v)
 {
-	if (v == floor(v) && fabs(v) < 1e15)
+	if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v)
 		g_snprintf(buf, len, "%.0f", v);
 	else
 		g_snprintf(buf, len, "%g", v);
@@ -198,7 +197,7 @@ static cr_status check_range(const cr_plugin_desc *desc, const cr_option *o,
 							       : (double)config_setting_get_int64(s);
 	char value[64], min[32], max[32];
 
-	if ((!lo || v >= o->min) && (!hi || v <= o->max) && !isnan(v))
+	if ((!lo || v >= o->min) && (!hi || v <= o->max) && v == v) /* NaN is out */
 		return CR_OK;
 	if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
 		g_snprintf(value, sizeof(value), "%g", v);
