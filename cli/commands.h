@@ -49,6 +49,7 @@ int cli_cmd_resolve(const cli_opts *o, int argc, char **argv);
 int cli_cmd_master(const cli_opts *o, int argc, char **argv);
 int cli_cmd_accelerators(const cli_opts *o, int argc, char **argv);
 int cli_cmd_exec(const cli_opts *o, int argc, char **argv);
+int cli_cmd_explain(const cli_opts *o, int argc, char **argv);
 int cli_cmd_plugins(const cli_opts *o, int argc, char **argv);
 int cli_cmd_check_config(const cli_opts *o, int argc, char **argv);
 /* `hostlist` needs no config: it gets the raw arguments. */

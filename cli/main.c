@@ -21,6 +21,8 @@ static const char usage_text[] =
 	"  accelerators [--json]         print this task's accelerator counts\n"
 	"  exec [--format F,...] [--jobs J] -- PROGRAM [ARGS]  run PROGRAM with the cluster in its env\n"
 	"       [--supervise [--stop-timeout S]]  ... as a child: signals forwarded, resolvers told\n"
+	"  explain [--json]              why the cluster came out as it did: each resolver's\n"
+	"                                verdict, reason and facts, then the merged result\n"
 	"  plugins [--json]              list installed plugins, their ABI and options\n"
 	"  check-config [FILE]           validate a configuration file\n"
 	"  hostlist expand EXPR | compress   Slurm hostlist tools\n"
@@ -124,6 +126,7 @@ static const struct {
 	{ "master", cli_cmd_master },
 	{ "accelerators", cli_cmd_accelerators },
 	{ "exec", cli_cmd_exec },
+	{ "explain", cli_cmd_explain },
 	{ "plugins", cli_cmd_plugins },
 	{ "check-config", cli_cmd_check_config },
 };

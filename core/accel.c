@@ -18,8 +18,8 @@ static cr_status auto_instances(cr_context *ctx, cr_error *err)
 	for (const char *const *n = auto_accel; *n != NULL; n++) {
 		cr_plugin *plugin = NULL;
 		/* Not installed, or only a resolver of that name: skip it, as
-		 * config_load_auto() does for resolvers. A broken file is fatal. */
-		cr_status st = loader_load(ctx, *n, CR_PLUGIN_ACCELERATOR, &plugin, err);
+		 * the built-in `auto` does for resolvers. A broken file is fatal. */
+		cr_status st = loader_load(&ctx->loader, *n, CR_PLUGIN_ACCELERATOR, &plugin, err);
 
 		if (st == CR_ERR_NOT_FOUND || st == CR_ERR_CONFIG)
 			continue;
@@ -56,6 +56,7 @@ static cr_status run_accel(cr_instance *inst, cr_result *res, cr_error *err)
 
 cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err)
 {
+	GHashTable *cfg_accel = context_config_accel(ctx);
 	cr_status st = CR_OK;
 
 	if (!ctx->accelerators_listed && (st = auto_instances(ctx, err)) != CR_OK)
@@ -76,12 +77,12 @@ cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err)
 			return st;
 		}
 	}
-	if (g_hash_table_size(ctx->cfg_accel) > 0) {
+	if (cfg_accel != NULL && g_hash_table_size(cfg_accel) > 0) {
 		GHashTableIter it;
 		gpointer k, v;
 
 		g_hash_table_remove_all(res->accel);
-		g_hash_table_iter_init(&it, ctx->cfg_accel);
+		g_hash_table_iter_init(&it, cfg_accel);
 		while (g_hash_table_iter_next(&it, &k, &v))
 			accel_counts_put(res->accel, k, *(int64_t *)v);
 		g_free(res->accel_source);

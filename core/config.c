@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config.c - reading the libconfig file, its conf.d drop-ins and the built-in
- * `auto` configuration, and validating each plugin group against the
- * plugin's declared schema before the plugin ever runs.
+ * config.c - the first stage of the pipeline: the libconfig file, its conf.d
+ * drop-ins, a config string or the built-in `auto` configuration, read into
+ * a plain plan (cr_plan): resolver and accelerator entries with their
+ * groups, names, policies and FILE:LINE, the plugin path and the top-level
+ * overrides. It loads no plugin; the loader checks each entry against its
+ * plugin's schema.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,8 +17,6 @@
 
 static const char *const top_keys[] = { "plugin_path", "rpc_layer", "task", "num_accelerators",
 					"resolvers", "accelerators", NULL };
-/* Keys of a resolver/accelerator group that belong to the host. */
-static const char *const host_keys[] = { "plugin", "name", "policy", NULL };
 
 const char *cfg_file_of(const config_setting_t *s)
 {
@@ -55,184 +56,6 @@ static bool in_list(const char *const *list, const char *s)
 	return false;
 }
 
-const cr_option *schema_option_at(const cr_plugin_desc *desc, size_t i)
-{
-	const char *base = (const char *)desc->options;
-
-	if (base == NULL)
-		return NULL;
-	return (const cr_option *)(const void *)(base + i * desc->option_size);
-}
-
-const cr_option *schema_find(const cr_plugin_desc *desc, const char *name)
-{
-	for (size_t i = 0;; i++) {
-		const cr_option *o = schema_option_at(desc, i);
-
-		if (o == NULL || o->name == NULL)
-			return NULL;
-		if (strcmp(o->name, name) == 0)
-			return o;
-	}
-}
-
-/* Levenshtein distance, for "did you mean" hints on short keys. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t *row = g_new(size_t, lb + 1);
-	size_t result;
-
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t best = prev + (a[i - 1] == b[j - 1] ? 0 : 1);
-
-			best = MIN(best, row[j] + 1);
-			best = MIN(best, row[j - 1] + 1);
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	result = row[lb];
-	g_free(row);
-	return result;
-}
-
-static const char *suggest(const cr_plugin_desc *desc, const char *key)
-{
-	const char *best = NULL;
-	size_t best_d = 3;
-
-	for (size_t i = 0;; i++) {
-		const cr_option *o = schema_option_at(desc, i);
-		size_t d;
-
-		if (o == NULL || o->name == NULL)
-			break;
-		d = edit_distance(key, o->name);
-		if (d < best_d) {
-			best_d = d;
-			best = o->name;
-		}
-	}
-	return best;
-}
-
-static const char *type_text(cr_option_type t)
-{
-	switch (t) {
-	case CR_OPT_STRING:
-		return "a string";
-	case CR_OPT_INT:
-		return "an integer";
-	case CR_OPT_BOOL:
-		return "a boolean";
-	case CR_OPT_FLOAT:
-		return "a number";
-	case CR_OPT_STRING_LIST:
-		return "a list of strings";
-	case CR_OPT_GROUP:
-		return "a group";
-	case CR_OPT_ANY:
-		return "a value";
-	}
-	return "a value";
-}
-
-static const char *setting_text(const config_setting_t *s)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_GROUP:
-		return "a group";
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		return "an integer";
-	case CONFIG_TYPE_FLOAT:
-		return "a float";
-	case CONFIG_TYPE_STRING:
-		return "a string";
-	case CONFIG_TYPE_BOOL:
-		return "a boolean";
-	case CONFIG_TYPE_ARRAY:
-		return "an array";
-	case CONFIG_TYPE_LIST:
-		return "a list";
-	}
-	return "a value";
-}
-
-static bool type_matches(const config_setting_t *s, cr_option_type t)
-{
-	int ty = config_setting_type(s);
-
-	switch (t) {
-	case CR_OPT_STRING:
-		return ty == CONFIG_TYPE_STRING;
-	case CR_OPT_INT:
-		return ty == CONFIG_TYPE_INT || ty == CONFIG_TYPE_INT64;
-	case CR_OPT_BOOL:
-		return ty == CONFIG_TYPE_BOOL;
-	case CR_OPT_FLOAT:
-		return ty == CONFIG_TYPE_FLOAT || ty == CONFIG_TYPE_INT || ty == CONFIG_TYPE_INT64;
-	case CR_OPT_STRING_LIST:
-		if (ty != CONFIG_TYPE_ARRAY && ty != CONFIG_TYPE_LIST)
-			return false;
-		for (int i = 0; i < config_setting_length(s); i++)
-			if (config_setting_type(config_setting_get_elem(s, (unsigned)i)) !=
-			    CONFIG_TYPE_STRING)
-				return false;
-		return true;
-	case CR_OPT_GROUP:
-		return ty == CONFIG_TYPE_GROUP;
-	case CR_OPT_ANY:
-		return true;
-	}
-	return false;
-}
-
-cr_status config_validate_options(const cr_instance *inst, cr_error *err)
-{
-	const cr_plugin_desc *desc = inst->plugin->desc;
-	const config_setting_t *g = inst->setting;
-
-	for (int i = 0; i < config_setting_length(g); i++) {
-		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
-		const char *key = config_setting_name(s);
-		const cr_option *o;
-
-		if (key == NULL || in_list(host_keys, key))
-			continue;
-		o = schema_find(desc, key);
-		if (o == NULL) {
-			const char *hint = suggest(desc, key);
-
-			return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: unknown key '%s'%s%s%s",
-					    AT(s), inst->label, key, hint ? " (did you mean '" : "",
-					    hint ? hint : "", hint ? "'?)" : "");
-		}
-		if (!type_matches(s, o->type))
-			return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: key '%s' must be %s, not %s",
-					    AT(s), inst->label, key, type_text(o->type),
-					    setting_text(s));
-	}
-	for (size_t i = 0;; i++) {
-		const cr_option *o = schema_option_at(desc, i);
-
-		if (o == NULL || o->name == NULL)
-			break;
-		if ((o->flags & CR_OPT_REQUIRED) && config_setting_get_member(g, o->name) == NULL)
-			return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: missing required key '%s'",
-					    AT(g), inst->label, o->name);
-	}
-	return CR_OK;
-}
-
 static cr_status parse_policy(const config_setting_t *g, const char *label, cr_policy *out,
 			      cr_error *err)
 {
@@ -256,63 +79,106 @@ static cr_status parse_policy(const config_setting_t *g, const char *label, cr_p
 	return CR_OK;
 }
 
-static cr_status add_instance(cr_context *ctx, const config_setting_t *g, cr_plugin_kind kind,
-			      cr_error *err)
+const char *policy_name(cr_policy p)
+{
+	return p == CR_POLICY_OPTIONAL	   ? "optional"
+	       : p == CR_POLICY_SUFFICIENT ? "sufficient"
+					   : "required";
+}
+
+/* "resolver 'NAME'": the `name` key, else the plugin's name (the file's
+ * name without ".so" for an absolute path). */
+static char *instance_label(cr_plugin_kind kind, const char *name, const char *plugin)
+{
+	char *base = name == NULL && plugin != NULL && plugin[0] == '/' ? g_path_get_basename(plugin)
+								      : NULL;
+	char *label;
+
+	if (base != NULL && g_str_has_suffix(base, ".so"))
+		base[strlen(base) - 3] = '\0';
+	label = g_strdup_printf("%s '%s'", kind_name(kind),
+				name != NULL ? name : base != NULL ? base : plugin);
+	g_free(base);
+	return label;
+}
+
+static void entry_free(gpointer p)
+{
+	plan_entry *e = p;
+
+	g_free(e->plugin);
+	g_free(e->where);
+	g_free(e);
+}
+
+/* One { plugin = ...; } group of a resolvers/accelerators list. @kind 0:
+ * not known yet (cr-testhost names the file, the file says its kind). */
+static cr_status read_entry(const config_setting_t *g, cr_plugin_kind kind, plan_entry **out,
+			    cr_error *err)
 {
 	const char *what = kind_name(kind);
 	const config_setting_t *ps = config_setting_get_member(g, "plugin");
 	const config_setting_t *ns = config_setting_get_member(g, "name");
-	const char *plugin_name, *name;
-	cr_plugin *plugin = NULL;
-	cr_instance *inst;
+	plan_entry *e;
+	char *label;
 	cr_status st;
 
+	*out = NULL;
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return error_set(err, CR_ERR_CONFIG, "%s:%d: each %s must be a group { plugin = ...; }",
-				    AT(g), what);
-	if (ps == NULL || config_setting_get_string(ps) == NULL)
+				 AT(g), what);
+	if (kind != 0 && (ps == NULL || config_setting_get_string(ps) == NULL))
 		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s without a \"plugin\" name", AT(g),
-				    what);
-	if (ns != NULL && config_setting_get_string(ns) == NULL)
+				 what);
+	if (kind != 0 && ns != NULL && config_setting_get_string(ns) == NULL)
 		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: name must be a string", AT(ns),
-				    what);
-	plugin_name = config_setting_get_string(ps);
-	st = loader_load(ctx, plugin_name, kind, &plugin, err);
-	if (st != CR_OK)
-		return error_prefix(err, "%s:%d: ", AT(ps));
-	name = ns != NULL ? config_setting_get_string(ns) : plugin->name;
-	inst = instance_new(ctx, kind, plugin, name, g);
-	inst->where = g_strdup_printf("%s:%d", AT(g));
-	if (kind == CR_PLUGIN_RESOLVER)
-		g_ptr_array_add(ctx->resolvers, inst);
-	else
-		g_ptr_array_add(ctx->accelerators, inst);
-	st = parse_policy(g, inst->label, &inst->policy, err);
-	if (st != CR_OK)
+				 what);
+	e = g_new0(plan_entry, 1);
+	e->kind = kind;
+	e->plugin = g_strdup(ps != NULL ? config_setting_get_string(ps) : NULL);
+	e->name = ns != NULL ? config_setting_get_string(ns) : NULL;
+	e->bad_name = ns != NULL && e->name == NULL ? ns : NULL;
+	e->group = g;
+	e->plugin_at = ps;
+	e->where = g_strdup_printf("%s:%d", AT(g));
+	/* The policy message names the instance as the loader will: the
+	 * `name` key, else the plugin's name. cr-testhost runs one plugin and
+	 * has no policies. */
+	label = instance_label(kind, e->name, e->plugin);
+	st = kind != 0 ? parse_policy(g, label, &e->policy, err) : CR_OK;
+	g_free(label);
+	if (st != CR_OK) {
+		entry_free(e);
 		return st;
-	return config_validate_options(inst, err);
+	}
+	*out = e;
+	return CR_OK;
 }
 
-static cr_status read_instances(cr_context *ctx, const config_setting_t *list, cr_plugin_kind kind,
-				cr_error *err)
+static cr_status read_entries(cr_plan *plan, const config_setting_t *list, cr_plugin_kind kind,
+			      cr_error *err)
 {
+	GPtrArray *to = kind == CR_PLUGIN_RESOLVER ? plan->resolvers : plan->accelerators;
 	int ty = config_setting_type(list);
+	int n = ty == CONFIG_TYPE_GROUP ? 1 : config_setting_length(list);
 
 	if (ty != CONFIG_TYPE_LIST && ty != CONFIG_TYPE_GROUP)
 		return error_set(err, CR_ERR_CONFIG, "%s:%d: '%s' must be a list ( { ... }, ... )",
-				    AT(list), config_setting_name(list));
-	if (ty == CONFIG_TYPE_GROUP) /* a single group is a list of one */
-		return add_instance(ctx, list, kind, err);
-	for (int i = 0; i < config_setting_length(list); i++) {
-		cr_status st = add_instance(ctx, config_setting_get_elem(list, (unsigned)i), kind, err);
+				 AT(list), config_setting_name(list));
+	for (int i = 0; i < n; i++) { /* a single group is a list of one */
+		const config_setting_t *g =
+			ty == CONFIG_TYPE_GROUP ? list : config_setting_get_elem(list, (unsigned)i);
+		plan_entry *e = NULL;
+		cr_status st = read_entry(g, kind, &e, err);
 
 		if (st != CR_OK)
 			return st;
+		g_ptr_array_add(to, e);
 	}
 	return CR_OK;
 }
 
-static cr_status read_plugin_path(cr_context *ctx, const config_setting_t *s, cr_error *err)
+static cr_status read_plugin_path(cr_plan *plan, const config_setting_t *s, cr_error *err)
 {
 	int ty = config_setting_type(s);
 	int n = ty == CONFIG_TYPE_STRING ? 1 : config_setting_length(s);
@@ -329,12 +195,12 @@ static cr_status read_plugin_path(cr_context *ctx, const config_setting_t *s, cr
 			return error_set(err, CR_ERR_CONFIG,
 					    "%s:%d: plugin_path entries must be absolute directories",
 					    AT(s));
-		g_ptr_array_add(ctx->config_dirs, g_strdup(dir));
+		g_ptr_array_add(plan->plugin_path, g_strdup(dir));
 	}
 	return CR_OK;
 }
 
-static cr_status read_task(cr_context *ctx, const config_setting_t *g, cr_error *err)
+static cr_status read_task(cr_plan *plan, const config_setting_t *g, cr_error *err)
 {
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return error_set(err, CR_ERR_CONFIG,
@@ -345,8 +211,8 @@ static cr_status read_task(cr_context *ctx, const config_setting_t *g, cr_error 
 		long long id;
 
 		if (strcmp(key, "type") == 0 && config_setting_type(s) == CONFIG_TYPE_STRING) {
-			g_free(ctx->cfg_task_type);
-			ctx->cfg_task_type = g_strdup(config_setting_get_string(s));
+			g_free(plan->task_type);
+			plan->task_type = g_strdup(config_setting_get_string(s));
 		} else if (strcmp(key, "id") == 0 && (config_setting_type(s) == CONFIG_TYPE_INT ||
 						       config_setting_type(s) == CONFIG_TYPE_INT64)) {
 			id = config_setting_get_int64(s);
@@ -354,7 +220,7 @@ static cr_status read_task(cr_context *ctx, const config_setting_t *g, cr_error 
 				return error_set(err, CR_ERR_CONFIG,
 						    "%s:%d: task id %lld is out of range (0..2147483647)",
 						    AT(s), id);
-			ctx->cfg_task_id = id;
+			plan->task_id = id;
 		} else {
 			return error_set(err, CR_ERR_CONFIG,
 					    "%s:%d: task: unknown key '%s' or wrong type (type is a string, id an integer)",
@@ -383,7 +249,7 @@ static cr_status read_accel_counts(GHashTable *counts, const config_setting_t *g
 	return CR_OK;
 }
 
-static cr_status read_root(cr_context *ctx, const config_t *cfg, cr_error *err)
+static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
 {
 	const config_setting_t *root = config_root_setting(cfg);
 	const config_setting_t *s;
@@ -399,38 +265,75 @@ static cr_status read_root(cr_context *ctx, const config_t *cfg, cr_error *err)
 					    "%s:%d: unknown top-level key '%s' (known: plugin_path, rpc_layer, task, num_accelerators, resolvers, accelerators)",
 					    AT(s), key);
 	}
-	/* plugin_path first: the resolvers below are loaded from it. */
 	if ((s = config_setting_get_member(root, "plugin_path")) != NULL)
-		st = read_plugin_path(ctx, s, err);
+		st = read_plugin_path(plan, s, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "rpc_layer")) != NULL) {
 		if (config_setting_type(s) != CONFIG_TYPE_STRING)
 			return error_set(err, CR_ERR_CONFIG, "%s:%d: rpc_layer must be a string",
 					    AT(s));
-		g_free(ctx->cfg_rpc_layer);
-		ctx->cfg_rpc_layer = g_strdup(config_setting_get_string(s));
-		ctx->cfg_rpc_layer_set = true;
+		g_free(plan->rpc_layer);
+		plan->rpc_layer = g_strdup(config_setting_get_string(s));
+		plan->rpc_layer_set = true;
 	}
 	if (st == CR_OK && (s = config_setting_get_member(root, "task")) != NULL)
-		st = read_task(ctx, s, err);
+		st = read_task(plan, s, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "num_accelerators")) != NULL)
-		st = read_accel_counts(ctx->cfg_accel, s, err);
+		st = read_accel_counts(plan->num_accelerators, s, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "resolvers")) != NULL)
-		st = read_instances(ctx, s, CR_PLUGIN_RESOLVER, err);
+		st = read_entries(plan, s, CR_PLUGIN_RESOLVER, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "accelerators")) != NULL) {
-		ctx->accelerators_listed = true;
-		st = read_instances(ctx, s, CR_PLUGIN_ACCELERATOR, err);
+		plan->accelerators_listed = true;
+		st = read_entries(plan, s, CR_PLUGIN_ACCELERATOR, err);
 	}
 	return st;
 }
 
-static config_t *new_config(cr_context *ctx, const char *name)
+/* A config the plan keeps: its settings are the entries' groups. It is
+ * named after reading, since reading replaces the root setting. */
+static config_t *new_config(cr_plan *plan)
 {
 	config_t *cfg = g_new0(config_t, 1);
 
 	config_init(cfg);
-	g_ptr_array_add(ctx->configs, cfg);
-	(void)name; /* named after reading: reading replaces the root setting */
+	g_ptr_array_add(plan->configs, cfg);
 	return cfg;
+}
+
+static void free_config(gpointer p)
+{
+	config_t *cfg = p;
+
+	g_free((char *)config_name_get(cfg));
+	config_destroy(cfg);
+	g_free(cfg);
+}
+
+cr_plan *plan_new(void)
+{
+	cr_plan *plan = g_new0(cr_plan, 1);
+
+	plan->configs = g_ptr_array_new_with_free_func(free_config);
+	plan->plugin_path = g_ptr_array_new_with_free_func(g_free);
+	plan->resolvers = g_ptr_array_new_with_free_func(entry_free);
+	plan->accelerators = g_ptr_array_new_with_free_func(entry_free);
+	plan->task_id = -1;
+	plan->num_accelerators = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	return plan;
+}
+
+void plan_free(cr_plan *plan)
+{
+	if (plan == NULL)
+		return;
+	g_ptr_array_unref(plan->resolvers);
+	g_ptr_array_unref(plan->accelerators);
+	g_ptr_array_unref(plan->configs);
+	g_ptr_array_unref(plan->plugin_path);
+	g_hash_table_unref(plan->num_accelerators);
+	g_free(plan->name);
+	g_free(plan->task_type);
+	g_free(plan->rpc_layer);
+	g_free(plan);
 }
 
 static cr_status read_error(const config_t *cfg, const char *path, cr_error *err)
@@ -443,9 +346,9 @@ static cr_status read_error(const config_t *cfg, const char *path, cr_error *err
 			    config_error_line(cfg), config_error_text(cfg));
 }
 
-static cr_status load_one_file(cr_context *ctx, const char *path, cr_error *err)
+static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 {
-	config_t *cfg = new_config(ctx, path);
+	config_t *cfg = new_config(plan);
 	char *dir = g_path_get_dirname(path);
 	cr_status st;
 
@@ -458,13 +361,12 @@ static cr_status load_one_file(cr_context *ctx, const char *path, cr_error *err)
 		return st;
 	}
 	config_name_set(cfg, path);
-	st = read_root(ctx, cfg, err);
-	return st;
+	return read_root(plan, cfg, err);
 }
 
 /* Drop-ins: DIR/conf.d/NAME.conf next to the main file, in sorted order. Lists
  * (resolvers, accelerators, plugin_path) append; scalars override. */
-static cr_status load_dropins(cr_context *ctx, const char *path, cr_error *err)
+static cr_status read_dropins(cr_plan *plan, const char *path, cr_error *err)
 {
 	char *dir = g_path_get_dirname(path);
 	char *dropdir = g_build_filename(dir, "conf.d", NULL);
@@ -480,7 +382,7 @@ static cr_status load_dropins(cr_context *ctx, const char *path, cr_error *err)
 	for (guint i = 0; i < names->len && st == CR_OK; i++) {
 		char *file = g_build_filename(dropdir, g_ptr_array_index(names, i), NULL);
 
-		st = load_one_file(ctx, file, err);
+		st = read_one_file(plan, file, err);
 		g_free(file);
 	}
 	if (d != NULL)
@@ -491,63 +393,87 @@ static cr_status load_dropins(cr_context *ctx, const char *path, cr_error *err)
 	return st;
 }
 
-cr_status config_load_file(cr_context *ctx, const char *path, cr_error *err)
+cr_status config_parse_file(cr_plan *plan, const char *path, cr_error *err)
 {
 	cr_status st;
 
-	g_free(ctx->config_name);
-	ctx->config_name = g_strdup(path);
-	st = load_one_file(ctx, path, err);
+	g_free(plan->name);
+	plan->name = g_strdup(path);
+	st = read_one_file(plan, path, err);
 	if (st == CR_OK)
-		st = load_dropins(ctx, path, err);
+		st = read_dropins(plan, path, err);
 	return st;
 }
 
-cr_status config_load_string(cr_context *ctx, const char *text, const char *name, cr_error *err)
+cr_status config_parse_string(cr_plan *plan, const char *text, const char *name, cr_error *err)
 {
-	config_t *cfg = new_config(ctx, name);
+	config_t *cfg = new_config(plan);
 
-	g_free(ctx->config_name);
-	ctx->config_name = g_strdup(name);
+	g_free(plan->name);
+	plan->name = g_strdup(name);
 	if (config_read_string(cfg, text) != CONFIG_TRUE) {
 		cr_status st = error_set(err, CR_ERR_CONFIG, "%s:%d: %s", name,
-					    config_error_line(cfg), config_error_text(cfg));
+					 config_error_line(cfg), config_error_text(cfg));
 
 		config_name_set(cfg, name);
 		return st;
 	}
 	config_name_set(cfg, name);
-	return read_root(ctx, cfg, err);
+	return read_root(plan, cfg, err);
 }
 
 /* The built-in `auto` configuration: every installed environment resolver in
  * a fixed order, each `sufficient` (the first that applies wins; an error is
  * fatal), then one local task so a lone process still gets a TF_CONFIG. */
-static const char *const auto_order[] = { "tfconfig", "slurm", "k8s", "gce", "tpu", "aws", NULL };
+const char *const config_auto_order[] = { "tfconfig", "slurm", "k8s", "gce", "tpu", "aws", NULL };
 
-cr_status config_load_auto(cr_context *ctx, cr_error *err)
+cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_error *err)
 {
 	GString *text = g_string_new("resolvers = (\n");
 	cr_status st;
 
-	for (const char *const *n = auto_order; *n != NULL; n++) {
-		cr_plugin *plugin = NULL;
-
-		/* Only resolvers: an accelerator may share the name (tpu.so). A
-		 * file that is there but broken is reported, as it would be
-		 * when named in a config. */
-		st = loader_load(ctx, *n, CR_PLUGIN_RESOLVER, &plugin, err);
-		if (st == CR_OK)
-			g_string_append_printf(text, "  { plugin = \"%s\"; policy = \"sufficient\"; },\n",
-					       *n);
-		else if (st != CR_ERR_NOT_FOUND && st != CR_ERR_CONFIG)
-			goto out;
-	}
+	for (const char *const *n = installed; *n != NULL; n++)
+		g_string_append_printf(text, "  { plugin = \"%s\"; policy = \"sufficient\"; },\n", *n);
 	g_string_append(text, "  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"
 			      "    cluster = { worker = [ \"localhost:2222\" ]; };\n"
 			      "    task_type = \"worker\"; task_id = 0; }\n);\n");
-	st = config_load_string(ctx, text->str, "(built-in auto)", err);
-out:
+	st = config_parse_string(plan, text->str, "(built-in auto)", err);
 	g_string_free(text, TRUE);
+	return st;
+}
+
+#define GROUP_KEY "cr_testhost_group"
+
+cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
+			    const char *plugin_path, plan_entry **out, cr_error *err)
+{
+	config_t *cfg = new_config(plan);
+	char *wrapped = g_strdup_printf(GROUP_KEY " = { %s\n};", text != NULL ? text : "");
+	const config_setting_t *root, *g;
+	int ok;
+	cr_status st;
+
+	*out = NULL;
+	g_free(plan->name);
+	plan->name = g_strdup(name);
+	plan->accelerators_listed = true; /* only the one plugin */
+	ok = config_read_string(cfg, wrapped);
+	g_free(wrapped);
+	config_name_set(cfg, name);
+	if (ok != CONFIG_TRUE)
+		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s", name, config_error_line(cfg),
+				 config_error_text(cfg));
+	root = config_root_setting(cfg);
+	g = config_setting_get_member(root, GROUP_KEY);
+	if (config_setting_length(root) != 1 || g == NULL ||
+	    config_setting_type(g) != CONFIG_TYPE_GROUP)
+		return error_set(err, CR_ERR_CONFIG,
+				 "%s: the config text must be the keys of one group (a stray '}'?)",
+				 name);
+	st = read_entry(g, 0, out, err);
+	if (st == CR_OK) {
+		g_free((*out)->plugin);
+		(*out)->plugin = g_strdup(plugin_path);
+	}
 	return st;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * context.c - the application's handle: configuration, plugin instances,
- * identity overrides, and the resolve pipeline (resolvers with their
- * policies -> union -> accelerator layer).
+ * context.c - the application's handle, and the stage that drives the
+ * pipeline: config (files -> plan) -> loader (plan entries -> plugins) ->
+ * instances, created and run here under their policies -> union ->
+ * accelerator layer. Each stage it calls only calls the stages below it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,27 +28,15 @@ cr_context *cr_context_new(cr_error *err)
 	(void)err;
 	ctx->log_fn = stderr_log;
 	ctx->log_level = CR_LOG_WARNING;
-	ctx->added_dirs = g_ptr_array_new_with_free_func(g_free);
-	ctx->config_dirs = g_ptr_array_new_with_free_func(g_free);
-	ctx->configs = g_ptr_array_new();
+	loader_init(&ctx->loader);
 	ctx->resolvers = g_ptr_array_new_with_free_func(instance_free);
 	ctx->accelerators = g_ptr_array_new_with_free_func(instance_free);
-	ctx->plugins = g_ptr_array_new_with_free_func((GDestroyNotify)loader_plugin_free);
 	ctx->task_id = -1;
-	ctx->cfg_task_id = -1;
-	ctx->cfg_accel = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	ctx->io = io_real();
 	ctx->builtin = g_new0(config_t, 1);
 	config_init(ctx->builtin);
 	config_name_set(ctx->builtin, "(built-in)");
 	return ctx;
-}
-
-static void free_config(config_t *cfg)
-{
-	g_free((char *)config_name_get(cfg));
-	config_destroy(cfg);
-	g_free(cfg);
 }
 
 void cr_context_free(cr_context *ctx)
@@ -57,19 +46,13 @@ void cr_context_free(cr_context *ctx)
 	/* States first, then the plugins' code, then the config they borrowed. */
 	g_ptr_array_unref(ctx->resolvers);
 	g_ptr_array_unref(ctx->accelerators);
-	g_ptr_array_unref(ctx->plugins);
-	for (guint i = 0; i < ctx->configs->len; i++)
-		free_config(g_ptr_array_index(ctx->configs, i));
-	g_ptr_array_unref(ctx->configs);
-	free_config(ctx->builtin);
-	g_ptr_array_unref(ctx->added_dirs);
-	g_ptr_array_unref(ctx->config_dirs);
-	g_hash_table_unref(ctx->cfg_accel);
-	g_free(ctx->config_name);
+	loader_clear(&ctx->loader);
+	plan_free(ctx->plan);
+	g_free((char *)config_name_get(ctx->builtin));
+	config_destroy(ctx->builtin);
+	g_free(ctx->builtin);
 	g_free(ctx->task_type);
-	g_free(ctx->cfg_task_type);
 	g_free(ctx->rpc_layer);
-	g_free(ctx->cfg_rpc_layer);
 	g_free(ctx);
 }
 
@@ -91,7 +74,7 @@ cr_status cr_context_add_plugin_dir(cr_context *ctx, const char *dir, cr_error *
 {
 	if (ctx == NULL || dir == NULL || !g_path_is_absolute(dir))
 		return error_set(err, CR_ERR_INVALID_ARG, "plugin directory must be an absolute path");
-	g_ptr_array_add(ctx->added_dirs, g_strdup(dir));
+	g_ptr_array_add(ctx->loader.added_dirs, g_strdup(dir));
 	return CR_OK;
 }
 
@@ -99,10 +82,68 @@ static cr_status check_fresh(cr_context *ctx, cr_error *err)
 {
 	if (ctx == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "NULL context");
-	if (ctx->config_loaded)
+	if (ctx->plan != NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "a configuration is already loaded");
-	ctx->config_loaded = true;
+	ctx->plan = plan_new();
+	ctx->loader.plan_dirs = ctx->plan->plugin_path;
 	return CR_OK;
+}
+
+/* The loader turns a plan entry into a checked plugin; the instance is
+ * made here. */
+static cr_status load_entry(cr_context *ctx, plan_entry *e, cr_instance **out, cr_error *err)
+{
+	cr_plugin *plugin = NULL;
+	char *label = NULL;
+	cr_status st = loader_load_entry(&ctx->loader, e, &plugin, &label, err);
+
+	*out = NULL;
+	if (st != CR_OK)
+		return st;
+	*out = instance_new(ctx, e->kind, plugin, e->name != NULL ? e->name : plugin->name,
+			    e->group);
+	(*out)->where = g_strdup(e->where);
+	(*out)->policy = e->policy;
+	g_free(label);
+	return CR_OK;
+}
+
+static cr_status load_entries(cr_context *ctx, GPtrArray *entries, GPtrArray *to, cr_error *err)
+{
+	for (guint i = 0; i < entries->len; i++) {
+		cr_instance *inst = NULL;
+		cr_status st = load_entry(ctx, g_ptr_array_index(entries, i), &inst, err);
+
+		if (st != CR_OK)
+			return st;
+		g_ptr_array_add(to, inst);
+	}
+	return CR_OK;
+}
+
+static cr_status load_plan(cr_context *ctx, cr_error *err)
+{
+	cr_status st = load_entries(ctx, ctx->plan->resolvers, ctx->resolvers, err);
+
+	if (st == CR_OK)
+		st = load_entries(ctx, ctx->plan->accelerators, ctx->accelerators, err);
+	ctx->accelerators_listed = ctx->plan->accelerators_listed;
+	return st;
+}
+
+/* `auto`: the loader says which environment resolvers are installed, the
+ * config writes the plan over them. */
+static cr_status read_auto(cr_context *ctx, cr_error *err)
+{
+	GPtrArray *installed = NULL;
+	cr_status st = loader_installed(&ctx->loader, config_auto_order, CR_PLUGIN_RESOLVER,
+					&installed, err);
+
+	if (st != CR_OK)
+		return st;
+	st = config_parse_auto(ctx->plan, (const char *const *)installed->pdata, err);
+	g_ptr_array_unref(installed);
+	return st;
 }
 
 cr_status cr_context_load_config(cr_context *ctx, const char *path, cr_error *err)
@@ -121,9 +162,11 @@ cr_status cr_context_load_config(cr_context *ctx, const char *path, cr_error *er
 	}
 	if (path == NULL) {
 		ctx_log(ctx, CR_LOG_INFO, "config", "no config file; using the built-in auto configuration");
-		return config_load_auto(ctx, err);
+		st = read_auto(ctx, err);
+	} else {
+		st = config_parse_file(ctx->plan, path, err);
 	}
-	return config_load_file(ctx, path, err);
+	return st == CR_OK ? load_plan(ctx, err) : st;
 }
 
 cr_status cr_context_load_config_string(cr_context *ctx, const char *text, const char *name,
@@ -135,7 +178,43 @@ cr_status cr_context_load_config_string(cr_context *ctx, const char *text, const
 		return st;
 	if (text == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "NULL config text");
-	return config_load_string(ctx, text, name != NULL ? name : "(string)", err);
+	st = config_parse_string(ctx->plan, text, name != NULL ? name : "(string)", err);
+	return st == CR_OK ? load_plan(ctx, err) : st;
+}
+
+cr_status context_load_single(cr_context *ctx, const char *plugin_path, const char *group_text,
+			      const char *name, cr_instance **out, cr_error *err)
+{
+	plan_entry *e = NULL;
+	cr_status st = check_fresh(ctx, err);
+
+	*out = NULL;
+	if (st != CR_OK)
+		return st;
+	st = config_parse_group(ctx->plan, group_text, name, plugin_path, &e, err);
+	if (st == CR_OK) {
+		g_ptr_array_add(ctx->plan->resolvers, e); /* the plan owns it */
+		st = load_entry(ctx, e, out, err);
+	}
+	if (st != CR_OK) { /* nothing was made: the context stays fresh */
+		g_clear_pointer(&ctx->plan, plan_free);
+		ctx->loader.plan_dirs = NULL;
+		return st;
+	}
+	ctx->accelerators_listed = true; /* only this plugin */
+	if (e->kind == CR_PLUGIN_ACCELERATOR) {
+		g_ptr_array_steal_index(ctx->plan->resolvers, 0);
+		g_ptr_array_add(ctx->plan->accelerators, e);
+		g_ptr_array_add(ctx->accelerators, *out);
+	} else {
+		g_ptr_array_add(ctx->resolvers, *out);
+	}
+	return CR_OK;
+}
+
+GHashTable *context_config_accel(const cr_context *ctx)
+{
+	return ctx->plan != NULL ? ctx->plan->num_accelerators : NULL;
 }
 
 cr_status cr_context_set_task(cr_context *ctx, const char *task_type, int64_t task_id,
@@ -189,6 +268,9 @@ void instance_free(gpointer p)
 			inst->plugin->desc->accelerator->destroy(inst->state);
 	}
 	http_conn_free(inst->http);
+	if (inst->facts != NULL)
+		json_object_put(inst->facts);
+	g_free(inst->reason);
 	g_free(inst->name);
 	g_free(inst->label);
 	g_free(inst->where);
@@ -217,65 +299,138 @@ cr_status instance_create(cr_instance *inst, cr_error *err)
 	return CR_OK;
 }
 
-/* ---- resolve ------------------------------------------------------------- */
-
-static const char *policy_name(cr_policy p)
+/* Give a failure a message and the instance's label; a decline keeps the
+ * plugin's reason, if it gave one, as it is. */
+static cr_status normalise(cr_instance *inst, cr_status st, cr_error *err)
 {
-	return p == CR_POLICY_OPTIONAL ? "optional" : p == CR_POLICY_SUFFICIENT ? "sufficient" : "required";
+	if (st == CR_OK || err == NULL)
+		return st;
+	if (st != CR_DECLINED && err->message[0] == '\0')
+		error_set(err, st, "%s", cr_strerror(st));
+	err->code = st;
+	if (st != CR_DECLINED)
+		error_prefix(err, "%s: ", inst->label);
+	return st;
 }
 
-/* Run one resolver: create, probe, resolve. On CR_OK *b holds its answer. */
-static cr_status run_resolver(cr_instance *inst, cr_result_builder **out, cr_error *err)
+cr_status instance_probe(cr_instance *inst, cr_error *err)
 {
-	const cr_resolver_ops *ops = inst->plugin->desc->resolver;
-	cr_result_builder *b = NULL;
-	cr_status st;
+	cr_status (*probe)(void *state, cr_plugin_ctx *pctx, cr_error *perr);
+	cr_status st = instance_create(inst, err);
 
-	*out = NULL;
-	st = instance_create(inst, err);
 	if (st != CR_OK)
 		return st;
 	if (err != NULL)
 		err->message[0] = '\0';
-	st = ops->probe != NULL ? ops->probe(inst->state, &inst->pctx, err) : CR_OK;
+	probe = inst->kind == CR_PLUGIN_RESOLVER ? inst->plugin->desc->resolver->probe
+						 : inst->plugin->desc->accelerator->probe;
+	st = probe != NULL ? probe(inst->state, &inst->pctx, err) : CR_OK;
+	inst->declined = st == CR_DECLINED;
+	return normalise(inst, st, err);
+}
+
+/* ---- resolve ------------------------------------------------------------- */
+
+static void set_verdict(cr_instance *inst, run_verdict v, char *reason)
+{
+	inst->verdict = v;
+	g_free(inst->reason);
+	inst->reason = reason;
+}
+
+/* "2 jobs, 5 tasks; this task worker:1": what an answer holds. */
+static char *answer_summary(const cr_result_builder *b)
+{
+	size_t jobs = cr_spec_num_jobs(b->spec), tasks = 0;
+	GString *s = g_string_new(NULL);
+
+	for (size_t j = 0; j < jobs; j++) {
+		size_t n = 0;
+
+		cr_spec_num_tasks(b->spec, cr_spec_job_name(b->spec, j), &n, NULL);
+		tasks += n;
+	}
+	g_string_append_printf(s, "%zu job%s, %zu task%s", jobs, jobs == 1 ? "" : "s", tasks,
+			       tasks == 1 ? "" : "s");
+	if (b->has_task)
+		g_string_append_printf(s, "; this task %s:%" G_GINT64_FORMAT, b->task_type,
+				       b->task_id);
+	return g_string_free(s, FALSE);
+}
+
+/* @err's message without the "resolver 'x': " that explain's line has. */
+static const char *unlabelled(const cr_instance *inst, const cr_error *err)
+{
+	size_t n = strlen(inst->label);
+
+	if (err == NULL)
+		return "";
+	if (strncmp(err->message, inst->label, n) == 0 && strncmp(err->message + n, ": ", 2) == 0)
+		return err->message + n + 2;
+	return err->message;
+}
+
+/* Run one resolver: create, probe, resolve. On CR_OK *b holds its answer.
+ * The verdict, reason and facts stay on the instance for `explain`. */
+static cr_status run_resolver(cr_instance *inst, cr_result_builder **out, cr_error *err)
+{
+	cr_result_builder *b = NULL;
+	cr_status st;
+
+	*out = NULL;
+	st = instance_probe(inst, err);
 	if (st == CR_OK) {
 		b = builder_new(inst);
-		st = ops->resolve(inst->state, &inst->pctx, b, err);
+		st = inst->plugin->desc->resolver->resolve(inst->state, &inst->pctx, b, err);
+		inst->declined = st == CR_DECLINED;
+		st = normalise(inst, st, err);
+		inst->facts = b->facts;
+		b->facts = NULL;
 	}
-	inst->declined = st == CR_DECLINED;
 	if (st == CR_OK) {
+		set_verdict(inst, VERDICT_OK, answer_summary(b));
 		*out = b;
 		return CR_OK;
 	}
 	builder_free(b);
-	if (st != CR_DECLINED) {
-		if (err != NULL && err->message[0] == '\0')
-			error_set(err, st, "%s", cr_strerror(st));
-		else if (err != NULL)
-			err->code = st;
-		error_prefix(err, "%s: ", inst->label);
-	}
+	if (st == CR_DECLINED)
+		set_verdict(inst, VERDICT_DECLINED,
+			    err != NULL && err->message[0] ? g_strdup(err->message) : NULL);
+	else
+		set_verdict(inst, VERDICT_ERROR, g_strdup(unlabelled(inst, err)));
 	return st;
 }
 
-cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
+static void reset_verdicts(cr_context *ctx)
 {
-	union_state *u;
+	for (guint i = 0; i < ctx->resolvers->len; i++) {
+		cr_instance *inst = g_ptr_array_index(ctx->resolvers, i);
+
+		set_verdict(inst, VERDICT_NOT_RUN, NULL);
+		if (inst->facts != NULL)
+			g_clear_pointer(&inst->facts, json_object_put);
+	}
+}
+
+/* The resolvers after @stop never ran: say why. */
+static void mark_skipped(cr_context *ctx, guint stop, bool answered)
+{
+	cr_instance *by = g_ptr_array_index(ctx->resolvers, stop);
+
+	for (guint i = stop + 1; i < ctx->resolvers->len; i++)
+		set_verdict(g_ptr_array_index(ctx->resolvers, i), VERDICT_SKIPPED,
+			    answered ? g_strdup_printf("%s (sufficient) answered first", by->label)
+				     : g_strdup_printf("%s (required) failed", by->label));
+}
+
+/* Run the resolvers under their policies into @u; CR_ERR_NOT_FOUND when
+ * none answered. */
+static cr_status run_resolvers(cr_context *ctx, union_state *u, cr_error *err)
+{
 	GString *declined = g_string_new(NULL);
-	cr_result *res = NULL;
 	cr_status st = CR_OK;
 	guint ok = 0;
 
-	if (ctx == NULL || result == NULL) {
-		g_string_free(declined, TRUE);
-		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_resolve: NULL argument");
-	}
-	*result = NULL;
-	if (!ctx->config_loaded && (st = cr_context_load_config(ctx, NULL, err)) != CR_OK) {
-		g_string_free(declined, TRUE);
-		return st;
-	}
-	u = union_new();
 	for (guint i = 0; i < ctx->resolvers->len; i++) {
 		cr_instance *inst = g_ptr_array_index(ctx->resolvers, i);
 		cr_error rerr = CR_ERROR_INIT;
@@ -297,21 +452,59 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 		if (st != CR_OK) {
 			if (err != NULL)
 				*err = rerr;
+			mark_skipped(ctx, i, false);
 			break;
 		}
 		ctx_log(ctx, CR_LOG_INFO, inst->label, "resolved (%s)", policy_name(inst->policy));
 		union_take(u, b);
 		ok++;
-		if (inst->policy == CR_POLICY_SUFFICIENT)
+		if (inst->policy == CR_POLICY_SUFFICIENT) {
+			mark_skipped(ctx, i, true);
 			break;
+		}
 	}
 	if (st == CR_OK && ok == 0)
 		st = error_set(err, CR_ERR_NOT_FOUND, "no resolver applies here (declined: %s)",
-				  declined->len ? declined->str : "none configured");
-	if (st == CR_OK)
-		st = union_merge(u, ctx, &res, err);
-	union_free(u);
+			       declined->len ? declined->str : "none configured");
 	g_string_free(declined, TRUE);
+	return st;
+}
+
+/* The API's identity beats the config's. */
+static union_overrides overrides_of(const cr_context *ctx)
+{
+	union_overrides o = { ctx->task_type, ctx->task_id, ctx->rpc_layer, ctx->rpc_layer_set };
+
+	if (o.task_type == NULL)
+		o.task_type = ctx->plan->task_type;
+	if (o.task_id < 0)
+		o.task_id = ctx->plan->task_id;
+	if (!o.rpc_layer_set) {
+		o.rpc_layer = ctx->plan->rpc_layer;
+		o.rpc_layer_set = ctx->plan->rpc_layer_set;
+	}
+	return o;
+}
+
+cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
+{
+	union_overrides over;
+	union_state *u;
+	cr_result *res = NULL;
+	cr_status st;
+
+	if (ctx == NULL || result == NULL)
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_resolve: NULL argument");
+	*result = NULL;
+	if (ctx->plan == NULL && (st = cr_context_load_config(ctx, NULL, err)) != CR_OK)
+		return st;
+	reset_verdicts(ctx);
+	u = union_new();
+	st = run_resolvers(ctx, u, err);
+	over = overrides_of(ctx);
+	if (st == CR_OK)
+		st = union_merge(u, &over, &res, err);
+	union_free(u);
 	if (st == CR_OK)
 		st = accel_layer_run(ctx, res, err);
 	if (st != CR_OK) {

@@ -462,13 +462,15 @@ static const cr_host_api the_host = {
 	.dl_close = host_dl_close,
 	.monotonic_ms = host_monotonic_ms,
 	.sleep_ms = host_sleep_ms,
+	/* Since: ABI 1.1, in the order of the table */
 	.result_add_cluster_json = host_result_add_cluster_json,
 	.tasks_per_node_expand = cr_tasks_per_node_expand,
 	.hostlist_foreach = cr_hostlist_foreach,
 	.spawn = host_spawn,
 	.spawn_result_free = spawn_result_free,
-	.now_ms = host_now_ms,
+	.result_set_fact = host_result_set_fact,
 	.result_pass_fd = host_result_pass_fd,
+	.now_ms = host_now_ms,
 };
 
 const cr_host_api *host_api(void)

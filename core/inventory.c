@@ -30,6 +30,18 @@ static const char *opt_type_name(cr_option_type t)
 	return "unknown";
 }
 
+/* ", "min": 1": a bound as a JSON number (an integer when it is one). */
+static void write_bound(GString *out, const char *key, double v)
+{
+	char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+	if (v == (double)(int64_t)v && v > -1e15 && v < 1e15)
+		g_string_append_printf(out, ", \"%s\": %" G_GINT64_FORMAT, key, (int64_t)v);
+	else
+		g_string_append_printf(out, ", \"%s\": %s", key,
+				       g_ascii_formatd(buf, sizeof(buf), "%g", v));
+}
+
 static void write_schema(GString *out, const cr_plugin_desc *d)
 {
 	g_string_append(out, "[");
@@ -53,6 +65,10 @@ static void write_schema(GString *out, const cr_plugin_desc *d)
 			g_string_append(out, ", \"help\": ");
 			jw_string(out, o->help);
 		}
+		if (schema_has_bound(d, o, CR_OPT_MIN))
+			write_bound(out, "min", o->min);
+		if (schema_has_bound(d, o, CR_OPT_MAX))
+			write_bound(out, "max", o->max);
 		g_string_append_c(out, '}');
 	}
 	g_string_append(out, "]");
@@ -84,7 +100,7 @@ cr_status cr_context_plugins_json(cr_context *ctx, char **json, cr_error *err)
 
 	if (ctx == NULL || json == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_plugins_json: NULL argument");
-	dirs = loader_search_path(ctx);
+	dirs = loader_search_path(&ctx->loader);
 	out = g_string_new("[");
 	for (guint i = 0; i < dirs->len; i++) {
 		const char *dir = g_ptr_array_index(dirs, i);
@@ -105,7 +121,7 @@ cr_status cr_context_plugins_json(cr_context *ctx, char **json, cr_error *err)
 
 			g_string_append(out, first ? "" : ", ");
 			first = false;
-			if (loader_open_file(ctx, path, NULL, &p, &perr) == CR_OK) {
+			if (loader_open_file(path, NULL, &p, &perr) == CR_OK) {
 				write_plugin(out, p);
 				loader_plugin_free(p);
 			} else {
@@ -123,6 +139,21 @@ cr_status cr_context_plugins_json(cr_context *ctx, char **json, cr_error *err)
 	g_ptr_array_unref(dirs);
 	*json = g_string_free(out, FALSE);
 	return CR_OK;
+}
+
+/* " [range: 1..10000]", " [min: 0]", " [max: 60]" from the JSON entry. */
+static void write_range_text(GString *out, json_object *o)
+{
+	json_object *lo = NULL, *hi = NULL;
+	bool has_lo = json_object_object_get_ex(o, "min", &lo);
+	bool has_hi = json_object_object_get_ex(o, "max", &hi);
+
+	if (has_lo && has_hi)
+		g_string_append_printf(out, " [range: %s..%s]", json_object_to_json_string(lo),
+				       json_object_to_json_string(hi));
+	else if (has_lo || has_hi)
+		g_string_append_printf(out, " [%s: %s]", has_lo ? "min" : "max",
+				       json_object_to_json_string(has_lo ? lo : hi));
 }
 
 cr_status cr_context_plugins_text(cr_context *ctx, char **text, cr_error *err)
@@ -161,9 +192,11 @@ cr_status cr_context_plugins_text(cr_context *ctx, char **text, cr_error *err)
 						  : NULL;
 
 #define G(key) (json_object_object_get_ex(o, key, &f) ? json_object_get_string(f) : "")
-			g_string_append_printf(out, "    %-18s %-11s %s%s%s%s%s\n", G("name"), G("type"),
+			g_string_append_printf(out, "    %-18s %-11s %s%s%s%s", G("name"), G("type"),
 					       G("help"), def != NULL ? " [default: " : "",
-					       def != NULL ? def : "", def != NULL ? "]" : "",
+					       def != NULL ? def : "", def != NULL ? "]" : "");
+			write_range_text(out, o);
+			g_string_append_printf(out, "%s\n",
 					       json_object_get_boolean(json_object_object_get(o, "required"))
 						       ? " (required)"
 						       : "");
@@ -211,9 +244,7 @@ static cr_status describe_instance(GString *out, cr_instance *inst, cr_error *er
 			       inst->plugin->name,
 			       inst->plugin->desc->version ? inst->plugin->desc->version : "",
 			       inst->plugin->path,
-			       inst->policy == CR_POLICY_OPTIONAL     ? "optional"
-			       : inst->policy == CR_POLICY_SUFFICIENT ? "sufficient"
-								      : "required",
+			       policy_name(inst->policy),
 			       inst->where ? inst->where : "(built-in)");
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
@@ -238,10 +269,10 @@ cr_status cr_context_check(cr_context *ctx, char **text, cr_error *err)
 	GString *out;
 	cr_status st = CR_OK;
 
-	if (ctx == NULL || text == NULL || !ctx->config_loaded)
+	if (ctx == NULL || text == NULL || ctx->plan == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_check: no configuration loaded");
 	out = g_string_new(NULL);
-	g_string_append_printf(out, "%s: ok\n", ctx->config_name);
+	g_string_append_printf(out, "%s: ok\n", ctx->plan->name);
 	for (guint i = 0; i < ctx->resolvers->len && st == CR_OK; i++)
 		st = describe_instance(out, g_ptr_array_index(ctx->resolvers, i), err);
 	for (guint i = 0; i < ctx->accelerators->len && st == CR_OK; i++)

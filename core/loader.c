@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * loader.c - finding, checking and loading plugin files.
+ * loader.c - the second stage of the pipeline: finding, checking and
+ * loading the plugin file of each plan entry (its group is then checked
+ * against the plugin's schema, loader-schema.c).
  *
  * Only regular files are loaded, never through a symlink, never from the
  * current directory, and never when the file or its directory is writable by
@@ -45,23 +47,37 @@ static void add_dirs(GPtrArray *out, const char *list, GString *ignored)
 	g_strfreev(parts);
 }
 
-static GPtrArray *search_path(cr_context *ctx, GString *ignored)
+void loader_init(loader *l)
+{
+	l->added_dirs = g_ptr_array_new_with_free_func(g_free);
+	l->plan_dirs = NULL;
+	l->plugins = g_ptr_array_new_with_free_func((GDestroyNotify)loader_plugin_free);
+}
+
+void loader_clear(loader *l)
+{
+	g_ptr_array_unref(l->plugins);
+	g_ptr_array_unref(l->added_dirs);
+	l->plugins = l->added_dirs = l->plan_dirs = NULL;
+}
+
+static GPtrArray *search_path(const loader *l, GString *ignored)
 {
 	GPtrArray *dirs = g_ptr_array_new_with_free_func(g_free);
 
-	for (guint i = 0; i < ctx->added_dirs->len; i++)
-		g_ptr_array_add(dirs, g_strdup(g_ptr_array_index(ctx->added_dirs, i)));
-	for (guint i = 0; i < ctx->config_dirs->len; i++)
-		g_ptr_array_add(dirs, g_strdup(g_ptr_array_index(ctx->config_dirs, i)));
+	for (guint i = 0; i < l->added_dirs->len; i++)
+		g_ptr_array_add(dirs, g_strdup(g_ptr_array_index(l->added_dirs, i)));
+	for (guint i = 0; l->plan_dirs != NULL && i < l->plan_dirs->len; i++)
+		g_ptr_array_add(dirs, g_strdup(g_ptr_array_index(l->plan_dirs, i)));
 	add_dirs(dirs, g_getenv("CLUSTER_RESOLVER_PLUGIN_PATH"), ignored);
 	g_ptr_array_add(dirs, g_strdup(CR_BUILTIN_PLUGINDIR "/resolvers"));
 	g_ptr_array_add(dirs, g_strdup(CR_BUILTIN_PLUGINDIR "/accelerators"));
 	return dirs;
 }
 
-GPtrArray *loader_search_path(cr_context *ctx)
+GPtrArray *loader_search_path(const loader *l)
 {
-	return search_path(ctx, NULL);
+	return search_path(l, NULL);
 }
 
 static bool valid_short_name(const char *name)
@@ -192,8 +208,8 @@ void loader_plugin_free(cr_plugin *plugin)
 	g_free(plugin);
 }
 
-cr_status loader_open_file(cr_context *ctx, const char *path, const char *expect_name,
-			   cr_plugin **out, cr_error *err)
+cr_status loader_open_file(const char *path, const char *expect_name, cr_plugin **out,
+			   cr_error *err)
 {
 	cr_plugin_entry_fn entry;
 	const cr_plugin_desc *desc = NULL;
@@ -232,27 +248,26 @@ cr_status loader_open_file(cr_context *ctx, const char *path, const char *expect
 	(*out)->name = g_strdup(desc->name);
 	(*out)->handle = handle;
 	(*out)->desc = desc;
-	(void)ctx;
 	return CR_OK;
 }
 
 /* Load the file at @path once per context: instances share a plugin. */
-static cr_status load_path(cr_context *ctx, const char *path, const char *expect, cr_plugin **out,
+static cr_status load_path(loader *l, const char *path, const char *expect, cr_plugin **out,
 			   cr_error *err)
 {
 	cr_status st;
 
-	for (guint i = 0; i < ctx->plugins->len; i++) {
-		cr_plugin *p = g_ptr_array_index(ctx->plugins, i);
+	for (guint i = 0; i < l->plugins->len; i++) {
+		cr_plugin *p = g_ptr_array_index(l->plugins, i);
 
 		if (strcmp(p->path, path) == 0) {
 			*out = p;
 			return CR_OK;
 		}
 	}
-	st = loader_open_file(ctx, path, expect, out, err);
+	st = loader_open_file(path, expect, out, err);
 	if (st == CR_OK)
-		g_ptr_array_add(ctx->plugins, *out);
+		g_ptr_array_add(l->plugins, *out);
 	return st;
 }
 
@@ -264,10 +279,10 @@ static cr_status kind_mismatch(const cr_plugin *p, cr_plugin_kind kind, cr_error
 			    kind_name(kind));
 }
 
-static cr_status not_found(cr_context *ctx, const char *name, cr_plugin_kind kind, cr_error *err)
+static cr_status not_found(const loader *l, const char *name, cr_plugin_kind kind, cr_error *err)
 {
 	GString *ignored = g_string_new(NULL);
-	GPtrArray *dirs = search_path(ctx, ignored);
+	GPtrArray *dirs = search_path(l, ignored);
 	char *list;
 	cr_status st;
 
@@ -289,10 +304,10 @@ static cr_status not_found(cr_context *ctx, const char *name, cr_plugin_kind kin
 /* A short name may exist as a resolver and as an accelerator (tpu.so in
  * resolvers/ and accelerators/): take the first file on the search path of
  * the wanted kind. A file that fails to load is reported, not skipped. */
-static cr_status load_short(cr_context *ctx, const char *name, cr_plugin_kind kind,
-			    cr_plugin **out, cr_error *err)
+static cr_status load_short(loader *l, const char *name, cr_plugin_kind kind, cr_plugin **out,
+			    cr_error *err)
 {
-	GPtrArray *dirs = loader_search_path(ctx);
+	GPtrArray *dirs = loader_search_path(l);
 	char *file = g_strdup_printf("%s.so", name);
 	cr_plugin *other = NULL;
 	cr_status st = CR_ERR_NOT_FOUND;
@@ -303,7 +318,7 @@ static cr_status load_short(cr_context *ctx, const char *name, cr_plugin_kind ki
 		cr_plugin *p = NULL;
 
 		if (lstat(path, &sb) == 0) {
-			st = load_path(ctx, path, name, &p, err);
+			st = load_path(l, path, name, &p, err);
 			if (st != CR_OK) {
 				g_free(path);
 				break;
@@ -323,10 +338,10 @@ static cr_status load_short(cr_context *ctx, const char *name, cr_plugin_kind ki
 		return st;
 	if (other != NULL)
 		return kind_mismatch(other, kind, err);
-	return not_found(ctx, name, kind, err);
+	return not_found(l, name, kind, err);
 }
 
-cr_status loader_load(cr_context *ctx, const char *name, cr_plugin_kind kind, cr_plugin **out,
+cr_status loader_load(loader *l, const char *name, cr_plugin_kind kind, cr_plugin **out,
 		      cr_error *err)
 {
 	cr_plugin *plugin = NULL;
@@ -334,16 +349,68 @@ cr_status loader_load(cr_context *ctx, const char *name, cr_plugin_kind kind, cr
 
 	*out = NULL;
 	if (valid_short_name(name))
-		return load_short(ctx, name, kind, out, err);
+		return load_short(l, name, kind, out, err);
 	if (!g_path_is_absolute(name))
 		return error_set(err, CR_ERR_CONFIG,
 				    "plugin \"%s\" must be a short name ([A-Za-z0-9_-]) or an absolute path",
 				    name);
-	st = load_path(ctx, name, NULL, &plugin, err);
+	st = load_path(l, name, NULL, &plugin, err);
 	if (st != CR_OK)
 		return st;
-	if (plugin->desc->kind != kind)
+	if (kind != 0 && plugin->desc->kind != kind)
 		return kind_mismatch(plugin, kind, err);
 	*out = plugin;
+	return CR_OK;
+}
+
+#define AT(s) cfg_file_of(s), (int)config_setting_source_line(s)
+
+cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, char **label,
+			    cr_error *err)
+{
+	cr_plugin *plugin = NULL;
+	cr_status st;
+
+	*out = NULL;
+	*label = NULL;
+	st = loader_load(l, e->plugin, e->kind, &plugin, err);
+	if (st != CR_OK)
+		return e->plugin_at != NULL ? error_prefix(err, "%s:%d: ", AT(e->plugin_at)) : st;
+	if (e->kind == 0)
+		e->kind = plugin->desc->kind;
+	if (e->bad_name != NULL)
+		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: name must be a string",
+				 AT(e->bad_name), kind_name(e->kind));
+	*label = g_strdup_printf("%s '%s'", kind_name(e->kind),
+				 e->name != NULL ? e->name : plugin->name);
+	st = schema_check_group(plugin->desc, e->group, *label, err);
+	if (st != CR_OK) {
+		g_clear_pointer(label, g_free);
+		return st;
+	}
+	*out = plugin;
+	return CR_OK;
+}
+
+cr_status loader_installed(loader *l, const char *const *names, cr_plugin_kind kind,
+			   GPtrArray **out, cr_error *err)
+{
+	*out = g_ptr_array_new();
+	for (const char *const *n = names; *n != NULL; n++) {
+		cr_plugin *plugin = NULL;
+		/* Not installed, or only a plugin of the other kind (tpu.so is
+		 * both): skip it. A file that is there but broken is reported,
+		 * as it would be when named in a config. */
+		cr_status st = loader_load(l, *n, kind, &plugin, err);
+
+		if (st == CR_OK)
+			g_ptr_array_add(*out, (gpointer)*n);
+		else if (st != CR_ERR_NOT_FOUND && st != CR_ERR_CONFIG) {
+			g_ptr_array_unref(*out);
+			*out = NULL;
+			return st;
+		}
+	}
+	g_ptr_array_add(*out, NULL);
 	return CR_OK;
 }

@@ -26,6 +26,7 @@ struct cr_result_builder {
 	GHashTable *last_counts; /* (owned ref) counts last given to a task, or NULL */
 	GHashTable *shared;      /* counts tables held by several tasks (a set) */
 	GPtrArray *fds;          /* passed_fd *: result_pass_fd's copies (owned) */
+	json_object *facts;      /* (owned, nullable) result_set_fact, for `explain` */
 };
 
 /* A descriptor for the program `exec` starts (host->result_pass_fd): the
@@ -101,18 +102,29 @@ void result_take_extras(cr_result *res, cr_result_builder *b);
  * else NULL (*out). */
 cr_status builder_master(const cr_result_builder *b, const char *rpc_layer, char **out,
 			 cr_error *err);
+cr_status host_result_set_fact(cr_result_builder *b, const char *key, const cr_json *value,
+			       cr_error *err);
 cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_error *err);
 cr_status host_text_set(cr_text *out, const char *text, cr_error *err);
 
 /* ---- union (union.c) ----------------------------------------------------- */
+/* Identity that beats the resolvers': the API/CLI's, else the config's. */
+typedef struct union_overrides {
+	const char *task_type; /* NULL = unset */
+	int64_t task_id;       /* -1 = unset */
+	const char *rpc_layer; /* with @rpc_layer_set; NULL = no layer */
+	bool rpc_layer_set;
+} union_overrides;
+
 typedef struct union_state union_state;
 union_state *union_new(void);
 void union_free(union_state *u);
 /* Keep one successful resolver's answer (ownership moves to @u). */
 void union_take(union_state *u, cr_result_builder *b);
-/* Merge the answers; identity and rpc layer overrides come from @ctx. The
+/* Merge the answers; @over beats their identity and rpc layer. The
  * answers' tasks move into the result: after this @u is only fit to free. */
-cr_status union_merge(union_state *u, cr_context *ctx, cr_result **out, cr_error *err);
+cr_status union_merge(union_state *u, const union_overrides *over, cr_result **out,
+		      cr_error *err);
 
 /* ---- the context (context.c) --------------------------------------------- */
 struct cr_context {
@@ -120,24 +132,19 @@ struct cr_context {
 	void *log_data;
 	cr_log_level log_level;
 
-	GPtrArray *added_dirs;   /* char * */
-	GPtrArray *config_dirs;  /* char *, from plugin_path */
-	GPtrArray *configs;      /* config_t *, kept alive for settings */
+	cr_plan *plan;           /* what the config said; NULL until loaded */
+	loader loader;           /* search path and loaded plugin files */
 	config_t *builtin;       /* an empty config for plugins without a group */
-	char *config_name;       /* main config file name, or "(built-in auto)" */
-	bool config_loaded;
 
-	GPtrArray *resolvers;    /* cr_instance * */
+	GPtrArray *resolvers;    /* cr_instance *, the plan's entries loaded */
 	GPtrArray *accelerators; /* cr_instance * */
-	bool accelerators_listed;
-	GPtrArray *plugins;      /* cr_plugin *, loaded files */
+	bool accelerators_listed; /* the automatic ones are in (or not wanted) */
 
 	/* Identity: CLI/API overrides beat the config's `task` / `rpc_layer`. */
-	char *task_type, *cfg_task_type;
-	int64_t task_id, cfg_task_id; /* -1 = unset */
-	char *rpc_layer, *cfg_rpc_layer;
-	bool rpc_layer_set, cfg_rpc_layer_set;
-	GHashTable *cfg_accel; /* top-level num_accelerators, kind -> count */
+	char *task_type;
+	int64_t task_id; /* -1 = unset */
+	char *rpc_layer;
+	bool rpc_layer_set;
 
 	const io_ops *io; /* the I/O seam (io.h): io_real(), or a test host's */
 	void *io_data;
@@ -147,6 +154,15 @@ cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugi
 			  const char *name, const config_setting_t *setting);
 void instance_free(gpointer p);
 cr_status instance_create(cr_instance *inst, cr_error *err);
+/* Create and probe: CR_OK, CR_DECLINED (the plugin's reason, if any, in
+ * @err) or an error whose message starts with the instance's label. */
+cr_status instance_probe(cr_instance *inst, cr_error *err);
+/* Load @group_text's plugin, @plugin_path, as this context's only instance
+ * (cr-testhost): the same plan, loader and checks as a config file. */
+cr_status context_load_single(cr_context *ctx, const char *plugin_path, const char *group_text,
+			      const char *name, cr_instance **out, cr_error *err);
+/* The config's num_accelerators (kind -> count), or NULL. */
+GHashTable *context_config_accel(const cr_context *ctx);
 cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err);
 /* Add to @counts (kind -> count) the local devices of task (@job, @index):
  * those a plugin gave to that task, and for this process's own task (or

@@ -36,6 +36,15 @@ struct cr_plugin_ctx {
 	cr_instance *inst;
 };
 
+/* What one resolver run came to, for `explain` (context.c). */
+typedef enum run_verdict {
+	VERDICT_NOT_RUN = 0,
+	VERDICT_OK = 1,       /* its answer is in the union */
+	VERDICT_DECLINED = 2, /* CR_DECLINED from probe or resolve */
+	VERDICT_ERROR = 3,    /* create, probe or resolve failed */
+	VERDICT_SKIPPED = 4,  /* never ran: an earlier resolver ended the run */
+} run_verdict;
+
 struct cr_instance {
 	cr_plugin_kind kind;
 	char *name;   /* instance name: `name` key, else the plugin name */
@@ -49,29 +58,99 @@ struct cr_instance {
 	bool declined; /* the last probe/resolve/enumerate said CR_DECLINED */
 	struct cr_plugin_ctx pctx;
 	http_conn *http; /* its libcurl handle (http.c), made on first use */
+	/* The last run, for `explain`. */
+	run_verdict verdict;
+	char *reason;       /* one line: why it declined/failed, or what it found */
+	json_object *facts; /* (owned, nullable) what it told result_set_fact */
 };
 
-/* Search directories in order: added, config plugin_path, env, built-in. */
-GPtrArray *loader_search_path(cr_context *ctx);
-/* Find and load @name (short name or absolute path) for @kind. */
-cr_status loader_load(cr_context *ctx, const char *name, cr_plugin_kind kind, cr_plugin **out,
-		      cr_error *err);
-/* Load the file at @path with every check; used by `plugins` too. */
-cr_status loader_open_file(cr_context *ctx, const char *path, const char *expect_name,
-			   cr_plugin **out, cr_error *err);
-void loader_plugin_free(cr_plugin *plugin);
-const char *kind_name(cr_plugin_kind kind);
+/* ---- the plan (config.c): what the files say; nothing is loaded --------- */
+typedef struct plan_entry {
+	cr_plugin_kind kind; /* 0: unknown until the file is loaded (cr-testhost) */
+	char *plugin;        /* as written: a short name or an absolute path */
+	const char *name;    /* the `name` key, or NULL for the plugin's name */
+	/* (nullable) a `name` key that is not a string, when @kind was unknown
+	 * to the config: the message names the kind, so the loader gives it */
+	const config_setting_t *bad_name;
+	cr_policy policy;
+	const config_setting_t *group;     /* the entry's group (borrowed from the plan) */
+	const config_setting_t *plugin_at; /* its `plugin` key, for load errors */
+	char *where;                       /* "FILE:LINE" of the group */
+} plan_entry;
 
-/* ---- config (config.c) --------------------------------------------------- */
-cr_status config_load_file(cr_context *ctx, const char *path, cr_error *err);
-cr_status config_load_string(cr_context *ctx, const char *text, const char *name, cr_error *err);
-cr_status config_load_auto(cr_context *ctx, cr_error *err);
-cr_status config_validate_options(const cr_instance *inst, cr_error *err);
-const cr_option *schema_find(const cr_plugin_desc *desc, const char *name);
+typedef struct cr_plan {
+	char *name;               /* the main file, "(built-in auto)" or a string's name */
+	GPtrArray *configs;       /* config_t *: the entries' settings live here */
+	GPtrArray *plugin_path;   /* char *, absolute directories */
+	GPtrArray *resolvers;     /* plan_entry *, config order */
+	GPtrArray *accelerators;  /* plan_entry * */
+	bool accelerators_listed; /* an `accelerators` key: no automatic ones */
+	/* Top-level overrides of the union and the accelerator layer. */
+	char *task_type;          /* NULL = unset */
+	int64_t task_id;          /* -1 = unset */
+	char *rpc_layer;
+	bool rpc_layer_set;
+	GHashTable *num_accelerators; /* kind -> int64_t count */
+} cr_plan;
+
+/* Resolvers the built-in `auto` configuration tries, in order (NULL-ended). */
+extern const char *const config_auto_order[];
+
+cr_plan *plan_new(void);
+void plan_free(cr_plan *plan);
+/* Read @path and its conf.d drop-ins into @plan. */
+cr_status config_parse_file(cr_plan *plan, const char *path, cr_error *err);
+cr_status config_parse_string(cr_plan *plan, const char *text, const char *name, cr_error *err);
+/* The built-in `auto` plan over @installed, a NULL-ended subset of
+ * config_auto_order (the caller asked the loader which are installed). */
+cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_error *err);
+/* Read @text as the keys of one group (cr-testhost): one entry of unknown
+ * kind whose plugin is @plugin_path. Line 1 of @text is line 1 of @name. */
+cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
+			    const char *plugin_path, plan_entry **out, cr_error *err);
 const char *cfg_file_of(const config_setting_t *s);
 void config_name_set(config_t *cfg, const char *name);
 const char *config_name_get(const config_t *cfg);
+const char *policy_name(cr_policy p);
+
+/* ---- the loader (loader.c): plan entries -> checked plugins -------------- */
+typedef struct loader {
+	GPtrArray *added_dirs; /* char *, cr_context_add_plugin_dir */
+	GPtrArray *plan_dirs;  /* (borrowed, nullable) the plan's plugin_path */
+	GPtrArray *plugins;    /* cr_plugin *, each file loaded once */
+} loader;
+
+void loader_init(loader *l);
+void loader_clear(loader *l);
+/* Search directories in order: added, config plugin_path, env, built-in. */
+GPtrArray *loader_search_path(const loader *l);
+/* Find and load @name (short name or absolute path) for @kind. */
+cr_status loader_load(loader *l, const char *name, cr_plugin_kind kind, cr_plugin **out,
+		      cr_error *err);
+/* Load the file at @path with every check; used by `plugins` too (the
+ * plugin is not kept: free it with loader_plugin_free). */
+cr_status loader_open_file(const char *path, const char *expect_name, cr_plugin **out,
+			   cr_error *err);
+/* Load @e's plugin (by path when @e->kind is 0) and check its group against
+ * the plugin's schema (keys, types, required keys, ranges), naming
+ * FILE:LINE. *@label: "resolver 'NAME'" (transfer full). */
+cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, char **label,
+			    cr_error *err);
+/* Which of @names (NULL-ended) are installed as @kind plugins; a file that
+ * is there but broken is an error. *@out: (transfer container) NULL-ended. */
+cr_status loader_installed(loader *l, const char *const *names, cr_plugin_kind kind,
+			   GPtrArray **out, cr_error *err);
+void loader_plugin_free(cr_plugin *plugin);
+const char *kind_name(cr_plugin_kind kind);
+const cr_option *schema_find(const cr_plugin_desc *desc, const char *name);
 const cr_option *schema_option_at(const cr_plugin_desc *desc, size_t i);
+/* Whether @o (an entry of @desc's schema) has the bound of @flag
+ * (CR_OPT_MIN / CR_OPT_MAX): flagged, and inside the plugin's option_size. */
+bool schema_has_bound(const cr_plugin_desc *desc, const cr_option *o, uint32_t flag);
+/* Check @g's keys against @desc's schema (loader-schema.c); @label names
+ * the instance in messages. */
+cr_status schema_check_group(const cr_plugin_desc *desc, const config_setting_t *g,
+			     const char *label, cr_error *err);
 
 /* ---- host table (host.c) ------------------------------------------------- */
 const cr_host_api *host_api(void);

@@ -85,6 +85,8 @@ void builder_free(cr_result_builder *b)
 		g_hash_table_unref(b->last_counts);
 	g_hash_table_unref(b->shared);
 	g_ptr_array_unref(b->fds);
+	if (b->facts != NULL)
+		json_object_put(b->facts);
 	g_free(b);
 }
 
@@ -213,6 +215,24 @@ cr_status host_result_set_task_accelerators(cr_result_builder *b, const char *jo
 			g_hash_table_unref(b->last_counts);
 		b->last_counts = g_hash_table_ref(counts);
 	}
+	return CR_OK;
+}
+
+/* Facts for `explain`, in the order first set; a cr_json is a json-c node
+ * (json.c), copied whole. A NULL @value is JSON null. */
+cr_status host_result_set_fact(cr_result_builder *b, const char *key, const cr_json *value,
+			       cr_error *err)
+{
+	json_object *copy = NULL;
+
+	CHECK_B(b, key == NULL || *key == '\0');
+	if (value != NULL &&
+	    json_object_deep_copy((json_object *)(void *)value, &copy, NULL) != 0)
+		return error_set(err, CR_ERR_INVALID_ARG, "fact '%s': the value cannot be copied",
+				 key);
+	if (b->facts == NULL)
+		b->facts = json_object_new_object();
+	json_object_object_add(b->facts, key, copy);
 	return CR_OK;
 }
 

@@ -169,7 +169,7 @@ static const cr_result_builder *first_with(const union_state *u, size_t offset)
 	return NULL;
 }
 
-static void pick_identity(union_state *u, cr_context *ctx, cr_result *res)
+static void pick_identity(union_state *u, const union_overrides *over, cr_result *res)
 {
 	const cr_result_builder *known = NULL;
 	const cr_result_builder *b;
@@ -179,24 +179,18 @@ static void pick_identity(union_state *u, cr_context *ctx, cr_result *res)
 		if (b->has_task)
 			known = b;
 	}
-	if (ctx->task_type != NULL)
-		res->task_type = g_strdup(ctx->task_type);
-	else if (ctx->cfg_task_type != NULL)
-		res->task_type = g_strdup(ctx->cfg_task_type);
+	if (over->task_type != NULL)
+		res->task_type = g_strdup(over->task_type);
 	else if (known != NULL)
 		res->task_type = g_strdup(known->task_type);
 
-	if (ctx->task_id >= 0)
-		res->task_id = ctx->task_id;
-	else if (ctx->cfg_task_id >= 0)
-		res->task_id = ctx->cfg_task_id;
+	if (over->task_id >= 0)
+		res->task_id = over->task_id;
 	else if (known != NULL)
 		res->task_id = known->task_id;
 
-	if (ctx->rpc_layer_set)
-		res->rpc_layer = g_strdup(ctx->rpc_layer);
-	else if (ctx->cfg_rpc_layer_set)
-		res->rpc_layer = g_strdup(ctx->cfg_rpc_layer);
+	if (over->rpc_layer_set)
+		res->rpc_layer = g_strdup(over->rpc_layer);
 	else if ((b = first_with(u, G_STRUCT_OFFSET(cr_result_builder, rpc_layer))) != NULL)
 		res->rpc_layer = g_strdup(b->rpc_layer);
 
@@ -256,7 +250,8 @@ static void resolver_accel(union_state *u, cr_result *res)
 	res->accel_source = g_strdup(source);
 }
 
-cr_status union_merge(union_state *u, cr_context *ctx, cr_result **out, cr_error *err)
+cr_status union_merge(union_state *u, const union_overrides *over, cr_result **out,
+		      cr_error *err)
 {
 	cr_result *res = result_new();
 	GPtrArray *jobs = g_ptr_array_new();
@@ -282,7 +277,7 @@ cr_status union_merge(union_state *u, cr_context *ctx, cr_result **out, cr_error
 		cr_result_free(res);
 		return st;
 	}
-	pick_identity(u, ctx, res);
+	pick_identity(u, over, res);
 	/* Like TensorFlow's union, only the first resolver's master counts; it
 	 * is asked for the effective rpc layer (TensorFlow's bug 14.9 fixed). */
 	if (u->answers->len > 0)

@@ -229,12 +229,28 @@ static cr_status setup(cr_testhost *th, const opts *o, cr_error *err)
 	return st;
 }
 
+/* probe: a decline says so, with the plugin's reason. */
+static cr_status probe(cr_testhost *th, cr_error *err)
+{
+	cr_status st = cr_testhost_probe(th, err);
+	char reason[sizeof(err->message)];
+
+	if (st != CR_DECLINED)
+		return st;
+	g_strlcpy(reason, err->message, sizeof(reason));
+	if (reason[0] != '\0')
+		g_snprintf(err->message, sizeof(err->message), "declined: %s", reason);
+	else
+		g_strlcpy(err->message, "declined (the plugin gave no reason)", sizeof(err->message));
+	return st;
+}
+
 static cr_status run(cr_testhost *th, const char *command, const opts *o, const char **out,
 		     cr_error *err)
 {
 	*out = NULL;
 	if (strcmp(command, "probe") == 0)
-		return cr_testhost_probe(th, err);
+		return probe(th, err);
 	if (strcmp(command, "resolve") == 0)
 		return cr_testhost_resolve(th, o->format, out, err);
 	if (strcmp(command, "master") == 0)

@@ -13,8 +13,6 @@
 
 #include "testhost-private.h"
 
-#define GROUP_KEY "cr_testhost_group"
-
 static const char *const level_names[] = { "error", "warning", "info", "debug" };
 
 static void log_line_free(gpointer p)
@@ -51,9 +49,6 @@ cr_testhost *cr_testhost_new(cr_error *err)
 	th = g_new0(cr_testhost, 1);
 	th->ctx = ctx = cr_context_new(err);
 	th->file_root = g_strdup(root);
-	/* No config file, no default accelerator plugins: only the one loaded. */
-	ctx->config_loaded = true;
-	ctx->accelerators_listed = true;
 	cr_context_set_log_handler(ctx, capture_log, th);
 	cr_context_set_log_level(ctx, CR_LOG_DEBUG);
 	th->private_root = root;
@@ -96,41 +91,10 @@ void cr_testhost_free(cr_testhost *th)
 
 /* ---- loading ------------------------------------------------------------- */
 
-/* Parse @text as the inside of one group; line 1 of @text stays line 1. */
-static cr_status read_group(cr_context *ctx, const char *text, const config_setting_t **out,
-			    cr_error *err)
-{
-	config_t *cfg = g_new0(config_t, 1);
-	char *wrapped = g_strdup_printf(GROUP_KEY " = { %s\n};", text != NULL ? text : "");
-	const config_setting_t *root, *g;
-	int ok;
-
-	config_init(cfg);
-	g_ptr_array_add(ctx->configs, cfg);
-	ok = config_read_string(cfg, wrapped);
-	g_free(wrapped);
-	config_name_set(cfg, CR_TESTHOST_CONFIG_NAME);
-	if (ok != CONFIG_TRUE)
-		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s", CR_TESTHOST_CONFIG_NAME,
-				    config_error_line(cfg), config_error_text(cfg));
-	root = config_root_setting(cfg);
-	g = config_setting_get_member(root, GROUP_KEY);
-	if (config_setting_length(root) != 1 || g == NULL ||
-	    config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return error_set(err, CR_ERR_CONFIG,
-				    "%s: the config text must be the keys of one group (a stray '}'?)",
-				    CR_TESTHOST_CONFIG_NAME);
-	*out = g;
-	return CR_OK;
-}
-
 cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char *config,
 			   cr_error *err)
 {
-	const config_setting_t *group = NULL, *ns;
-	cr_plugin *plugin = NULL;
-	cr_instance *inst;
-	GPtrArray *list;
+	cr_instance *inst = NULL;
 	char *path;
 	cr_status st;
 
@@ -138,33 +102,15 @@ cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char 
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_load: NULL argument");
 	if (th->inst != NULL)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				    "cr-testhost: a plugin is loaded already (%s)", th->inst->plugin->path);
-	st = read_group(th->ctx, config, &group, err);
-	if (st != CR_OK)
-		return st;
+				 "cr-testhost: a plugin is loaded already (%s)", th->inst->plugin->path);
+	/* The core's own plan, loader and schema checks, with no config file
+	 * and no automatic accelerator plugins: only the one loaded. */
 	path = g_canonicalize_filename(plugin_path, NULL);
-	st = loader_open_file(th->ctx, path, NULL, &plugin, err);
+	st = context_load_single(th->ctx, path, config, CR_TESTHOST_CONFIG_NAME, &inst, err);
 	g_free(path);
-	if (st != CR_OK)
-		return st;
-	g_ptr_array_add(th->ctx->plugins, plugin);
-	ns = config_setting_get_member(group, "name");
-	if (ns != NULL && config_setting_get_string(ns) == NULL)
-		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: name must be a string",
-				    CR_TESTHOST_CONFIG_NAME, (int)config_setting_source_line(ns),
-				    kind_name(plugin->desc->kind));
-	inst = instance_new(th->ctx, plugin->desc->kind, plugin,
-			    ns != NULL ? config_setting_get_string(ns) : plugin->name, group);
-	inst->where = g_strdup_printf("%s:1", CR_TESTHOST_CONFIG_NAME);
-	list = inst->kind == CR_PLUGIN_RESOLVER ? th->ctx->resolvers : th->ctx->accelerators;
-	g_ptr_array_add(list, inst);
-	st = config_validate_options(inst, err);
-	if (st != CR_OK) {
-		g_ptr_array_remove(list, inst); /* never created: nothing to destroy */
-		return st;
-	}
-	th->inst = inst;
-	return CR_OK;
+	if (st == CR_OK)
+		th->inst = inst;
+	return st;
 }
 
 /* ---- environment and files ----------------------------------------------- */
@@ -348,29 +294,10 @@ static cr_status end_call(cr_testhost *th, cr_status st, char *text, const char 
 
 cr_status cr_testhost_probe(cr_testhost *th, cr_error *err)
 {
-	cr_instance *inst;
 	cr_status st = begin_call(th, 0, "probe", NULL, err);
 
-	if (st != CR_OK)
-		return st;
-	inst = th->inst;
-	st = instance_create(inst, err);
-	if (st == CR_OK) {
-		if (inst->kind == CR_PLUGIN_RESOLVER && inst->plugin->desc->resolver->probe != NULL)
-			st = inst->plugin->desc->resolver->probe(inst->state, &inst->pctx, err);
-		else if (inst->kind == CR_PLUGIN_ACCELERATOR &&
-			 inst->plugin->desc->accelerator->probe != NULL)
-			st = inst->plugin->desc->accelerator->probe(inst->state, &inst->pctx, err);
-		if (st != CR_OK && st != CR_DECLINED) {
-			if (err != NULL && err->message[0] == '\0')
-				error_set(err, st, "%s", cr_strerror(st));
-			else if (err != NULL)
-				err->code = st;
-			error_prefix(err, "%s: ", inst->label);
-		} else if (err != NULL) {
-			err->code = st;
-		}
-	}
+	if (st == CR_OK)
+		st = instance_probe(th->inst, err);
 	return end_call(th, st, NULL, NULL, err);
 }
 

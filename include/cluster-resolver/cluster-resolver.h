@@ -138,6 +138,30 @@ CR_API cr_status cr_context_plugins_text(cr_context *ctx, char **text, cr_error 
  */
 CR_API cr_status cr_context_check(cr_context *ctx, char **text, cr_error *err);
 
+/**
+ * cr_context_explain:
+ * @ctx: a context; its configuration is loaded first when it is not yet.
+ * @json: the JSON form instead of the human one.
+ * @text: (out) (transfer full) the explanation; free with cr_free(). Set
+ *     whenever the resolvers ran, also when the resolution failed.
+ * @err: (nullable) the resolution's error, as cr_context_resolve() gives it.
+ *
+ * Resolve as cr_context_resolve() does and say why the cluster came out as
+ * it did: for each configured resolver in order, its verdict ("ok",
+ * "declined", "error", "skipped"), a one-line reason and the facts it set
+ * with result_set_fact (kept when it failed afterwards), then the merged
+ * result as `resolve --format json` prints it, or the error. A resolver is
+ * "skipped" when it never ran: an earlier `sufficient` one answered, or an
+ * earlier `required` one failed. An `optional` one that fails is "error"
+ * and the run goes on.
+ *
+ * Returns: the status of the resolution (CR_OK, CR_ERR_NOT_FOUND when no
+ * resolver applies, the failing resolver's status, ...), or
+ * CR_ERR_INVALID_ARG for a NULL argument.
+ * Since: ABI 1.1
+ */
+CR_API cr_status cr_context_explain(cr_context *ctx, bool json, char **text, cr_error *err);
+
 /** Free @result. NULL is a no-op. Since: ABI 1.0 */
 CR_API void cr_result_free(cr_result *result);
 

@@ -57,11 +57,10 @@ static cr_status example_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 {
 	example_state *s = state;
 
-	(void)err;
-	if (cr_host->getenv(ctx, s->index_variable) == NULL) {
-		cr_host->log(ctx, CR_LOG_DEBUG, "%s is not set: declining", s->index_variable);
-		return CR_DECLINED;
-	}
+	/* Say why in one line: `cluster-resolver explain` and `cr-testhost
+	 * probe` show it. */
+	if (cr_host->getenv(ctx, s->index_variable) == NULL)
+		return cr_host->error_set(err, CR_DECLINED, "%s is not set", s->index_variable);
 	return CR_OK;
 }
 

@@ -20,15 +20,15 @@ static const cr_option k8s_options[] = {
 	  "job name -> list of label selectors, in order (default { worker = [ \"job-name=tensorflow\" ]; })"),
 	CR_OPTION("namespace", CR_OPT_STRING, NULL, 0,
 	  "namespace to list; \"*\" = all (default: own, else the context's, else default)"),
-	CR_OPTION("port", CR_OPT_INT, "8470", 0, "port of every task"),
+	CR_OPTION_RANGE("port", CR_OPT_INT, "8470", 0, "port of every task", 1, 65535),
 	CR_OPTION("rpc_layer", CR_OPT_STRING, "grpc", 0, "rpc layer reported with the cluster"),
 	CR_OPTION("address", CR_OPT_STRING, "pod_ip", 0, "pod_ip | host_ip | pod_name | dns"),
 	CR_OPTION("cluster_domain", CR_OPT_STRING, "cluster.local", 0, "DNS suffix for address = \"dns\""),
 	CR_OPTION("field_selector", CR_OPT_STRING, NULL, 0, "extra fieldSelector for every list"),
-	CR_OPTION("page_size", CR_OPT_INT, "500", 0, "pods per list request (limit)"),
+	CR_OPTION_RANGE("page_size", CR_OPT_INT, "500", 0, "pods per list request (limit); 0 = no paging", 0, 100000),
 	CR_OPTION("not_running", CR_OPT_STRING, "error", 0, "error | skip | wait"),
-	CR_OPTION("wait_timeout", CR_OPT_FLOAT, "300", 0, "seconds to wait with not_running = \"wait\""),
-	CR_OPTION("wait_interval", CR_OPT_FLOAT, "2", 0, "seconds between lists while waiting"),
+	CR_OPTION_RANGE("wait_timeout", CR_OPT_FLOAT, "300", 0, "seconds to wait with not_running = \"wait\"", 0.1, 86400),
+	CR_OPTION_RANGE("wait_interval", CR_OPT_FLOAT, "2", 0, "seconds between lists while waiting", 0.01, 3600),
 	CR_OPTION("auth", CR_OPT_STRING, "auto", 0, "auto | in_cluster | kubeconfig"),
 	CR_OPTION("kubeconfig", CR_OPT_STRING, NULL, 0, "kubeconfig file (default: $KUBECONFIG, ~/.kube/config)"),
 	CR_OPTION("context", CR_OPT_STRING, NULL, 0, "kubeconfig context (default: current-context)"),
@@ -36,11 +36,11 @@ static const cr_option k8s_options[] = {
 	CR_OPTION("token_file", CR_OPT_STRING, K8S_SA_DIR "/token", 0, "in-cluster service-account token"),
 	CR_OPTION("ca_file", CR_OPT_STRING, K8S_SA_DIR "/ca.crt", 0, "in-cluster CA bundle"),
 	CR_OPTION("namespace_file", CR_OPT_STRING, K8S_SA_DIR "/namespace", 0, "in-cluster namespace file"),
-	CR_OPTION("connect_timeout", CR_OPT_FLOAT, "5", 0, "seconds to connect"),
-	CR_OPTION("request_timeout", CR_OPT_FLOAT, "30", 0, "seconds for one request"),
-	CR_OPTION("retries", CR_OPT_INT, "5", 0, "retries of a request answered 429 or 5xx"),
-	CR_OPTION("max_retry_wait", CR_OPT_FLOAT, "30", 0, "longest wait honoured from Retry-After (seconds)"),
-	CR_OPTION("exec_timeout", CR_OPT_FLOAT, "10", 0, "seconds a kubeconfig exec credential plugin may run"),
+	CR_OPTION_RANGE("connect_timeout", CR_OPT_FLOAT, "5", 0, "seconds to connect", 0.1, 600),
+	CR_OPTION_RANGE("request_timeout", CR_OPT_FLOAT, "30", 0, "seconds for one request", 0.1, 3600),
+	CR_OPTION_RANGE("retries", CR_OPT_INT, "5", 0, "retries of a request answered 429 or 5xx", 0, 100),
+	CR_OPTION_RANGE("max_retry_wait", CR_OPT_FLOAT, "30", 0, "longest wait honoured from Retry-After (seconds)", 0, 3600),
+	CR_OPTION_RANGE("exec_timeout", CR_OPT_FLOAT, "10", 0, "seconds a kubeconfig exec credential plugin may run", 0.1, 600),
 	CR_OPTIONS_END
 };
 
@@ -158,20 +158,8 @@ static cr_status k8s_parse_enums(cr_plugin_ctx *ctx, const cr_cfg *config, struc
 static cr_status k8s_check_ranges(cr_plugin_ctx *ctx, const cr_cfg *config, struct k8s *st,
 				  cr_error *err)
 {
-	char msg[128];
-
-	if (st->port < 1 || st->port > 65535) {
-		snprintf(msg, sizeof(msg), "port %lld is not in 1..65535", (long long)st->port);
-		return k8s_opt_error(ctx, config, "port", msg, err);
-	}
-	if (st->page_size < 0) {
-		snprintf(msg, sizeof(msg), "page_size %lld is negative", (long long)st->page_size);
-		return k8s_opt_error(ctx, config, "page_size", msg, err);
-	}
-	if (st->retries < 0 || st->retries > 100) {
-		snprintf(msg, sizeof(msg), "retries %lld is not in 0..100", (long long)st->retries);
-		return k8s_opt_error(ctx, config, "retries", msg, err);
-	}
+	/* port, page_size, retries and the times have ranges in the schema:
+	 * the host refuses a value outside them before create. */
 	if (st->namespace && st->namespace[0] == '\0')
 		return k8s_opt_error(ctx, config, "namespace", "namespace \"\" is empty", err);
 	return CR_OK;
@@ -264,6 +252,66 @@ static void k8s_self_init(const struct k8s *st, cr_plugin_ctx *ctx,
 		self->namespace = g_strdup(conn->namespace);
 }
 
+/* Facts for `cluster-resolver explain` (ABI 1.1; skipped on an older host).
+ * @json: the value as JSON text. A fact is an aid, never a failure. */
+static void k8s_fact(cr_result_builder *b, const char *key, const char *json)
+{
+	cr_json *v = NULL;
+
+	if (!CR_HOST_HAS(cr_host, result_set_fact) ||
+	    cr_host->json_parse(json, strlen(json), key, &v, NULL) != CR_OK)
+		return;
+	cr_host->result_set_fact(b, key, v, NULL);
+	cr_host->json_free(v);
+}
+
+/* A string fact: @value quoted as a JSON string. */
+static void k8s_fact_string(cr_result_builder *b, const char *key, const char *value)
+{
+	size_t n = strlen(value);
+	char *json = malloc(n * 6 + 3), *p = json;
+
+	if (json == NULL)
+		return;
+	*p++ = '"';
+	for (const unsigned char *c = (const unsigned char *)value; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)*c;
+		} else if (*c < 0x20) {
+			p += sprintf(p, "\\u%04x", *c);
+		} else {
+			*p++ = (char)*c;
+		}
+	}
+	*p++ = '"';
+	*p = '\0';
+	k8s_fact(b, key, json);
+	free(json);
+}
+
+/* What explain shows: where the pods were listed. The server URL without
+ * any user:password@ part; never a token. */
+static void k8s_facts(cr_result_builder *b, const struct k8s_conn *conn, const char *ns)
+{
+	const char *server = conn->server != NULL ? conn->server : "";
+	const char *scheme = strstr(server, "://");
+	const char *at = scheme != NULL ? strchr(scheme + 3, '@') : NULL;
+	const char *slash = scheme != NULL ? strchr(scheme + 3, '/') : NULL;
+
+	if (at != NULL && (slash == NULL || at < slash)) {
+		char *clean = g_strdup_printf("%.*s%s", (int)(scheme + 3 - server), server, at + 1);
+
+		k8s_fact_string(b, "api_server", clean);
+		g_free(clean);
+	} else {
+		k8s_fact_string(b, "api_server", server);
+	}
+	if (conn->source != NULL)
+		k8s_fact_string(b, "config_source", conn->source);
+	k8s_fact_string(b, "namespace", ns != NULL ? ns : "*");
+}
+
 static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
 			     cr_error *err)
 {
@@ -282,6 +330,7 @@ static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	ns = st->namespace ? st->namespace : conn.namespace ? conn.namespace : "default";
 	if (strcmp(ns, "*") == 0)
 		ns = NULL;
+	k8s_facts(b, &conn, ns);
 	if (st->not_running == K8S_NR_WAIT) {
 		rc = k8s_wait_running(st, ctx, &conn, ns, err);
 		if (rc != CR_OK)

@@ -30,6 +30,7 @@ typedef struct simple_state {
 	const cr_cfg *accel; /* num_accelerators group, borrowed until destroy */
 	cr_json *cluster_json; /* the parsed cluster_json option, or NULL */
 	char json_what[512];   /* "FILE:LINE: cluster_json", for messages */
+	const cr_cfg *group; /* the config group, borrowed until destroy */
 } simple_state;
 
 static cr_status simple_push(simple_state *s, const char *job, int64_t index, const char *address,
@@ -177,8 +178,47 @@ static cr_status simple_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **
 		return st;
 	}
 	s->accel = accel;
+	s->group = config;
 	*state = s;
 	return CR_OK;
+}
+
+/* Facts for `cluster-resolver explain` (ABI 1.1; skipped on an older host).
+ * @json: the value as JSON text. A fact is an aid, never a failure. */
+static void simple_fact(cr_result_builder *b, const char *key, const char *json)
+{
+	cr_json *v = NULL;
+
+	if (!CR_HOST_HAS(cr_host, result_set_fact) ||
+	    cr_host->json_parse(json, strlen(json), key, &v, NULL) != CR_OK)
+		return;
+	cr_host->result_set_fact(b, key, v, NULL);
+	cr_host->json_free(v);
+}
+
+/* A string fact: @value quoted as a JSON string. */
+static void simple_fact_string(cr_result_builder *b, const char *key, const char *value)
+{
+	size_t n = strlen(value);
+	char *json = malloc(n * 6 + 3), *p = json;
+
+	if (json == NULL)
+		return;
+	*p++ = '"';
+	for (const unsigned char *c = (const unsigned char *)value; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)*c;
+		} else if (*c < 0x20) {
+			p += sprintf(p, "\\u%04x", *c);
+		} else {
+			*p++ = (char)*c;
+		}
+	}
+	*p++ = '"';
+	*p = '\0';
+	simple_fact(b, key, json);
+	free(json);
 }
 
 static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
@@ -188,7 +228,18 @@ static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 	const char *rpc = cr_host->opt_string(ctx, "rpc_layer");
 	const char *env = cr_host->opt_string(ctx, "environment");
 	cr_status st = CR_OK;
+	const cr_cfg *src = cr_host->opt_is_set(ctx, "cluster_json")
+				    ? cr_host->cfg_get(s->group, "cluster_json")
+				    : cr_host->cfg_get(s->group, "cluster");
+	char fact[1024];
 
+	/* Which key the cluster came from, and where: explain's answer to
+	 * "why these addresses?". */
+	if (src != NULL) {
+		snprintf(fact, sizeof(fact), "%s at %s:%d", cr_host->cfg_name(src),
+			 cr_host->cfg_file(src), cr_host->cfg_line(src));
+		simple_fact_string(b, "defined_at", fact);
+	}
 	for (size_t i = 0; i < s->ntasks && st == CR_OK; i++) {
 		const simple_task *t = &s->tasks[i];
 
@@ -252,7 +303,8 @@ static const cr_option simple_options[] = {
 	  "jobs: a list of addresses (dense) or of { index; address; } groups (sparse)"),
 	CR_OPTION("cluster_json", CR_OPT_STRING, NULL, 0, "the cluster as TensorFlow as_dict JSON"),
 	CR_OPTION("task_type", CR_OPT_STRING, NULL, 0, "this process's job name"),
-	CR_OPTION("task_id", CR_OPT_INT, NULL, 0, "this process's index in its job"),
+	CR_OPTION_RANGE("task_id", CR_OPT_INT, NULL, 0, "this process's index in its job", 0,
+			2147483647),
 	CR_OPTION("rpc_layer", CR_OPT_STRING, NULL, 0, "rpc layer, e.g. \"grpc\""),
 	CR_OPTION("environment", CR_OPT_STRING, NULL, 0, "environment name, e.g. \"cloud\""),
 	CR_OPTION("master", CR_OPT_STRING, "", 0, "master address returned when no task is given"),

@@ -73,7 +73,8 @@ static cr_status slurm_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 	    cr_host->getenv(ctx, "SLURM_JOB_ID") != NULL ||
 	    cr_host->getenv(ctx, "SLURM_JOBID") != NULL)
 		return CR_OK;
-	return CR_DECLINED;
+	return cr_host->error_set(err, CR_DECLINED,
+				  "not in a Slurm job: SLURM_PROCID and SLURM_JOB_ID are unset");
 }
 
 /* This task's rank from SLURM_PROCID, checked; -1 when unset. */

@@ -3,10 +3,11 @@
  * test-cli.c - CLI golden tests: configuration errors name FILE:LINE,
  * conf.d drop-ins load in sorted order, config selection (--config,
  * CLUSTER_RESOLVER_CONFIG, the built-in auto default), check-config hides
- * secrets, `plugins [--json]`, usage errors exit 2, the exit-code table
- * (0 ok, 1 resolution failed, 2 usage or configuration) shared by every
- * command, and TensorFlow's `master` rules (effective rpc layer, a lone
- * --task-id/--task-type, "" with a warning for an unknown task).
+ * secrets, `plugins [--json]` with option ranges, range errors, `explain`
+ * (every verdict, --json, exit status), usage errors exit 2, the exit-code
+ * table (0 ok, 1 resolution failed, 2 usage or configuration) shared by
+ * every command, and TensorFlow's `master` rules (effective rpc layer, a
+ * lone --task-id/--task-type, "" with a warning for an unknown task).
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +27,17 @@
 #define CREATE_FAILS_ERR                                                                        \
 	PFX "resolver 'simple' (@PLUGINS@/resolvers/simple.so): create failed: @CONF@:4: "      \
 	    "'task_type' and 'task_id' must be set together\n"
+/* One resolver of each verdict: declined without and with a reason, an
+ * optional error, the sufficient answer, and one skipped after it. */
+#define EXPLAIN_CONF                                                                   \
+	PP "resolvers = (\n"                                                          \
+	   "  { plugin = \"ranged\"; name = \"quiet\"; mode = \"decline-silent\"; },\n"    \
+	   "  { plugin = \"tfconfig\"; policy = \"optional\"; },\n"                      \
+	   "  { plugin = \"ranged\"; name = \"broken\"; policy = \"optional\"; mode = \"fail\"; count = 2; },\n" \
+	   "  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"        \
+	   "    cluster = { worker = [ \"w0:1\" ]; }; task_type = \"worker\"; task_id = 0; },\n" \
+	   "  { plugin = \"ranged\"; name = \"never\"; } );\n"
+#define TFC_SHAPE "TF_CONFIG: the tasks for job 'worker' must be a list or an object from indices to addresses"
 
 static const crt_cli_case cases[] = {
 	/* ---- schema validation, before any plugin runs ---- */
@@ -91,6 +103,110 @@ static const crt_cli_case cases[] = {
 	  PFX "@CONF@:1: plugin_path entries must be absolute directories\n", 2 },
 	{ "missing-file", NULL, { NULL }, { "--config", "@DIR@/does-not-exist.conf", "resolve" }, "",
 	  PFX "@DIR@/does-not-exist.conf: cannot read the config file: No such file or directory\n", 2 },
+	/* ---- option ranges (ABI 1.1), checked by the host before create ---- */
+	{ "range-both-bounds",
+	  PP "resolvers = (\n  { plugin = \"ranged\";\n    count = 0; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:5: resolver 'ranged': key 'count' is 0, out of its range 1..10\n", 2 },
+	{ "range-above",
+	  PP "resolvers = (\n  { plugin = \"ranged\"; count = 11; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'ranged': key 'count' is 11, out of its range 1..10\n", 2 },
+	{ "range-min-only",
+	  PP "resolvers = (\n  { plugin = \"ranged\"; timeout = 0.1; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'ranged': key 'timeout' is 0.1; it must be at least 0.5\n", 2 },
+	{ "range-min-only-integer-for-float",
+	  PP "resolvers = (\n  { plugin = \"ranged\"; timeout = -3; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'ranged': key 'timeout' is -3; it must be at least 0.5\n", 2 },
+	{ "range-max-only",
+	  PP "resolvers = (\n  { plugin = \"ranged\"; depth = 4; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'ranged': key 'depth' is 4; it must be at most 3\n", 2 },
+	{ "range-float-huge",
+	  PP "resolvers = (\n  { plugin = \"ranged\"; ratio = 1e31; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'ranged': key 'ratio' is 1e+31, out of its range 0.25..1e+30\n", 2 },
+	{ "range-in-bounds",
+	  PP "resolvers = (\n  { plugin = \"ranged\"; count = 10; timeout = 0.5; depth = 3; ratio = 0.25; } );\n",
+	  { NULL }, { "resolve", "--format", "json" },
+	  "{\"cluster\": {\"ranged\": [\"r:1\", \"r:1\", \"r:1\", \"r:1\", \"r:1\", \"r:1\", \"r:1\", \"r:1\", "
+	  "\"r:1\", \"r:1\"]}, \"master\": \"\", \"num_accelerators\": {}}\n", "", 0 },
+	{ "range-k8s-page-size",
+	  PP "resolvers = (\n  { plugin = \"k8s\"; page_size = -1; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'k8s': key 'page_size' is -1, out of its range 0..100000\n", 2 },
+	{ "range-k8s-timeout-zero",
+	  PP "resolvers = (\n  { plugin = \"k8s\"; exec_timeout = 0; } );\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: resolver 'k8s': key 'exec_timeout' is 0, out of its range 0.1..600\n", 2 },
+	{ "range-k8s-timeout-huge",
+	  PP "resolvers = (\n  { plugin = \"k8s\"; wait_timeout = 1e30; } );\n", { NULL }, { "check-config" }, "",
+	  PFX "@CONF@:4: resolver 'k8s': key 'wait_timeout' is 1e+30, out of its range 0.1..86400\n", 2 },
+	/* ---- explain: each verdict, the reasons and facts, the exit status ---- */
+	{ "explain-every-verdict", EXPLAIN_CONF, { "TF_CONFIG" }, { "explain" },
+	  "config: @CONF@\n"
+	  "1. resolver 'quiet' (plugin ranged, required, at @CONF@:4)\n"
+	  "   declined (the plugin gave no reason)\n"
+	  "   fact mode: \"not ok\"\n"
+	  "   fact count: 1\n"
+	  "2. resolver 'tfconfig' (plugin tfconfig, optional, at @CONF@:5)\n"
+	  "   declined: TF_CONFIG is not set\n"
+	  "3. resolver 'broken' (plugin ranged, optional, at @CONF@:6)\n"
+	  "   error: told to fail\n"
+	  "   fact mode: \"not ok\"\n"
+	  "   fact count: [\"more than one\"]\n"
+	  "4. resolver 'local' (plugin simple, sufficient, at @CONF@:7)\n"
+	  "   ok: 1 job, 1 task; this task worker:0\n"
+	  "   fact defined_at: \"cluster at @CONF@:8\"\n"
+	  "5. resolver 'never' (plugin ranged, required, at @CONF@:9)\n"
+	  "   skipped: resolver 'local' (sufficient) answered first\n"
+	  "result: {\"cluster\": {\"worker\": [\"w0:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}, "
+	  "\"master\": \"\", \"num_accelerators\": {}}\n",
+	  PFX "warning: resolver 'broken': told to fail (optional, skipped)\n", 0 },
+	{ "explain-json", EXPLAIN_CONF, { "TF_CONFIG" }, { "explain", "--json" },
+	  "{\"config\": \"@CONF@\", \"resolvers\": ["
+	  "{\"name\": \"quiet\", \"plugin\": \"ranged\", \"policy\": \"required\", \"at\": \"@CONF@:4\", "
+	  "\"verdict\": \"declined\", \"reason\": \"\", \"facts\": {\"mode\": \"not ok\", \"count\": 1}}, "
+	  "{\"name\": \"tfconfig\", \"plugin\": \"tfconfig\", \"policy\": \"optional\", \"at\": \"@CONF@:5\", "
+	  "\"verdict\": \"declined\", \"reason\": \"TF_CONFIG is not set\", \"facts\": {}}, "
+	  "{\"name\": \"broken\", \"plugin\": \"ranged\", \"policy\": \"optional\", \"at\": \"@CONF@:6\", "
+	  "\"verdict\": \"error\", \"reason\": \"told to fail\", \"facts\": {\"mode\": \"not ok\", \"count\": [\"more than one\"]}}, "
+	  "{\"name\": \"local\", \"plugin\": \"simple\", \"policy\": \"sufficient\", \"at\": \"@CONF@:7\", "
+	  "\"verdict\": \"ok\", \"reason\": \"1 job, 1 task; this task worker:0\", \"facts\": {\"defined_at\": \"cluster at @CONF@:8\"}}, "
+	  "{\"name\": \"never\", \"plugin\": \"ranged\", \"policy\": \"required\", \"at\": \"@CONF@:9\", "
+	  "\"verdict\": \"skipped\", \"reason\": \"resolver 'local' (sufficient) answered first\", \"facts\": {}}], "
+	  "\"result\": {\"cluster\": {\"worker\": [\"w0:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}, "
+	  "\"master\": \"\", \"num_accelerators\": {}}, \"error\": null}\n",
+	  PFX "warning: resolver 'broken': told to fail (optional, skipped)\n", 0 },
+	{ "explain-required-error-facts-kept",
+	  PP "resolvers = (\n  { plugin = \"tfconfig\"; },\n  { plugin = \"ranged\"; name = \"after\"; } );\n",
+	  { "TF_CONFIG={\"cluster\": {\"worker\": \"w0:1\"}, \"task\": {\"type\": \"worker\", \"index\": 0}}" },
+	  { "explain" },
+	  "config: @CONF@\n"
+	  "1. resolver 'tfconfig' (plugin tfconfig, required, at @CONF@:4)\n"
+	  "   error: " TFC_SHAPE "\n"
+	  "   fact variable: \"TF_CONFIG\"\n"
+	  "   fact jobs: 1\n"
+	  "   fact task: {\"type\":\"worker\",\"index\":0}\n"
+	  "2. resolver 'after' (plugin ranged, required, at @CONF@:5)\n"
+	  "   skipped: resolver 'tfconfig' (required) failed\n"
+	  "result: failed: resolver 'tfconfig': " TFC_SHAPE "\n",
+	  PFX "resolver 'tfconfig': " TFC_SHAPE "\n", 1 },
+	{ "explain-none-applies",
+	  PP "resolvers = (\n  { plugin = \"ranged\"; mode = \"decline\"; } );\n", { NULL }, { "explain" },
+	  "config: @CONF@\n"
+	  "1. resolver 'ranged' (plugin ranged, required, at @CONF@:4)\n"
+	  "   declined: told to decline\n"
+	  "   fact mode: \"not ok\"\n"
+	  "   fact count: 1\n"
+	  "result: failed: no resolver applies here (declined: ranged)\n",
+	  PFX "no resolver applies here (declined: ranged)\n", 1 },
+	{ "explain-none-applies-json",
+	  PP "resolvers = (\n  { plugin = \"ranged\"; mode = \"decline\"; } );\n", { NULL }, { "explain", "--json" },
+	  "{\"config\": \"@CONF@\", \"resolvers\": [{\"name\": \"ranged\", \"plugin\": \"ranged\", "
+	  "\"policy\": \"required\", \"at\": \"@CONF@:4\", \"verdict\": \"declined\", \"reason\": \"told to decline\", "
+	  "\"facts\": {\"mode\": \"not ok\", \"count\": 1}}], \"result\": null, "
+	  "\"error\": \"no resolver applies here (declined: ranged)\"}\n",
+	  PFX "no resolver applies here (declined: ranged)\n", 1 },
+	{ "explain-config-error",
+	  PP "resolvers = (\n  { plugin = \"ranged\"; count = 0; } );\n", { NULL }, { "explain" }, "",
+	  PFX "@CONF@:4: resolver 'ranged': key 'count' is 0, out of its range 1..10\n", 2 },
+	{ "explain-extra-argument", NULL, { NULL }, { "explain", "--yaml" }, "",
+	  PFX "explain: unexpected argument '--yaml'\n", 2 },
 	/* ---- check-config ---- */
 	{ "check-config-secrets",
 	  PP "resolvers = (\n  { plugin = \"secretive\"; token = \"s3cr3t-token\"; endpoint = \"127.0.0.1:9\";\n"
@@ -119,7 +235,14 @@ static const crt_cli_case cases[] = {
 	  PFX "@CONF@:4: resolver 'secretive': key 'retries' must be an integer, not a float\n", 2 },
 	/* ---- plugins ---- */
 	{ "plugins-json", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "--json" },
-	  "[{\"name\": \"secretive\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/secretive.so\", "
+	  "[{\"name\": \"ranged\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/ranged.so\", "
+	  "\"abi\": \"1.0\", \"version\": \"0.1-test\", \"description\": \"test plugin with ranged options and facts\", "
+	  "\"options\": [{\"name\": \"mode\", \"type\": \"string\", \"default\": \"ok\", \"required\": false, \"secret\": false, \"help\": \"ok | decline | decline-silent | fail\"}, "
+	  "{\"name\": \"count\", \"type\": \"int\", \"default\": \"1\", \"required\": false, \"secret\": false, \"help\": \"tasks to report\", \"min\": 1, \"max\": 10}, "
+	  "{\"name\": \"timeout\", \"type\": \"float\", \"default\": \"1.5\", \"required\": false, \"secret\": false, \"help\": \"seconds (lower bound only)\", \"min\": 0.5}, "
+	  "{\"name\": \"depth\", \"type\": \"int\", \"required\": false, \"secret\": false, \"help\": \"levels (upper bound only)\", \"max\": 3}, "
+	  "{\"name\": \"ratio\", \"type\": \"float\", \"required\": false, \"secret\": false, \"help\": \"a fraction\", \"min\": 0.25, \"max\": 1e+30}]}, "
+	  "{\"name\": \"secretive\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/secretive.so\", "
 	  "\"abi\": \"1.0\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
 	  "\"options\": [{\"name\": \"token\", \"type\": \"string\", \"required\": true, \"secret\": true, \"help\": \"API token\"}, "
 	  "{\"name\": \"endpoint\", \"type\": \"string\", \"default\": \"127.0.0.1:1\", \"required\": false, \"secret\": false, \"help\": \"where the job runs\"}, "
@@ -128,6 +251,13 @@ static const crt_cli_case cases[] = {
 	  "{\"name\": \"password\", \"type\": \"string\", \"default\": \"(secret)\", \"required\": false, \"secret\": true, \"help\": \"a secret with a default\"}]}]\n",
 	  "", 0 },
 	{ "plugins-text", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins" },
+	  "ranged       resolver    ABI 1.0  0.1-test @TESTPLUG@/ranged.so\n"
+	  "    test plugin with ranged options and facts\n"
+	  "    mode               string      ok | decline | decline-silent | fail [default: ok]\n"
+	  "    count              int         tasks to report [default: 1] [range: 1..10]\n"
+	  "    timeout            float       seconds (lower bound only) [default: 1.5] [min: 0.5]\n"
+	  "    depth              int         levels (upper bound only) [max: 3]\n"
+	  "    ratio              float       a fraction [range: 0.25..1e+30]\n"
 	  "secretive    resolver    ABI 1.0  0.1-test @TESTPLUG@/secretive.so\n"
 	  "    test plugin with a secret option\n"
 	  "    token              string      API token (required)\n"

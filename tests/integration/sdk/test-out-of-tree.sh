@@ -119,5 +119,6 @@ n1:1' --env EXAMPLE_TASK_INDEX=1 --format tf_config 2>&1)
 	{ echo "$got"; fail "installed cr-testhost resolve"; }
 got=$("$prefix/bin/cr-testhost" "$so" probe --config 'file = "/hosts";' 2>&1)
 rc=$?
-[ "$rc" = 3 ] && [ -z "$got" ] || { echo "$got"; fail "installed cr-testhost probe: exit $rc, expected 3 (declined)"; }
+[ "$rc" = 3 ] && [ "$got" = "cr-testhost: declined: EXAMPLE_TASK_INDEX is not set" ] ||
+	{ echo "$got"; fail "installed cr-testhost probe: exit $rc, expected 3 (declined, with the reason)"; }
 echo "ok: installed SDK builds, tests and loads the template (CMake, pkg-config, cr-testhost)"

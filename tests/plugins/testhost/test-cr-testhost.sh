@@ -75,7 +75,7 @@ expect env-inherited 0 "$tf" '' -- \
 	env "TF_CONFIG=$tf" "$th" "$plugins/resolvers/tfconfig.so" resolve --format tf_config --inherit-env
 expect master-override 0 'grpc://a:1' '' -- "$th" "$plugins/resolvers/tfconfig.so" master \
 	--env "TF_CONFIG=$tf" --task-type w --task-id 0 --rpc-layer grpc
-expect probe-declined 3 '' 'cr-testhost: TF_CONFIG is not set' -- \
+expect probe-declined 3 '' 'cr-testhost: declined: TF_CONFIG is not set' -- \
 	"$th" "$plugins/resolvers/tfconfig.so" probe
 expect config-error 2 '' "cr-testhost: (string):2: resolver 'tfconfig': unknown key 'varible' (did you mean 'variable'?)" -- \
 	"$th" "$plugins/resolvers/tfconfig.so" resolve --config '

@@ -50,7 +50,7 @@ static cr_result_builder *answer(cr_instance *inst, const task *tasks, size_t n)
 }
 
 typedef struct fixture {
-	cr_context *ctx;
+	union_overrides over; /* none */
 	cr_instance inst[2];
 	union_state *u;
 } fixture;
@@ -58,7 +58,7 @@ typedef struct fixture {
 static void fixture_init(fixture *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->ctx = cr_context_new(NULL);
+	f->over.task_id = -1;
 	f->inst[0].label = (char *)"resolver 'a'";
 	f->inst[0].where = (char *)"a.conf:1";
 	f->inst[1].label = (char *)"resolver 'b'";
@@ -69,7 +69,6 @@ static void fixture_init(fixture *f)
 static void fixture_clear(fixture *f)
 {
 	union_free(f->u);
-	cr_context_free(f->ctx);
 }
 
 static char *cluster_json(const cr_result *res)
@@ -103,7 +102,7 @@ static void test_one_answer_whole(void)
 	b = answer(&f.inst[0], a, G_N_ELEMENTS(a));
 	answered = b->spec;
 	union_take(f.u, b);
-	g_assert_cmpint(union_merge(f.u, f.ctx, &res, NULL), ==, CR_OK);
+	g_assert_cmpint(union_merge(f.u, &f.over, &res, NULL), ==, CR_OK);
 	/* the answer's spec itself, not a copy */
 	g_assert_true(cr_result_spec(res) == answered);
 	s = cluster_json(res);
@@ -132,7 +131,7 @@ static void test_dense_answers_follow(void)
 	fixture_init(&f);
 	union_take(f.u, answer(&f.inst[0], a, G_N_ELEMENTS(a)));
 	union_take(f.u, answer(&f.inst[1], b, G_N_ELEMENTS(b)));
-	g_assert_cmpint(union_merge(f.u, f.ctx, &res, NULL), ==, CR_OK);
+	g_assert_cmpint(union_merge(f.u, &f.over, &res, NULL), ==, CR_OK);
 	s = cluster_json(res);
 	g_assert_cmpstr(s, ==,
 			"{\"ps\": [\"p0:1\"], \"worker\": [\"a0:1\", \"a1:1\", \"b0:1\", \"b1:1\"], "
@@ -161,7 +160,7 @@ static void test_sparse_keeps_indices(void)
 	fixture_init(&f);
 	union_take(f.u, answer(&f.inst[1], b, G_N_ELEMENTS(b)));
 	union_take(f.u, answer(&f.inst[0], a, G_N_ELEMENTS(a)));
-	g_assert_cmpint(union_merge(f.u, f.ctx, &res, NULL), ==, CR_OK);
+	g_assert_cmpint(union_merge(f.u, &f.over, &res, NULL), ==, CR_OK);
 	s = cluster_json(res);
 	g_assert_cmpstr(s, ==,
 			"{\"worker\": {\"0\": \"a0:1\", \"1\": \"a1:1\", \"3\": \"b3:1\", "
@@ -186,7 +185,7 @@ static void test_sparse_clash_names_both(void)
 	fixture_init(&f);
 	union_take(f.u, answer(&f.inst[0], a, G_N_ELEMENTS(a)));
 	union_take(f.u, answer(&f.inst[1], b, G_N_ELEMENTS(b)));
-	g_assert_cmpint(union_merge(f.u, f.ctx, &res, &err), ==, CR_ERR_CONFLICT);
+	g_assert_cmpint(union_merge(f.u, &f.over, &res, &err), ==, CR_ERR_CONFLICT);
 	g_assert_cmpstr(err.message, ==,
 			"job 'worker' task 2 is defined by both resolver 'a' (a.conf:1) and "
 			"resolver 'b' (a.conf:2)");
@@ -215,7 +214,7 @@ static void test_shared_counts_copy_on_change(void)
 	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 0, "GPU", 8, NULL), ==, CR_OK);
 	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 3, "GPU", 5, NULL), ==, CR_OK);
 	union_take(f.u, b);
-	g_assert_cmpint(union_merge(f.u, f.ctx, &res, NULL), ==, CR_OK);
+	g_assert_cmpint(union_merge(f.u, &f.over, &res, NULL), ==, CR_OK);
 	static const char *const want[] = { "{\"GPU\": 8}", "{\"GPU\": 1, \"TPU\": 4}",
 					    "{\"GPU\": 1}", "{\"GPU\": 5}" };
 	for (int64_t i = 0; i < 4; i++) {
