@@ -37,7 +37,7 @@
 	   "  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"        \
 	   "    cluster = { worker = [ \"w0:1\" ]; }; task_type = \"worker\"; task_id = 0; },\n" \
 	   "  { plugin = \"ranged\"; name = \"never\"; } );\n"
-#define TFC_SHAPE "TF_CONFIG: the tasks for job 'worker' must be a list or an object from indices to addresses"
+#define TFC_SHAPE "TF_CONFIG: the tasks for job 'worker' must be a list or an object from indices to addresses, not a string"
 
 static const crt_cli_case cases[] = {
 	/* ---- schema validation, before any plugin runs ---- */
