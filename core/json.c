@@ -30,6 +30,13 @@ cr_status json_parse_text(const char *text, size_t len, const char *what, json_o
 	obj = json_tokener_parse_ex(tok, text, (int)len);
 	jerr = json_tokener_get_error(tok);
 	off = json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue && obj == NULL) {
+		/* A number at the very end ("1") is complete only once the
+		 * tokener sees what follows it: tell it the text has ended. */
+		obj = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+		off = len;
+	}
 	if (jerr == json_tokener_success && off < len) {
 		/* Only whitespace may follow the value. */
 		for (size_t i = off; i < len; i++) {

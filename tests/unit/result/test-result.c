@@ -460,6 +460,41 @@ static void test_devices_of_task(gconstpointer data)
 	cr_result_free(res);
 }
 
+/* host->json_parse on whole documents, a bare number at the very end too. */
+typedef struct parse_case {
+	const char *name;
+	const char *text;
+	const char *out; /* json-c's plain form, or the exact error */
+} parse_case;
+
+static const parse_case parse_cases[] = {
+	{ "number-at-end", "1", "1" },
+	{ "negative-float-at-end", "-2.5", "-2.5" },
+	{ "number-then-space", "7 ", "7" },
+	{ "true", "true", "true" },
+	{ "string", "\"x\"", "\"x\"" },
+	{ "object", "{\"a\":1}", "{\"a\":1}" },
+	{ "unfinished-array", "[1,", "v: invalid JSON at line 1, column 4 (offset 3): unexpected end of data" },
+	{ "number-then-junk", "1x", "v: invalid JSON at line 1, column 2 (offset 1): unexpected character" },
+	{ "empty", "", "v: invalid JSON at line 1, column 1 (offset 0): unexpected end of data" },
+	{ NULL, NULL, NULL },
+};
+
+static void test_json_parse(gconstpointer data)
+{
+	const parse_case *c = data;
+	cr_error err = CR_ERROR_INIT;
+	cr_json *root = NULL;
+	cr_status st = host_json_parse(c->text, strlen(c->text), "v", &root, &err);
+
+	if (st == CR_OK)
+		g_assert_cmpstr(json_object_to_json_string_ext((json_object *)(void *)root,
+							       JSON_C_TO_STRING_PLAIN), ==, c->out);
+	else
+		g_assert_cmpstr(err.message, ==, c->out);
+	host_json_free(root);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -473,6 +508,12 @@ int main(int argc, char **argv)
 		char *path = g_strconcat("/result/add-cluster-json/", c->name, NULL);
 
 		g_test_add_data_func(path, c, test_add_cluster_json);
+		g_free(path);
+	}
+	for (const parse_case *c = parse_cases; c->name != NULL; c++) {
+		char *path = g_strconcat("/result/json-parse/", c->name, NULL);
+
+		g_test_add_data_func(path, c, test_json_parse);
 		g_free(path);
 	}
 	g_test_add_func("/result/one-answer-whole", test_one_answer_whole);
