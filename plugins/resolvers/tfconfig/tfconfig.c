@@ -171,7 +171,7 @@ static void tfc_facts(cr_result_builder *b, const char *var, const cr_json *root
 
 	tfc_fact_string(b, "variable", var);
 	if (cluster != NULL && cr_host->json_type(cluster) == CR_JSON_OBJECT) {
-		snprintf(n, sizeof(n), "%zu ", cr_host->json_length(cluster)); /* a bare number needs an end */
+		snprintf(n, sizeof(n), "%zu", cr_host->json_length(cluster));
 		tfc_fact(b, "jobs", n);
 	}
 	if (task != NULL && CR_HOST_HAS(cr_host, result_set_fact))

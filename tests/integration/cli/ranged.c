@@ -41,7 +41,7 @@ static cr_status ranged_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 
 	(void)state;
 	ranged_fact(b, "mode", strcmp(mode, "ok") == 0 ? "\"ok\"" : "\"not ok\"");
-	ranged_fact(b, "count", n == 1 ? "1 " : "[\"more than one\"]");
+	ranged_fact(b, "count", n == 1 ? "1" : "[\"more than one\"]");
 	if (strcmp(mode, "decline") == 0)
 		return cr_host->error_set(err, CR_DECLINED, "told to decline");
 	if (strcmp(mode, "decline-silent") == 0)
