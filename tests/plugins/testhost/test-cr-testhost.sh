@@ -96,5 +96,12 @@ expect usage 2 '' 'usage: cr-testhost [OPTIONS] PLUGIN.so probe|resolve|master|e
 	"$th" "$httpget"
 expect unknown-command 2 '' 'cr-testhost: unknown command (probe, resolve, master, enumerate)' -- \
 	"$th" "$plugins/resolvers/tfconfig.so" frobnicate
+# master as `cluster-resolver master` answers: a lone --task-id overrides
+# only the index; no task at all gives TensorFlow's "" with a warning.
+two='{"cluster": {"worker": ["worker0:2222", "worker1:2222"]}'
+expect master-lone-task-id 0 'worker1:2222' '' -- "$th" -e "TF_CONFIG=$two, \"task\": {\"type\": \"worker\", \"index\": 0}}" \
+	--task-id 1 "$plugins/resolvers/tfconfig.so" master
+expect master-unknown-task 0 '' 'warning: no master: no task was given and this process'"'"'s task is unknown' -- \
+	"$th" -e "TF_CONFIG=$two}" "$plugins/resolvers/tfconfig.so" master
 [ "$fail" = 0 ] && echo "ok: cr-testhost command"
 exit "$fail"
