@@ -63,4 +63,10 @@ check check-config 0 "" -- check-config "$tmp/three.conf"
 check config-error 2 "" -- --config "$tmp/bad.conf" resolve
 TF_CONFIG='{"cluster": ' check tfconfig-error 1 "" -- --config "$tmp/three.conf" resolve
 check usage-error 2 "" -- frobnicate
+check explain 0 "" -- --config "$tmp/three.conf" explain
+check explain-json 0 "" -- --config "$tmp/three.conf" explain --json
+TF_CONFIG='{"cluster": ' check explain-error 1 "" -- --config "$tmp/three.conf" explain
+check exec 0 "w0:2222" -- --config "$tmp/three.conf" exec -- sh -c 'echo "$TF_CONFIG" | sed "s/.*\\[\"\\(w0:2222\\)\".*/\\1/"'
+check exec-supervise 3 "child" -- --config "$tmp/three.conf" exec --supervise -- sh -c 'echo child; exit 3'
+check exec-supervise-signal 143 "" -- --config "$tmp/three.conf" exec --supervise -- sh -c 'kill -TERM $$'
 exit $fail
