@@ -220,7 +220,7 @@ static const crt_cli_case cases[] = {
 	  "    retries = 5\n"
 	  "    labels = ( 2 items )\n"
 	  "    password = (secret)\n"
-	  "resolver 'simple': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), policy optional, at @CONF@:6\n"
+	  "resolver 'simple': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy optional, at @CONF@:6\n"
 	  "    cluster = { 1 keys }\n",
 	  "", 0 },
 	{ "check-config-file-argument", NULL, { NULL }, { "check-config", "@DIR@/does-not-exist.conf" }, "",
@@ -236,14 +236,14 @@ static const crt_cli_case cases[] = {
 	/* ---- plugins ---- */
 	{ "plugins-json", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "--json" },
 	  "[{\"name\": \"ranged\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/ranged.so\", "
-	  "\"abi\": \"1.0\", \"version\": \"0.1-test\", \"description\": \"test plugin with ranged options and facts\", "
+	  "\"abi\": \"1.1\", \"version\": \"0.1-test\", \"description\": \"test plugin with ranged options and facts\", "
 	  "\"options\": [{\"name\": \"mode\", \"type\": \"string\", \"default\": \"ok\", \"required\": false, \"secret\": false, \"help\": \"ok | decline | decline-silent | fail\"}, "
 	  "{\"name\": \"count\", \"type\": \"int\", \"default\": \"1\", \"required\": false, \"secret\": false, \"help\": \"tasks to report\", \"min\": 1, \"max\": 10}, "
 	  "{\"name\": \"timeout\", \"type\": \"float\", \"default\": \"1.5\", \"required\": false, \"secret\": false, \"help\": \"seconds (lower bound only)\", \"min\": 0.5}, "
 	  "{\"name\": \"depth\", \"type\": \"int\", \"required\": false, \"secret\": false, \"help\": \"levels (upper bound only)\", \"max\": 3}, "
 	  "{\"name\": \"ratio\", \"type\": \"float\", \"required\": false, \"secret\": false, \"help\": \"a fraction\", \"min\": 0.25, \"max\": 1e+30}]}, "
 	  "{\"name\": \"secretive\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/secretive.so\", "
-	  "\"abi\": \"1.0\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
+	  "\"abi\": \"1.1\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
 	  "\"options\": [{\"name\": \"token\", \"type\": \"string\", \"required\": true, \"secret\": true, \"help\": \"API token\"}, "
 	  "{\"name\": \"endpoint\", \"type\": \"string\", \"default\": \"127.0.0.1:1\", \"required\": false, \"secret\": false, \"help\": \"where the job runs\"}, "
 	  "{\"name\": \"retries\", \"type\": \"int\", \"default\": \"3\", \"required\": false, \"secret\": false, \"help\": \"how often to retry\"}, "
@@ -251,14 +251,14 @@ static const crt_cli_case cases[] = {
 	  "{\"name\": \"password\", \"type\": \"string\", \"default\": \"(secret)\", \"required\": false, \"secret\": true, \"help\": \"a secret with a default\"}]}]\n",
 	  "", 0 },
 	{ "plugins-text", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins" },
-	  "ranged       resolver    ABI 1.0  0.1-test @TESTPLUG@/ranged.so\n"
+	  "ranged       resolver    ABI 1.1  0.1-test @TESTPLUG@/ranged.so\n"
 	  "    test plugin with ranged options and facts\n"
 	  "    mode               string      ok | decline | decline-silent | fail [default: ok]\n"
 	  "    count              int         tasks to report [default: 1] [range: 1..10]\n"
 	  "    timeout            float       seconds (lower bound only) [default: 1.5] [min: 0.5]\n"
 	  "    depth              int         levels (upper bound only) [max: 3]\n"
 	  "    ratio              float       a fraction [range: 0.25..1e+30]\n"
-	  "secretive    resolver    ABI 1.0  0.1-test @TESTPLUG@/secretive.so\n"
+	  "secretive    resolver    ABI 1.1  0.1-test @TESTPLUG@/secretive.so\n"
 	  "    test plugin with a secret option\n"
 	  "    token              string      API token (required)\n"
 	  "    endpoint           string      where the job runs [default: 127.0.0.1:1]\n"
@@ -354,7 +354,7 @@ static const crt_cli_case cases[] = {
 	{ "exit-unknown-format", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
 	  { "resolve", "--format", "yaml" }, "",
 	  PFX "unknown format 'yaml' (known: tf_config, json, clusterdef, env, torch, jax, hostfile, horovod, hosts)\n", 2 },
-	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.0.0 (plugin ABI 1.0)\n", "", 0 },
+	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.1.0 (plugin ABI 1.1)\n", "", 0 },
 	{ NULL },
 };
 
@@ -409,13 +409,13 @@ static void test_dropins(void)
 		   "", 0);
 	run_expect(argv_check, NULL,
 		   "@DIR@/dropins/main.conf: ok\n"
-		   "resolver 'main': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/main.conf:2\n"
+		   "resolver 'main': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/main.conf:2\n"
 		   "    cluster = { 1 keys }\n"
-		   "resolver 'a': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/10-a.conf:1\n"
+		   "resolver 'a': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/10-a.conf:1\n"
 		   "    cluster = { 1 keys }\n"
-		   "resolver 'b': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/20-b.conf:1\n"
+		   "resolver 'b': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/20-b.conf:1\n"
 		   "    cluster = { 1 keys }\n"
-		   "resolver 'z': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/9-z.conf:1\n"
+		   "resolver 'z': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/9-z.conf:1\n"
 		   "    cluster = { 1 keys }\n",
 		   "", 0);
 	/* An error in a drop-in names the drop-in. */
@@ -476,7 +476,7 @@ static void test_auto_default(void)
 	g_assert_cmpint(crt_run(argv_check, unset, &out, &err), ==, 0);
 	g_assert_cmpstr(err, ==, "");
 	{
-		char *tfc = crt_subst("(built-in auto): ok\nresolver 'tfconfig': plugin tfconfig 1.0.0 "
+		char *tfc = crt_subst("(built-in auto): ok\nresolver 'tfconfig': plugin tfconfig 1.1.0 "
 				      "(@PLUGINS@/resolvers/tfconfig.so), policy sufficient, at (built-in auto):2\n",
 				      NULL);
 		const char *local = strstr(out, "resolver 'local': ");
@@ -487,7 +487,7 @@ static void test_auto_default(void)
 		g_assert_nonnull(local);
 		for (const char *p = out; local != NULL && (p = strstr(p, "\nresolver '")) != NULL && p < local; p++)
 			before++;
-		tail = g_strdup_printf("resolver 'local': plugin simple 1.0.0 (@PLUGINS@/resolvers/simple.so), "
+		tail = g_strdup_printf("resolver 'local': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), "
 				       "policy sufficient, at (built-in auto):%u\n"
 				       "    cluster = { 1 keys }\n    task_type = \"worker\"\n    task_id = 0\n",
 				       before + 1);
