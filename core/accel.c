@@ -37,21 +37,14 @@ static cr_status auto_instances(cr_context *ctx, cr_error *err)
 
 static cr_status run_accel(cr_instance *inst, cr_result *res, cr_error *err)
 {
-	const cr_accel_ops *ops = inst->plugin->desc->accelerator;
 	cr_accel_list list = { .inst = inst, .devices = res->devices };
-	cr_status st = instance_create(inst, err);
+	cr_status st = instance_probe(inst, err);
 
 	if (st != CR_OK)
 		return st;
-	st = ops->probe != NULL ? ops->probe(inst->state, &inst->pctx, err) : CR_OK;
-	if (st == CR_OK)
-		st = ops->enumerate(inst->state, &inst->pctx, &list, err);
+	st = inst->plugin->desc->accelerator->enumerate(inst->state, &inst->pctx, &list, err);
 	inst->declined = st == CR_DECLINED;
-	if (st != CR_OK && st != CR_DECLINED && err != NULL) {
-		err->code = st;
-		error_prefix(err, "%s: ", inst->label);
-	}
-	return st;
+	return instance_normalise(inst, st, err);
 }
 
 cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err)

@@ -301,7 +301,7 @@ cr_status instance_create(cr_instance *inst, cr_error *err)
 
 /* Give a failure a message and the instance's label; a decline keeps the
  * plugin's reason, if it gave one, as it is. */
-static cr_status normalise(cr_instance *inst, cr_status st, cr_error *err)
+cr_status instance_normalise(cr_instance *inst, cr_status st, cr_error *err)
 {
 	if (st == CR_OK || err == NULL)
 		return st;
@@ -326,7 +326,7 @@ cr_status instance_probe(cr_instance *inst, cr_error *err)
 						 : inst->plugin->desc->accelerator->probe;
 	st = probe != NULL ? probe(inst->state, &inst->pctx, err) : CR_OK;
 	inst->declined = st == CR_DECLINED;
-	return normalise(inst, st, err);
+	return instance_normalise(inst, st, err);
 }
 
 /* ---- resolve ------------------------------------------------------------- */
@@ -383,7 +383,7 @@ static cr_status run_resolver(cr_instance *inst, cr_result_builder **out, cr_err
 		b = builder_new(inst);
 		st = inst->plugin->desc->resolver->resolve(inst->state, &inst->pctx, b, err);
 		inst->declined = st == CR_DECLINED;
-		st = normalise(inst, st, err);
+		st = instance_normalise(inst, st, err);
 		inst->facts = b->facts;
 		b->facts = NULL;
 	}

@@ -157,6 +157,9 @@ cr_status instance_create(cr_instance *inst, cr_error *err);
 /* Create and probe: CR_OK, CR_DECLINED (the plugin's reason, if any, in
  * @err) or an error whose message starts with the instance's label. */
 cr_status instance_probe(cr_instance *inst, cr_error *err);
+/* The status of an op of @inst as every caller reports it: a message for a
+ * silent error, the instance's label before it (not for a decline). */
+cr_status instance_normalise(cr_instance *inst, cr_status st, cr_error *err);
 /* Load @group_text's plugin, @plugin_path, as this context's only instance
  * (cr-testhost): the same plan, loader and checks as a config file. */
 cr_status context_load_single(cr_context *ctx, const char *plugin_path, const char *group_text,
