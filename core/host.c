@@ -471,6 +471,7 @@ static const cr_host_api the_host = {
 	.result_set_fact = host_result_set_fact,
 	.result_pass_fd = host_result_pass_fd,
 	.now_ms = host_now_ms,
+	.result_set_fact_string = host_result_set_fact_string,
 };
 
 const cr_host_api *host_api(void)

@@ -104,6 +104,8 @@ cr_status builder_master(const cr_result_builder *b, const char *rpc_layer, char
 			 cr_error *err);
 cr_status host_result_set_fact(cr_result_builder *b, const char *key, const cr_json *value,
 			       cr_error *err);
+cr_status host_result_set_fact_string(cr_result_builder *b, const char *key, const char *value,
+				      cr_error *err);
 cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_error *err);
 cr_status host_text_set(cr_text *out, const char *text, cr_error *err);
 

@@ -220,6 +220,14 @@ cr_status host_result_set_task_accelerators(cr_result_builder *b, const char *jo
 
 /* Facts for `explain`, in the order first set; a cr_json is a json-c node
  * (json.c), copied whole. A NULL @value is JSON null. */
+/* Store @value (owned) as fact @key of @b, replacing an earlier one. */
+static void put_fact(cr_result_builder *b, const char *key, json_object *value)
+{
+	if (b->facts == NULL)
+		b->facts = json_object_new_object();
+	json_object_object_add(b->facts, key, value);
+}
+
 cr_status host_result_set_fact(cr_result_builder *b, const char *key, const cr_json *value,
 			       cr_error *err)
 {
@@ -230,9 +238,15 @@ cr_status host_result_set_fact(cr_result_builder *b, const char *key, const cr_j
 	    json_object_deep_copy((json_object *)(void *)value, &copy, NULL) != 0)
 		return error_set(err, CR_ERR_INVALID_ARG, "fact '%s': the value cannot be copied",
 				 key);
-	if (b->facts == NULL)
-		b->facts = json_object_new_object();
-	json_object_object_add(b->facts, key, copy);
+	put_fact(b, key, copy);
+	return CR_OK;
+}
+
+cr_status host_result_set_fact_string(cr_result_builder *b, const char *key, const char *value,
+				      cr_error *err)
+{
+	CHECK_B(b, key == NULL || *key == '\0' || value == NULL);
+	put_fact(b, key, json_object_new_string(value));
 	return CR_OK;
 }
 

@@ -276,6 +276,11 @@ typedef struct cr_host_api {
 	/** Monotonic clock of this context in milliseconds: the real clock, or
 	 *  a test host's own clock, which its sleep_ms advances. Since: ABI 1.1 */
 	int64_t (*now_ms)(cr_plugin_ctx *ctx);
+	/** result_set_fact for the common case of a text: @value (copied)
+	 *  becomes a JSON string ("api_server", "namespace"), with no JSON node
+	 *  to build. Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.1 */
+	cr_status (*result_set_fact_string)(cr_result_builder *b, const char *key,
+					    const char *value, cr_error *err);
 } cr_host_api;
 
 /**

@@ -252,43 +252,6 @@ static void k8s_self_init(const struct k8s *st, cr_plugin_ctx *ctx,
 		self->namespace = g_strdup(conn->namespace);
 }
 
-/* Facts for `cluster-resolver explain` (ABI 1.1; skipped on an older host).
- * @json: the value as JSON text. A fact is an aid, never a failure. */
-static void k8s_fact(cr_result_builder *b, const char *key, const char *json)
-{
-	cr_json *v = NULL;
-
-	if (!CR_HOST_HAS(cr_host, result_set_fact) ||
-	    cr_host->json_parse(json, strlen(json), key, &v, NULL) != CR_OK)
-		return;
-	cr_host->result_set_fact(b, key, v, NULL);
-	cr_host->json_free(v);
-}
-
-/* A string fact: @value quoted as a JSON string. */
-static void k8s_fact_string(cr_result_builder *b, const char *key, const char *value)
-{
-	size_t n = strlen(value);
-	char *json = malloc(n * 6 + 3), *p = json;
-
-	if (json == NULL)
-		return;
-	*p++ = '"';
-	for (const unsigned char *c = (const unsigned char *)value; *c != '\0'; c++) {
-		if (*c == '"' || *c == '\\') {
-			*p++ = '\\';
-			*p++ = (char)*c;
-		} else if (*c < 0x20) {
-			p += sprintf(p, "\\u%04x", *c);
-		} else {
-			*p++ = (char)*c;
-		}
-	}
-	*p++ = '"';
-	*p = '\0';
-	k8s_fact(b, key, json);
-	free(json);
-}
 
 /* What explain shows: where the pods were listed. The server URL without
  * any user:password@ part; never a token. */
@@ -302,14 +265,14 @@ static void k8s_facts(cr_result_builder *b, const struct k8s_conn *conn, const c
 	if (at != NULL && (slash == NULL || at < slash)) {
 		char *clean = g_strdup_printf("%.*s%s", (int)(scheme + 3 - server), server, at + 1);
 
-		k8s_fact_string(b, "api_server", clean);
+		cr_host->result_set_fact_string(b, "api_server", clean, NULL);
 		g_free(clean);
 	} else {
-		k8s_fact_string(b, "api_server", server);
+		cr_host->result_set_fact_string(b, "api_server", server, NULL);
 	}
 	if (conn->source != NULL)
-		k8s_fact_string(b, "config_source", conn->source);
-	k8s_fact_string(b, "namespace", ns != NULL ? ns : "*");
+		cr_host->result_set_fact_string(b, "config_source", conn->source, NULL);
+	cr_host->result_set_fact_string(b, "namespace", ns != NULL ? ns : "*", NULL);
 }
 
 static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,

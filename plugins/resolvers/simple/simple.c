@@ -183,43 +183,6 @@ static cr_status simple_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **
 	return CR_OK;
 }
 
-/* Facts for `cluster-resolver explain` (ABI 1.1; skipped on an older host).
- * @json: the value as JSON text. A fact is an aid, never a failure. */
-static void simple_fact(cr_result_builder *b, const char *key, const char *json)
-{
-	cr_json *v = NULL;
-
-	if (!CR_HOST_HAS(cr_host, result_set_fact) ||
-	    cr_host->json_parse(json, strlen(json), key, &v, NULL) != CR_OK)
-		return;
-	cr_host->result_set_fact(b, key, v, NULL);
-	cr_host->json_free(v);
-}
-
-/* A string fact: @value quoted as a JSON string. */
-static void simple_fact_string(cr_result_builder *b, const char *key, const char *value)
-{
-	size_t n = strlen(value);
-	char *json = malloc(n * 6 + 3), *p = json;
-
-	if (json == NULL)
-		return;
-	*p++ = '"';
-	for (const unsigned char *c = (const unsigned char *)value; *c != '\0'; c++) {
-		if (*c == '"' || *c == '\\') {
-			*p++ = '\\';
-			*p++ = (char)*c;
-		} else if (*c < 0x20) {
-			p += sprintf(p, "\\u%04x", *c);
-		} else {
-			*p++ = (char)*c;
-		}
-	}
-	*p++ = '"';
-	*p = '\0';
-	simple_fact(b, key, json);
-	free(json);
-}
 
 static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
 				cr_error *err)
@@ -238,7 +201,7 @@ static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 	if (src != NULL) {
 		snprintf(fact, sizeof(fact), "%s at %s:%d", cr_host->cfg_name(src),
 			 cr_host->cfg_file(src), cr_host->cfg_line(src));
-		simple_fact_string(b, "defined_at", fact);
+		cr_host->result_set_fact_string(b, "defined_at", fact, NULL);
 	}
 	for (size_t i = 0; i < s->ntasks && st == CR_OK; i++) {
 		const simple_task *t = &s->tasks[i];

@@ -124,57 +124,24 @@ static bool tfc_first_member(const char *key, const cr_json *v, void *data)
 	return false;
 }
 
-/* Facts for `cluster-resolver explain` (ABI 1.1; skipped on an older host).
- * @json: the value as JSON text. A fact is an aid, never a failure. */
-static void tfc_fact(cr_result_builder *b, const char *key, const char *json)
-{
-	cr_json *v = NULL;
-
-	if (!CR_HOST_HAS(cr_host, result_set_fact) ||
-	    cr_host->json_parse(json, strlen(json), key, &v, NULL) != CR_OK)
-		return;
-	cr_host->result_set_fact(b, key, v, NULL);
-	cr_host->json_free(v);
-}
-
-/* A string fact: @value quoted as a JSON string. */
-static void tfc_fact_string(cr_result_builder *b, const char *key, const char *value)
-{
-	size_t n = strlen(value);
-	char *json = malloc(n * 6 + 3), *p = json;
-
-	if (json == NULL)
-		return;
-	*p++ = '"';
-	for (const unsigned char *c = (const unsigned char *)value; *c != '\0'; c++) {
-		if (*c == '"' || *c == '\\') {
-			*p++ = '\\';
-			*p++ = (char)*c;
-		} else if (*c < 0x20) {
-			p += sprintf(p, "\\u%04x", *c);
-		} else {
-			*p++ = (char)*c;
-		}
-	}
-	*p++ = '"';
-	*p = '\0';
-	tfc_fact(b, key, json);
-	free(json);
-}
-
-/* Where the cluster came from and which task the variable names. */
+/* Facts for `cluster-resolver explain`: where the cluster came from, how
+ * many jobs it has and which task the variable names. A fact is an aid,
+ * never a failure. */
 static void tfc_facts(cr_result_builder *b, const char *var, const cr_json *root)
 {
 	const cr_json *task = cr_host->json_get(root, "/task");
 	const cr_json *cluster = cr_host->json_get(root, "/cluster");
 	char n[32];
+	cr_json *jobs = NULL;
 
-	tfc_fact_string(b, "variable", var);
+	cr_host->result_set_fact_string(b, "variable", var, NULL);
 	if (cluster != NULL && cr_host->json_type(cluster) == CR_JSON_OBJECT) {
 		snprintf(n, sizeof(n), "%zu", cr_host->json_length(cluster));
-		tfc_fact(b, "jobs", n);
+		if (cr_host->json_parse(n, strlen(n), "jobs", &jobs, NULL) == CR_OK)
+			cr_host->result_set_fact(b, "jobs", jobs, NULL);
+		cr_host->json_free(jobs);
 	}
-	if (task != NULL && CR_HOST_HAS(cr_host, result_set_fact))
+	if (task != NULL)
 		cr_host->result_set_fact(b, "task", task, NULL);
 }
 
