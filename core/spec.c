@@ -444,6 +444,18 @@ void spec_job_task(const cr_spec *spec, size_t job_i, size_t t, int32_t *index, 
 	*address = j->addrs[t];
 }
 
+size_t spec_job_arrays(const cr_spec *spec, size_t job_i, const int32_t **indices,
+		       const char *const **addrs, size_t *text_len)
+{
+	const spec_job *j = g_ptr_array_index(spec->jobs, job_i);
+
+	*indices = j->indices;
+	*addrs = j->addrs;
+	if (text_len != NULL)
+		*text_len = j->text_len;
+	return j->len;
+}
+
 /* Swap what two jobs hold (tasks and their text), not their names. */
 static void job_swap(spec_job *a, spec_job *b)
 {
