@@ -140,16 +140,23 @@ static G_GNUC_NO_INLINE void job_reserve(spec_job *job, size_t n)
 	job->cap = cap;
 }
 
-/* A new newest block for @job with room for @len bytes and a NUL. */
+/* A new block for @job with room for @len bytes and a NUL: the newest,
+ * or for a long address one behind the newest, which stays the one to
+ * fill. */
 static G_GNUC_NO_INLINE spec_text *job_new_text(spec_job *job, size_t len)
 {
 	size_t size = len < SPEC_TEXT_SIZE ? SPEC_TEXT_SIZE : len + 1;
 	spec_text *t = g_malloc(sizeof(*t) + size);
 
-	t->next = job->text;
 	t->used = 0;
 	t->size = size;
-	job->text = t;
+	if (size > SPEC_TEXT_SIZE && job->text != NULL) {
+		t->next = job->text->next;
+		job->text->next = t;
+	} else {
+		t->next = job->text;
+		job->text = t;
+	}
 	return t;
 }
 
