@@ -80,27 +80,85 @@ static const unsigned char jw_special[256] = {
 	[0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, ['"'] = 1,  ['\\'] = 1, [0x7f] = 1,
 };
 
-void jw_string(GString *out, const char *s)
+#define JW_ONES UINT64_C(0x0101010101010101)
+#define JW_HIGH UINT64_C(0x8080808080808080)
+
+/* Whether one of the 8 bytes in @w is one jw_special marks. Bit Twiddling
+ * Hacks' "has a byte less than n" (n <= 128) and "has a zero byte" are exact
+ * about whether such a byte exists, which is all that is asked here. */
+static inline bool jw_word_special(uint64_t w)
+{
+	uint64_t ctl = (w - JW_ONES * 0x20) & ~w;
+	uint64_t quote = w ^ (JW_ONES * '"');
+	uint64_t bslash = w ^ (JW_ONES * '\\');
+	uint64_t del = w ^ (JW_ONES * 0x7f);
+
+	quote = (quote - JW_ONES) & ~quote;
+	bslash = (bslash - JW_ONES) & ~bslash;
+	del = (del - JW_ONES) & ~del;
+	return ((ctl | quote | bslash | del) & JW_HIGH) != 0;
+}
+
+/* "@s" at @d when @s[0..@len) can go into a JSON string as it is (then
+ * true), eight bytes at a time, the last word overlapping the one before
+ * it. On false @d holds some of @s, which the caller writes over. */
+static inline bool jw_put_plain(char *d, const char *s, size_t len)
+{
+	uint64_t w;
+	size_t i;
+
+	if (len < 8) {
+		for (i = 0; i < len; i++) {
+			if (jw_special[(unsigned char)s[i]])
+				return false;
+			d[i + 1] = s[i];
+		}
+	} else {
+		for (i = 0; i + 8 < len; i += 8) {
+			memcpy(&w, s + i, 8);
+			if (jw_word_special(w))
+				return false;
+			memcpy(d + 1 + i, &w, 8);
+		}
+		memcpy(&w, s + len - 8, 8);
+		if (jw_word_special(w))
+			return false;
+		memcpy(d + 1 + len - 8, &w, 8);
+	}
+	d[0] = '"';
+	d[len + 1] = '"';
+	return true;
+}
+
+static G_GNUC_NO_INLINE void jw_grow(GString *out, size_t n)
+{
+	gsize len = out->len;
+
+	/* GString keeps no public "reserve": growing and shrinking back
+	 * reallocates once, to the next power of two. */
+	g_string_set_size(out, len + n);
+	g_string_truncate(out, len);
+}
+
+void jw_reserve(GString *out, size_t n)
+{
+	if (n >= out->allocated_len - out->len)
+		jw_grow(out, n);
+}
+
+/* @s[0..@len) escaped, byte by byte from the first special one. */
+static void jw_escaped(GString *out, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 
-	g_string_append_c(out, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+	while (p < end) {
 		const unsigned char *run = p;
 
-		/* Plain bytes in one append: 65,536 addresses are most of a big
-		 * step's output. */
-		while (!jw_special[*p])
+		while (p < end && !jw_special[*p])
 			p++;
-		if (p > run && out->len + (gsize)(p - run) < out->allocated_len) {
-			/* room already: skip g_string_append_len's checks */
-			memcpy(out->str + out->len, run, (size_t)(p - run));
-			out->len += (gsize)(p - run);
-			out->str[out->len] = '\0';
-		} else if (p > run) {
-			g_string_append_len(out, (const char *)run, p - run);
-		}
-		if (*p == '\0')
+		g_string_append_len(out, (const char *)run, p - run);
+		if (p == end)
 			break;
 		switch (*p) {
 		case '"':
@@ -125,16 +183,53 @@ void jw_string(GString *out, const char *s)
 			g_string_append(out, "\\f");
 			break;
 		default:
-			if (*p < 0x20 || *p == 0x7f) {
-				g_string_append(out, "\\u00");
-				g_string_append_c(out, hex[*p >> 4]);
-				g_string_append_c(out, hex[*p & 15]);
-			} else {
-				g_string_append_c(out, (char)*p);
-			}
+			g_string_append(out, "\\u00");
+			g_string_append_c(out, hex[*p >> 4]);
+			g_string_append_c(out, hex[*p & 15]);
 		}
+		p++;
 	}
+}
+
+/* "@s" escaped, at the end of @out; @len its length. */
+static void jw_string_escaped(GString *out, const char *s, size_t len)
+{
 	g_string_append_c(out, '"');
+	jw_escaped(out, s, len);
+	g_string_append_c(out, '"');
+}
+
+void jw_string(GString *out, const char *s)
+{
+	size_t len = strlen(s);
+
+	jw_reserve(out, len + 2);
+	if (!jw_put_plain(out->str + out->len, s, len)) {
+		jw_string_escaped(out, s, len);
+		return;
+	}
+	out->len += len + 2;
+	out->str[out->len] = '\0';
+}
+
+/* The loop of jw_string written out, as a big step's addresses all pass
+ * through it. */
+void jw_string_list(GString *out, const char *const *strs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(strs[i]);
+
+		jw_reserve(out, len + 4);
+		if (i > 0) {
+			out->str[out->len++] = ',';
+			out->str[out->len++] = ' ';
+		}
+		if (jw_put_plain(out->str + out->len, strs[i], len))
+			out->len += len + 2;
+		else
+			jw_string_escaped(out, strs[i], len);
+	}
+	out->str[out->len] = '\0';
 }
 
 /* ---- the plugin-facing view: a cr_json is a json_object ---------------- */

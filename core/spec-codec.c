@@ -14,32 +14,49 @@
 
 #include "values-private.h"
 
+/* What spec_write_json writes when nothing needs escaping (a sparse key
+ * counted at its longest), so that a big step's text is allocated once. */
+static size_t spec_json_size(const cr_spec *spec)
+{
+	size_t size = 2;
+
+	for (size_t i = 0; i < cr_spec_num_jobs(spec); i++) {
+		const int32_t *idx;
+		const char *const *addrs;
+		size_t text_len, n = spec_job_arrays(spec, i, &idx, &addrs, &text_len);
+
+		/* ", " "name" ": [" addresses "]"; each address "a", and a key */
+		size += 8 + strlen(cr_spec_job_name(spec, i)) + text_len + 4 * n;
+		if (!cr_spec_job_is_dense(spec, cr_spec_job_name(spec, i)))
+			size += sizeof("\"2147483647\": ") * n;
+	}
+	return size;
+}
+
 void spec_write_json(GString *out, const cr_spec *spec)
 {
 	size_t njobs = cr_spec_num_jobs(spec);
 
+	jw_reserve(out, spec_json_size(spec));
 	g_string_append_c(out, '{');
 	for (size_t i = 0; i < njobs; i++) {
 		const char *job = cr_spec_job_name(spec, i);
 		bool dense = cr_spec_job_is_dense(spec, job);
-		size_t n = spec_job_len(spec, i);
+		const int32_t *idx;
+		const char *const *addrs;
+		size_t n = spec_job_arrays(spec, i, &idx, &addrs, NULL);
 
 		if (i > 0)
 			g_string_append(out, ", ");
 		jw_string(out, job);
 		g_string_append(out, dense ? ": [" : ": {");
-		for (size_t t = 0; t < n; t++) {
-			int32_t idx;
-			const char *addr;
-
-			spec_job_task(spec, i, t, &idx, &addr);
-			if (t > 0) {
-				g_string_append_c(out, ',');
-				g_string_append_c(out, ' ');
-			}
-			if (!dense)
-				g_string_append_printf(out, "\"%d\": ", idx);
-			jw_string(out, addr);
+		if (dense)
+			jw_string_list(out, addrs, n);
+		for (size_t t = 0; !dense && t < n; t++) {
+			if (t > 0)
+				g_string_append(out, ", ");
+			g_string_append_printf(out, "\"%d\": ", idx[t]);
+			jw_string(out, addrs[t]);
 		}
 		g_string_append_c(out, dense ? ']' : '}');
 	}

@@ -29,6 +29,10 @@ cr_status error_prefix(cr_error *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 cr_status json_parse_text(const char *text, size_t len, const char *what, json_object **out,
 			  cr_error *err);
 void jw_string(GString *out, const char *s);
+/* @n strings as JSON strings, ", " between them. */
+void jw_string_list(GString *out, const char *const *strs, size_t n);
+/* Room in @out for @n more bytes (and the NUL) without another realloc. */
+void jw_reserve(GString *out, size_t n);
 void spec_write_json(GString *out, const cr_spec *spec);
 /* TensorFlow's as_dict walk (the one copy): add @cluster's jobs and tasks to
  * @spec. CR_ERR_PARSE for a wrong shape, CR_ERR_INVALID_ARG for an index that
@@ -41,6 +45,11 @@ cr_status spec_from_json_object(json_object *cluster, const char *what, cr_spec 
 size_t spec_job_len(const cr_spec *spec, size_t job_i);
 void spec_job_task(const cr_spec *spec, size_t job_i, size_t t, int32_t *index,
 		   const char **address);
+/* The @job_i-th job's tasks as parallel arrays, indices ascending, valid
+ * until @spec changes; returns their number. @text_len (nullable): the
+ * addresses' lengths, summed. */
+size_t spec_job_arrays(const cr_spec *spec, size_t job_i, const int32_t **indices,
+		       const char *const **addrs, size_t *text_len);
 /* Move the tasks of @job from @src into @job of @dst (added at the end when
  * missing), each index raised by @offset; the addresses change owner, not
  * place, and @src's job is left empty. CR_ERR_INVALID_ARG past int32,

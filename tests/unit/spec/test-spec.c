@@ -54,6 +54,23 @@ static const json_case json_cases[] = {
 	  "j\"ob" },
 	{ "utf8", "{\"w\\u00e9\": [\"h\\u00e9:1\"]}", "{\"w\xc3\xa9\": [\"h\xc3\xa9:1\"]}", "w\xc3\xa9" },
 	{ "max-index", "{\"w\": {\"2147483647\": \"a\"}}", "{\"w\": {\"2147483647\": \"a\"}}", "w" },
+	/* Escaping is decided eight bytes at a time: a special byte first or
+	 * last in a word, only in the overlapping last word, past 16 bytes. */
+	{ "escape-word-edges",
+	  "{\"w\": [\"abcdefg\\\"\", \"\\\"bcdefgh\", \"abcdefgh\\\\\", \"abcdefghijklmno\\u001f\", "
+	  "\"abcdefghijklmnop\\u007f\", \"\\tbcdefghijklmnop\", \"abcdefghijklmnopq\\r\\b\\f\"]}",
+	  "{\"w\": [\"abcdefg\\\"\", \"\\\"bcdefgh\", \"abcdefgh\\\\\", \"abcdefghijklmno\\u001f\", "
+	  "\"abcdefghijklmnop\\u007f\", \"\\tbcdefghijklmnop\", \"abcdefghijklmnopq\\r\\b\\f\"]}",
+	  "w" },
+	{ "plain-word-edges",
+	  "{\"w\": [\"\", \"a\", \"abcdefg\", \"abcdefgh\", \"abcdefghi\", \"abcdefghijklmnop\", "
+	  "\" ~!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}\", \"h\\u00e9\\u00e9\\u00e9\\u00e9:1\\u00ff\"]}",
+	  "{\"w\": [\"\", \"a\", \"abcdefg\", \"abcdefgh\", \"abcdefghi\", \"abcdefghijklmnop\", "
+	  "\" ~!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}\", \"h\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9:1\xc3\xbf\"]}",
+	  "w" },
+	{ "sparse-escape-word-edges",
+	  "{\"w\": {\"1\": \"abcdefgh\\\\\", \"3\": \"abcdefghij\"}}",
+	  "{\"w\": {\"1\": \"abcdefgh\\\\\", \"3\": \"abcdefghij\"}}", "w" },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -271,6 +288,54 @@ static void test_build(gconstpointer data)
 		cr_spec_free(copy);
 	}
 	cr_spec_free(s);
+}
+
+/* Past the first blocks of address text and the first array sizes: 70,000
+ * appends in two interleaved jobs, addresses longer than a text block,
+ * then insertions in front of them and a copy. */
+static void test_build_many(void)
+{
+	cr_spec *s = cr_spec_new();
+	GString *want_w = g_string_new("\"worker\": [");
+	char *big = g_strnfill(3 * 1024 * 1024, 'x');
+	char *json, *want;
+	const char *addr = NULL;
+	cr_spec *copy;
+
+	for (int i = 0; i < 70000; i++) {
+		char a[32];
+
+		g_snprintf(a, sizeof(a), "node%05d:%d", i, 8888 + i % 4);
+		g_assert_cmpint(cr_spec_append_task(s, "worker", a, NULL), ==, CR_OK);
+		g_string_append_printf(want_w, "%s\"%s\"", i ? ", " : "", a);
+		if (i % 10000 == 0)
+			g_assert_cmpint(cr_spec_append_task(s, "ps", i == 20000 ? big : "p:1", NULL),
+					==, CR_OK);
+	}
+	g_string_append_c(want_w, ']');
+	g_assert_cmpint(cr_spec_add_task(s, "sparse", 7, big + 3 * 1024 * 1024 - 5000, NULL), ==,
+			CR_OK);
+	g_assert_cmpint(cr_spec_add_task(s, "sparse", 3, "c:3", NULL), ==, CR_OK);
+	g_assert_cmpint(cr_spec_add_task(s, "sparse", 5, "c:5", NULL), ==, CR_OK);
+	want = g_strdup_printf("{%s, \"ps\": [\"p:1\", \"p:1\", \"%s\", \"p:1\", \"p:1\", "
+			       "\"p:1\", \"p:1\"], \"sparse\": {\"3\": \"c:3\", \"5\": \"c:5\", "
+			       "\"7\": \"%s\"}}",
+			       want_w->str, big, big + 3 * 1024 * 1024 - 5000);
+	json = cr_spec_to_json(s);
+	g_assert_cmpstr(json, ==, want);
+	g_assert_cmpint(cr_spec_task_address(s, "worker", 69999, &addr, NULL), ==, CR_OK);
+	g_assert_cmpstr(addr, ==, "node69999:8891");
+	copy = cr_spec_copy(s);
+	g_assert_true(cr_spec_equal(s, copy));
+	cr_spec_free(s);
+	cr_free(json);
+	json = cr_spec_to_json(copy);
+	g_assert_cmpstr(json, ==, want);
+	cr_free(json);
+	cr_spec_free(copy);
+	g_free(want);
+	g_free(big);
+	g_string_free(want_w, TRUE);
 }
 
 /* ---- equality ------------------------------------------------------------- */
@@ -577,6 +642,7 @@ int main(int argc, char **argv)
 	ADD_CASES("master-url", url_cases, test_url);
 	ADD_CASES("clusterdef", pb_cases, test_clusterdef);
 	g_test_add_func("/spec/clusterdef/hand-made-blob", test_hand_blob);
+	g_test_add_func("/spec/build/many", test_build_many);
 	g_test_add_func("/spec/null-args", test_null_args);
 	return g_test_run();
 }
