@@ -25,8 +25,8 @@
 
 #include "commands.h"
 
-#define EXEC_USAGE                                                                          \
-	"usage: exec [--format F[,F...]] [--jobs J[,J...]] [--supervise [--stop-timeout S]] -- " \
+#define EXEC_USAGE                                                                                 \
+	"usage: exec [--format F[,F...]] [--jobs J[,J...]] [--supervise [--stop-timeout S]] -- "   \
 	"PROGRAM [ARGS]"
 
 /* Set the variables of @format; the world formats get "jobs=@jobs". */

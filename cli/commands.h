@@ -12,7 +12,11 @@
 
 #include <cluster-resolver/cluster-resolver.h>
 
-enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+enum {
+	CLI_OK = 0,
+	CLI_FAIL = 1,
+	CLI_USAGE = 2
+};
 
 /* Options every command understands (parsed by main.c). */
 typedef struct cli_opts {
@@ -27,7 +31,11 @@ typedef struct cli_opts {
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Where a library call failed: reading the configuration, resolving, or
  * printing the result (formats, variables, master). */
-typedef enum { CLI_PHASE_CONFIG = 0, CLI_PHASE_RESOLVE = 1, CLI_PHASE_OUTPUT = 2 } cli_phase;
+typedef enum {
+	CLI_PHASE_CONFIG = 0,
+	CLI_PHASE_RESOLVE = 1,
+	CLI_PHASE_OUTPUT = 2
+} cli_phase;
 /* The exit status for @st (main.c holds the one table). */
 int cli_exit_status(cr_status st, cli_phase phase);
 /* Make a context, load the config, apply --task-type/--task-id/--rpc-layer. */

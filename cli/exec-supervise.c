@@ -162,7 +162,10 @@ static int supervise_loop(supervisor *s, const sigset_t *set)
 
 int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_timeout)
 {
-	supervisor s = { .ctx = ctx, .res = res, .program = argv[0], .kill_at_ms = -1,
+	supervisor s = { .ctx = ctx,
+			 .res = res,
+			 .program = argv[0],
+			 .kill_at_ms = -1,
 			 .stop_timeout_ms = (int64_t)(stop_timeout * 1000) };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t set, block, old;

@@ -19,8 +19,10 @@ static const char usage_text[] =
 	"                                clusterdef, env, torch, jax, hostfile, horovod, hosts\n"
 	"  master                        print the master URL of this (or the given) task\n"
 	"  accelerators [--json]         print this task's accelerator counts\n"
-	"  exec [--format F,...] [--jobs J] -- PROGRAM [ARGS]  run PROGRAM with the cluster in its env\n"
-	"       [--supervise [--stop-timeout S]]  ... as a child: signals forwarded, resolvers told\n"
+	"  exec [--format F,...] [--jobs J] -- PROGRAM [ARGS]  run PROGRAM with the cluster in its "
+	"env\n"
+	"       [--supervise [--stop-timeout S]]  ... as a child: signals forwarded, resolvers "
+	"told\n"
 	"  explain [--json]              why the cluster came out as it did: each resolver's\n"
 	"                                verdict, reason and facts, then the merged result\n"
 	"  plugins [--json]              list installed plugins, their ABI and options\n"
@@ -85,8 +87,8 @@ bool cli_parse_task_id(const char *text, int64_t *out)
 
 	errno = 0;
 	v = strtoll(text, &end, 10);
-	if (errno != 0 || end == text || *end != '\0' || v < 0 || v > 2147483647 || text[0] == '+' ||
-	    text[0] == ' ') {
+	if (errno != 0 || end == text || *end != '\0' || v < 0 || v > 2147483647 ||
+	    text[0] == '+' || text[0] == ' ') {
 		cli_error("invalid task id \"%s\": expected an integer 0..2147483647", text);
 		return false;
 	}
@@ -122,12 +124,9 @@ static const struct {
 	const char *name;
 	int (*fn)(const cli_opts *o, int argc, char **argv);
 } commands[] = {
-	{ "resolve", cli_cmd_resolve },
-	{ "master", cli_cmd_master },
-	{ "accelerators", cli_cmd_accelerators },
-	{ "exec", cli_cmd_exec },
-	{ "explain", cli_cmd_explain },
-	{ "plugins", cli_cmd_plugins },
+	{ "resolve", cli_cmd_resolve },           { "master", cli_cmd_master },
+	{ "accelerators", cli_cmd_accelerators }, { "exec", cli_cmd_exec },
+	{ "explain", cli_cmd_explain },           { "plugins", cli_cmd_plugins },
 	{ "check-config", cli_cmd_check_config },
 };
 
@@ -139,7 +138,7 @@ static int take_global(cli_opts *o, int argc, char **argv, int *i)
 	const char *eq = strchr(a, '=');
 	size_t nlen = eq != NULL ? (size_t)(eq - a) : strlen(a);
 	static const char *const with_value[] = { "--config", "--task-type", "--task-id",
-						   "--rpc-layer", NULL };
+						  "--rpc-layer", NULL };
 	int which = -1;
 
 	if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0 || strcmp(a, "-vv") == 0) {

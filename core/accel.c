@@ -156,13 +156,13 @@ static void write_device(GString *out, const accel_device *d)
 	jw_string(out, d->plugin);
 	g_string_append(out, ", \"kind\": ");
 	jw_string(out, v->kind);
-#define STR_FIELD(f)                                            \
-	if (v->f != NULL) {                                     \
-		g_string_append(out, ", \"" #f "\": ");         \
-		jw_string(out, v->f);                           \
+#define STR_FIELD(f)                                                                               \
+	if (v->f != NULL) {                                                                        \
+		g_string_append(out, ", \"" #f "\": ");                                            \
+		jw_string(out, v->f);                                                              \
 	}
-#define INT_FIELD(f)                                                        \
-	if (v->f >= 0)                                                      \
+#define INT_FIELD(f)                                                                               \
+	if (v->f >= 0)                                                                             \
 		g_string_append_printf(out, ", \"" #f "\": %d", (int)v->f);
 	STR_FIELD(vendor);
 	STR_FIELD(model);
@@ -170,7 +170,8 @@ static void write_device(GString *out, const accel_device *d)
 	INT_FIELD(physical_index);
 	STR_FIELD(uuid);
 	if (v->memory_bytes > 0)
-		g_string_append_printf(out, ", \"memory_bytes\": %" G_GUINT64_FORMAT, v->memory_bytes);
+		g_string_append_printf(out, ", \"memory_bytes\": %" G_GUINT64_FORMAT,
+				       v->memory_bytes);
 	STR_FIELD(pci_bus_id);
 	STR_FIELD(visible_by);
 	INT_FIELD(parent_index);
@@ -190,10 +191,11 @@ cr_status cr_result_accelerators_json(const cr_result *r, const char *task_type,
 	bool own;
 
 	if (r == NULL || json == NULL)
-		return error_set(err, CR_ERR_INVALID_ARG, "cr_result_accelerators_json: NULL argument");
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "cr_result_accelerators_json: NULL argument");
 	if ((task_type == NULL) != (task_id < 0))
 		return error_set(err, CR_ERR_INVALID_ARG,
-				    "accelerators of one task need both a task type and a task id");
+				 "accelerators of one task need both a task type and a task id");
 	own = task_type == NULL ||
 	      (g_strcmp0(task_type, r->task_type) == 0 && task_id == r->task_id);
 	if (!own && cr_spec_task_address(r->spec, task_type, task_id, NULL, err) != CR_OK)
@@ -207,7 +209,8 @@ cr_status cr_result_accelerators_json(const cr_result *r, const char *task_type,
 		g_free(key);
 		/* Nothing from a resolver: the local devices given to that task. */
 		if (counts == NULL) {
-			own_devices = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+			own_devices =
+				g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 			accel_count_devices(r, task_type, task_id, own_devices);
 			counts = own_devices;
 		}

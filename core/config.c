@@ -15,8 +15,8 @@
 
 #include "pipeline-private.h"
 
-static const char *const top_keys[] = { "plugin_path", "rpc_layer", "task", "num_accelerators",
-					"resolvers", "accelerators", NULL };
+static const char *const top_keys[] = { "plugin_path", "rpc_layer",    "task", "num_accelerators",
+					"resolvers",   "accelerators", NULL };
 
 const char *cfg_file_of(const config_setting_t *s)
 {
@@ -73,15 +73,16 @@ static cr_status parse_policy(const config_setting_t *g, const char *label, cr_p
 	else if (v != NULL && strcmp(v, "sufficient") == 0)
 		*out = CR_POLICY_SUFFICIENT;
 	else
-		return error_set(err, CR_ERR_CONFIG,
-				    "%s:%d: %s: policy must be \"required\", \"optional\" or \"sufficient\"",
-				    AT(s), label);
+		return error_set(
+			err, CR_ERR_CONFIG,
+			"%s:%d: %s: policy must be \"required\", \"optional\" or \"sufficient\"",
+			AT(s), label);
 	return CR_OK;
 }
 
 const char *policy_name(cr_policy p)
 {
-	return p == CR_POLICY_OPTIONAL	   ? "optional"
+	return p == CR_POLICY_OPTIONAL     ? "optional"
 	       : p == CR_POLICY_SUFFICIENT ? "sufficient"
 					   : "required";
 }
@@ -90,14 +91,17 @@ const char *policy_name(cr_policy p)
  * name without ".so" for an absolute path). */
 static char *instance_label(cr_plugin_kind kind, const char *name, const char *plugin)
 {
-	char *base = name == NULL && plugin != NULL && plugin[0] == '/' ? g_path_get_basename(plugin)
-								      : NULL;
+	char *base = name == NULL && plugin != NULL && plugin[0] == '/'
+			     ? g_path_get_basename(plugin)
+			     : NULL;
 	char *label;
 
 	if (base != NULL && g_str_has_suffix(base, ".so"))
 		base[strlen(base) - 3] = '\0';
 	label = g_strdup_printf("%s '%s'", kind_name(kind),
-				name != NULL ? name : base != NULL ? base : plugin);
+				name != NULL   ? name
+				: base != NULL ? base
+					       : plugin);
 	g_free(base);
 	return label;
 }
@@ -125,8 +129,8 @@ static cr_status read_entry(const config_setting_t *g, cr_plugin_kind kind, plan
 
 	*out = NULL;
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return error_set(err, CR_ERR_CONFIG, "%s:%d: each %s must be a group { plugin = ...; }",
-				 AT(g), what);
+		return error_set(err, CR_ERR_CONFIG,
+				 "%s:%d: each %s must be a group { plugin = ...; }", AT(g), what);
 	if (kind != 0 && (ps == NULL || config_setting_get_string(ps) == NULL))
 		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s without a \"plugin\" name", AT(g),
 				 what);
@@ -185,7 +189,7 @@ static cr_status read_plugin_path(cr_plan *plan, const config_setting_t *s, cr_e
 
 	if (ty != CONFIG_TYPE_STRING && ty != CONFIG_TYPE_ARRAY && ty != CONFIG_TYPE_LIST)
 		return error_set(err, CR_ERR_CONFIG,
-				    "%s:%d: plugin_path must be a string or a list of strings", AT(s));
+				 "%s:%d: plugin_path must be a string or a list of strings", AT(s));
 	for (int i = 0; i < n; i++) {
 		const char *dir = ty == CONFIG_TYPE_STRING
 					  ? config_setting_get_string(s)
@@ -193,8 +197,8 @@ static cr_status read_plugin_path(cr_plan *plan, const config_setting_t *s, cr_e
 
 		if (dir == NULL || !g_path_is_absolute(dir))
 			return error_set(err, CR_ERR_CONFIG,
-					    "%s:%d: plugin_path entries must be absolute directories",
-					    AT(s));
+					 "%s:%d: plugin_path entries must be absolute directories",
+					 AT(s));
 		g_ptr_array_add(plan->plugin_path, g_strdup(dir));
 	}
 	return CR_OK;
@@ -204,7 +208,8 @@ static cr_status read_task(cr_plan *plan, const config_setting_t *g, cr_error *e
 {
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return error_set(err, CR_ERR_CONFIG,
-				    "%s:%d: task must be a group { type = \"worker\"; id = 0; }", AT(g));
+				 "%s:%d: task must be a group { type = \"worker\"; id = 0; }",
+				 AT(g));
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
 		const char *key = config_setting_name(s);
@@ -213,18 +218,21 @@ static cr_status read_task(cr_plan *plan, const config_setting_t *g, cr_error *e
 		if (strcmp(key, "type") == 0 && config_setting_type(s) == CONFIG_TYPE_STRING) {
 			g_free(plan->task_type);
 			plan->task_type = g_strdup(config_setting_get_string(s));
-		} else if (strcmp(key, "id") == 0 && (config_setting_type(s) == CONFIG_TYPE_INT ||
-						       config_setting_type(s) == CONFIG_TYPE_INT64)) {
+		} else if (strcmp(key, "id") == 0 &&
+			   (config_setting_type(s) == CONFIG_TYPE_INT ||
+			    config_setting_type(s) == CONFIG_TYPE_INT64)) {
 			id = config_setting_get_int64(s);
 			if (id < 0 || id > G_MAXINT32)
-				return error_set(err, CR_ERR_CONFIG,
-						    "%s:%d: task id %lld is out of range (0..2147483647)",
-						    AT(s), id);
+				return error_set(
+					err, CR_ERR_CONFIG,
+					"%s:%d: task id %lld is out of range (0..2147483647)",
+					AT(s), id);
 			plan->task_id = id;
 		} else {
 			return error_set(err, CR_ERR_CONFIG,
-					    "%s:%d: task: unknown key '%s' or wrong type (type is a string, id an integer)",
-					    AT(s), key);
+					 "%s:%d: task: unknown key '%s' or wrong type (type is a "
+					 "string, id an integer)",
+					 AT(s), key);
 		}
 	}
 	return CR_OK;
@@ -234,16 +242,17 @@ static cr_status read_accel_counts(GHashTable *counts, const config_setting_t *g
 {
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return error_set(err, CR_ERR_CONFIG,
-				    "%s:%d: num_accelerators must be a group { GPU = 8; }", AT(g));
+				 "%s:%d: num_accelerators must be a group { GPU = 8; }", AT(g));
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
 		int ty = config_setting_type(s);
 		long long n = config_setting_get_int64(s);
 
 		if ((ty != CONFIG_TYPE_INT && ty != CONFIG_TYPE_INT64) || n < 0)
-			return error_set(err, CR_ERR_CONFIG,
-					    "%s:%d: num_accelerators: '%s' must be a non-negative integer",
-					    AT(s), config_setting_name(s));
+			return error_set(
+				err, CR_ERR_CONFIG,
+				"%s:%d: num_accelerators: '%s' must be a non-negative integer",
+				AT(s), config_setting_name(s));
 		accel_counts_put(counts, config_setting_name(s), n);
 	}
 	return CR_OK;
@@ -261,16 +270,18 @@ static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
 		s = config_setting_get_elem(root, (unsigned)i);
 		key = config_setting_name(s);
 		if (!in_list(top_keys, key))
-			return error_set(err, CR_ERR_CONFIG,
-					    "%s:%d: unknown top-level key '%s' (known: plugin_path, rpc_layer, task, num_accelerators, resolvers, accelerators)",
-					    AT(s), key);
+			return error_set(
+				err, CR_ERR_CONFIG,
+				"%s:%d: unknown top-level key '%s' (known: plugin_path, rpc_layer, "
+				"task, num_accelerators, resolvers, accelerators)",
+				AT(s), key);
 	}
 	if ((s = config_setting_get_member(root, "plugin_path")) != NULL)
 		st = read_plugin_path(plan, s, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "rpc_layer")) != NULL) {
 		if (config_setting_type(s) != CONFIG_TYPE_STRING)
 			return error_set(err, CR_ERR_CONFIG, "%s:%d: rpc_layer must be a string",
-					    AT(s));
+					 AT(s));
 		g_free(plan->rpc_layer);
 		plan->rpc_layer = g_strdup(config_setting_get_string(s));
 		plan->rpc_layer_set = true;
@@ -340,10 +351,10 @@ static cr_status read_error(const config_t *cfg, const char *path, cr_error *err
 {
 	if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
 		return error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s", path,
-				    g_strerror(errno != 0 ? errno : ENOENT));
+				 g_strerror(errno != 0 ? errno : ENOENT));
 	return error_set(err, CR_ERR_CONFIG, "%s:%d: %s",
-			    config_error_file(cfg) != NULL ? config_error_file(cfg) : path,
-			    config_error_line(cfg), config_error_text(cfg));
+			 config_error_file(cfg) != NULL ? config_error_file(cfg) : path,
+			 config_error_line(cfg), config_error_text(cfg));
 }
 
 static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
@@ -433,10 +444,12 @@ cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_erro
 	cr_status st;
 
 	for (const char *const *n = installed; *n != NULL; n++)
-		g_string_append_printf(text, "  { plugin = \"%s\"; policy = \"sufficient\"; },\n", *n);
-	g_string_append(text, "  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"
-			      "    cluster = { worker = [ \"localhost:2222\" ]; };\n"
-			      "    task_type = \"worker\"; task_id = 0; }\n);\n");
+		g_string_append_printf(text, "  { plugin = \"%s\"; policy = \"sufficient\"; },\n",
+				       *n);
+	g_string_append(text,
+			"  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"
+			"    cluster = { worker = [ \"localhost:2222\" ]; };\n"
+			"    task_type = \"worker\"; task_id = 0; }\n);\n");
 	st = config_parse_string(plan, text->str, "(built-in auto)", err);
 	g_string_free(text, TRUE);
 	return st;
@@ -445,7 +458,7 @@ cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_erro
 #define GROUP_KEY "cr_testhost_group"
 
 cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
-			    const char *plugin_path, plan_entry **out, cr_error *err)
+			     const char *plugin_path, plan_entry **out, cr_error *err)
 {
 	config_t *cfg = new_config(plan);
 	char *wrapped = g_strdup_printf(GROUP_KEY " = { %s\n};", text != NULL ? text : "");

@@ -73,7 +73,8 @@ void cr_context_set_log_level(cr_context *ctx, cr_log_level level)
 cr_status cr_context_add_plugin_dir(cr_context *ctx, const char *dir, cr_error *err)
 {
 	if (ctx == NULL || dir == NULL || !g_path_is_absolute(dir))
-		return error_set(err, CR_ERR_INVALID_ARG, "plugin directory must be an absolute path");
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "plugin directory must be an absolute path");
 	g_ptr_array_add(ctx->loader.added_dirs, g_strdup(dir));
 	return CR_OK;
 }
@@ -161,7 +162,8 @@ cr_status cr_context_load_config(cr_context *ctx, const char *path, cr_error *er
 			path = CR_DEFAULT_CONFIG;
 	}
 	if (path == NULL) {
-		ctx_log(ctx, CR_LOG_INFO, "config", "no config file; using the built-in auto configuration");
+		ctx_log(ctx, CR_LOG_INFO, "config",
+			"no config file; using the built-in auto configuration");
 		st = read_auto(ctx, err);
 	} else {
 		st = config_parse_file(ctx->plan, path, err);
@@ -222,8 +224,8 @@ cr_status cr_context_set_task(cr_context *ctx, const char *task_type, int64_t ta
 {
 	if (ctx == NULL || task_id < -1 || task_id > G_MAXINT32)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				    "task id %" G_GINT64_FORMAT " is out of range (0..2147483647)",
-				    task_id);
+				 "task id %" G_GINT64_FORMAT " is out of range (0..2147483647)",
+				 task_id);
 	g_free(ctx->task_type);
 	ctx->task_type = g_strdup(task_type);
 	ctx->task_id = task_id;
@@ -242,8 +244,8 @@ cr_status cr_context_set_rpc_layer(cr_context *ctx, const char *rpc_layer, cr_er
 
 /* ---- instances ----------------------------------------------------------- */
 
-cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugin,
-			  const char *name, const config_setting_t *setting)
+cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugin, const char *name,
+			  const config_setting_t *setting)
 {
 	cr_instance *inst = g_new0(cr_instance, 1);
 
@@ -293,7 +295,7 @@ cr_status instance_create(cr_instance *inst, cr_error *err)
 		if (err != NULL && err->message[0] == '\0')
 			error_set(err, st, "%s", cr_strerror(st));
 		return error_prefix(err, "%s (%s): create failed: ", inst->label,
-				       inst->plugin->path);
+				    inst->plugin->path);
 	}
 	inst->created = true;
 	return CR_OK;
@@ -440,7 +442,8 @@ static cr_status run_resolvers(cr_context *ctx, union_state *u, cr_error *err)
 		if (st == CR_DECLINED) {
 			ctx_log(ctx, CR_LOG_INFO, inst->label, "declined%s%s",
 				rerr.message[0] ? ": " : "", rerr.message);
-			g_string_append_printf(declined, "%s%s", declined->len ? ", " : "", inst->name);
+			g_string_append_printf(declined, "%s%s", declined->len ? ", " : "",
+					       inst->name);
 			st = CR_OK;
 			continue;
 		}

@@ -59,8 +59,8 @@ static void json_resolver(GString *out, guint i, const cr_instance *inst)
 	jw_string(out, inst->plugin->name);
 	g_string_append_printf(out, ", \"policy\": \"%s\", \"at\": ", policy_name(inst->policy));
 	jw_string(out, inst->where != NULL ? inst->where : "(built-in)");
-	g_string_append_printf(out, ", \"verdict\": \"%s\", \"reason\": ",
-			       verdict_name(inst->verdict));
+	g_string_append_printf(out,
+			       ", \"verdict\": \"%s\", \"reason\": ", verdict_name(inst->verdict));
 	jw_string(out, inst->reason != NULL ? inst->reason : "");
 	g_string_append(out, ", \"facts\": {");
 	if (inst->facts != NULL) {

@@ -22,7 +22,10 @@
 
 #define FW_DEFAULT_JOBS "chief,master,worker"
 
-enum { FW_OPT_JOBS = 1u << 0, FW_OPT_DIALECT = 1u << 1 };
+enum {
+	FW_OPT_JOBS = 1u << 0,
+	FW_OPT_DIALECT = 1u << 1
+};
 
 typedef struct fw_opts {
 	const char *jobs;
@@ -30,12 +33,12 @@ typedef struct fw_opts {
 } fw_opts;
 
 typedef struct fw_task {
-	const char *job;     /* borrowed from the spec */
+	const char *job; /* borrowed from the spec */
 	int32_t index;
 	const char *address; /* borrowed from the spec */
 	char *host;
-	const char *port;    /* inside address, NULL when there is none */
-	guint node;          /* index into world->hosts */
+	const char *port; /* inside address, NULL when there is none */
+	guint node;       /* index into world->hosts */
 } fw_task;
 
 typedef struct fw_world {
@@ -49,8 +52,8 @@ typedef struct fw_world {
 
 /* ---- options ------------------------------------------------------------- */
 
-static cr_status fw_parse_options(const char *format, const char *const *options,
-				  unsigned allowed, fw_opts *o, cr_error *err)
+static cr_status fw_parse_options(const char *format, const char *const *options, unsigned allowed,
+				  fw_opts *o, cr_error *err)
 {
 	o->jobs = FW_DEFAULT_JOBS;
 	o->dialect = "openmpi";
@@ -59,25 +62,27 @@ static cr_status fw_parse_options(const char *format, const char *const *options
 		const char *eq = strchr(opt, '=');
 		size_t klen = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
 
-		if (eq != NULL && (allowed & FW_OPT_JOBS) && klen == 4 && !strncmp(opt, "jobs", 4)) {
+		if (eq != NULL && (allowed & FW_OPT_JOBS) && klen == 4 &&
+		    !strncmp(opt, "jobs", 4)) {
 			o->jobs = eq + 1;
 		} else if (eq != NULL && (allowed & FW_OPT_DIALECT) && klen == 7 &&
 			   !strncmp(opt, "dialect", 7)) {
 			o->dialect = eq + 1;
 		} else {
 			return error_set(err, CR_ERR_INVALID_ARG,
-					    "format '%s' has no option '%.*s' (options: %s)",
-					    format, (int)klen, opt,
-					    (allowed & FW_OPT_DIALECT) ? "dialect, jobs"
-					    : allowed != 0		 ? "jobs"
-									 : "none");
+					 "format '%s' has no option '%.*s' (options: %s)", format,
+					 (int)klen, opt,
+					 (allowed & FW_OPT_DIALECT) ? "dialect, jobs"
+					 : allowed != 0             ? "jobs"
+								    : "none");
 		}
 	}
 	if (strcmp(o->dialect, "openmpi") != 0 && strcmp(o->dialect, "mpich") != 0 &&
 	    strcmp(o->dialect, "deepspeed") != 0)
-		return error_set(err, CR_ERR_INVALID_ARG,
-				    "format '%s': unknown dialect '%s' (known: openmpi, mpich, deepspeed)",
-				    format, o->dialect);
+		return error_set(
+			err, CR_ERR_INVALID_ARG,
+			"format '%s': unknown dialect '%s' (known: openmpi, mpich, deepspeed)",
+			format, o->dialect);
 	return CR_OK;
 }
 
@@ -142,8 +147,8 @@ static cr_status fw_job_list(const char *format, const char *jobs, char ***out, 
 			dup = dup || strcmp(names[k], names[i]) == 0;
 		if (names[i][0] == '\0' || dup) {
 			cr_status st = error_set(err, CR_ERR_INVALID_ARG,
-						    "format '%s': option jobs='%s' has %s job name",
-						    format, jobs, dup ? "a repeated" : "an empty");
+						 "format '%s': option jobs='%s' has %s job name",
+						 format, jobs, dup ? "a repeated" : "an empty");
 			g_strfreev(names);
 			return st;
 		}
@@ -212,8 +217,8 @@ static cr_status fw_world_build(const cr_result *r, const char *format, const fw
 			w->self = (gssize)i;
 	}
 	if (w->tasks->len == 0) {
-		st = error_set(err, CR_ERR_NOT_FOUND, "format '%s': no task in jobs %s",
-				  format, w->jobs_text);
+		st = error_set(err, CR_ERR_NOT_FOUND, "format '%s': no task in jobs %s", format,
+			       w->jobs_text);
 		fw_world_free(w);
 		return st;
 	}
@@ -226,14 +231,14 @@ static cr_status fw_need_self(const cr_result *r, const fw_world *w, cr_error *e
 {
 	if (r->task_type == NULL || r->task_id < 0)
 		return error_set(err, CR_ERR_NOT_FOUND,
-				    "format '%s' needs this process's task type and id, and none "
-				    "was resolved (give --task-type and --task-id)",
-				    w->format);
+				 "format '%s' needs this process's task type and id, and none "
+				 "was resolved (give --task-type and --task-id)",
+				 w->format);
 	if (w->self < 0)
 		return error_set(err, CR_ERR_NOT_FOUND,
-				    "format '%s': task '%s' %" G_GINT64_FORMAT
-				    " is not in the world (jobs %s; choose others with jobs=)",
-				    w->format, r->task_type, r->task_id, w->jobs_text);
+				 "format '%s': task '%s' %" G_GINT64_FORMAT
+				 " is not in the world (jobs %s; choose others with jobs=)",
+				 w->format, r->task_type, r->task_id, w->jobs_text);
 	return CR_OK;
 }
 
@@ -243,8 +248,8 @@ static cr_status fw_coordinator(const fw_world *w, const fw_task **t0, cr_error 
 	*t0 = &g_array_index(w->tasks, fw_task, 0);
 	if ((*t0)->port == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				    "format '%s': address '%s' of task '%s' %d (rank 0) has no port",
-				    w->format, (*t0)->address, (*t0)->job, (int)(*t0)->index);
+				 "format '%s': address '%s' of task '%s' %d (rank 0) has no port",
+				 w->format, (*t0)->address, (*t0)->job, (int)(*t0)->index);
 	return CR_OK;
 }
 
@@ -298,8 +303,7 @@ static cr_status fw_torch_vars(const cr_result *r, const fw_world *w, GPtrArray 
 }
 
 /* jax.distributed.initialize()'s variables. */
-static cr_status fw_jax_vars(const cr_result *r, const fw_world *w, GPtrArray *pairs,
-			     cr_error *err)
+static cr_status fw_jax_vars(const cr_result *r, const fw_world *w, GPtrArray *pairs, cr_error *err)
 {
 	const fw_task *t0 = NULL;
 	cr_status st = fw_need_self(r, w, err);
@@ -318,8 +322,7 @@ static cr_status fw_jax_vars(const cr_result *r, const fw_world *w, GPtrArray *p
  * `env`: TF_CONFIG; torch and jax variables when this process is a task of
  * the world; then what the resolvers asked for (CUDA_VISIBLE_DEVICES, ...).
  */
-static cr_status fw_env_vars(const cr_result *r, const fw_opts *o, GPtrArray *pairs,
-			     cr_error *err)
+static cr_status fw_env_vars(const cr_result *r, const fw_opts *o, GPtrArray *pairs, cr_error *err)
 {
 	fw_world *w = NULL;
 	char **jobs = NULL;
@@ -356,9 +359,9 @@ static cr_status fw_vars(const cr_result *r, const char *format, const char *con
 	if (!tf && strcmp(format, "torch") != 0 && strcmp(format, "jax") != 0 &&
 	    strcmp(format, "env") != 0)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				    "format '%s' sets no environment variables (these do: "
-				    "tf_config, torch, jax, env)",
-				    format);
+				 "format '%s' sets no environment variables (these do: "
+				 "tf_config, torch, jax, env)",
+				 format);
 	st = fw_parse_options(format, options, tf ? 0 : FW_OPT_JOBS, &o, err);
 	if (st != CR_OK)
 		return st;
@@ -430,9 +433,10 @@ static cr_status fw_print_exports(const cr_result *r, const char *format,
 		const char *name = g_ptr_array_index(pairs, i);
 
 		if (!fw_shell_name(name))
-			st = error_set(err, CR_ERR_INVALID_ARG,
-					  "format '%s': variable name '%s' cannot be exported by a shell",
-					  format, name);
+			st = error_set(
+				err, CR_ERR_INVALID_ARG,
+				"format '%s': variable name '%s' cannot be exported by a shell",
+				format, name);
 		else
 			fw_export(out, name, g_ptr_array_index(pairs, i + 1));
 	}
@@ -467,13 +471,12 @@ static cr_status fw_open_world(const cr_result *r, const char *format, const cha
 }
 
 /* One line per node with its slots (world tasks on that host). */
-cr_status fmt_hostfile(const cr_result *r, const char *const *options, GString *out,
-		       cr_error *err)
+cr_status fmt_hostfile(const cr_result *r, const char *const *options, GString *out, cr_error *err)
 {
 	fw_world *w;
 	fw_opts o;
-	cr_status st = fw_open_world(r, "hostfile", options, FW_OPT_JOBS | FW_OPT_DIALECT, &o, &w,
-				     err);
+	cr_status st =
+		fw_open_world(r, "hostfile", options, FW_OPT_JOBS | FW_OPT_DIALECT, &o, &w, err);
 	bool colon = st == CR_OK && strcmp(o.dialect, "mpich") == 0;
 
 	for (guint i = 0; st == CR_OK && i < w->hosts->len; i++) {
@@ -491,8 +494,7 @@ cr_status fmt_hostfile(const cr_result *r, const char *const *options, GString *
 }
 
 /* What a Horovod host discovery script prints: "host:slots" per line. */
-cr_status fmt_horovod(const cr_result *r, const char *const *options, GString *out,
-		      cr_error *err)
+cr_status fmt_horovod(const cr_result *r, const char *const *options, GString *out, cr_error *err)
 {
 	fw_world *w;
 	fw_opts o;

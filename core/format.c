@@ -84,14 +84,10 @@ static const struct {
 	const char *name;
 	format_fn fn;
 } formats[] = {
-	{ "tf_config", fmt_tf_config },
-	{ "json", fmt_json },
-	{ "clusterdef", fmt_clusterdef },
-	{ "env", fmt_env },
-	{ "torch", fmt_torch },
-	{ "jax", fmt_jax },
-	{ "hostfile", fmt_hostfile },
-	{ "horovod", fmt_horovod },
+	{ "tf_config", fmt_tf_config },   { "json", fmt_json },
+	{ "clusterdef", fmt_clusterdef }, { "env", fmt_env },
+	{ "torch", fmt_torch },           { "jax", fmt_jax },
+	{ "hostfile", fmt_hostfile },     { "horovod", fmt_horovod },
 	{ "hosts", fmt_hosts },
 };
 
@@ -123,7 +119,7 @@ cr_status cr_result_format(const cr_result *r, const char *format, const char *c
 	for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
 		g_string_append_printf(names, "%s%s", i ? ", " : "", formats[i].name);
 	st = error_set(err, CR_ERR_INVALID_ARG, "unknown format '%s' (known: %s)", format,
-			  names->str);
+		       names->str);
 	g_string_free(names, TRUE);
 	return st;
 }

@@ -315,8 +315,7 @@ static void host_strv_free(char **strv)
 
 /* ---- vendor libraries and time ------------------------------------------- */
 
-static cr_status host_dl_open(cr_plugin_ctx *pctx, const char *soname, void **handle,
-			      cr_error *err)
+static cr_status host_dl_open(cr_plugin_ctx *pctx, const char *soname, void **handle, cr_error *err)
 {
 	void *h;
 
@@ -364,8 +363,8 @@ static int64_t host_now_ms(cr_plugin_ctx *pctx)
 
 /* ---- child processes ----------------------------------------------------- */
 
-static cr_status spawn_check(const char *const *argv, const char *const *env,
-			     cr_spawn_result **out, cr_error *err)
+static cr_status spawn_check(const char *const *argv, const char *const *env, cr_spawn_result **out,
+			     cr_error *err)
 {
 	if (out != NULL)
 		*out = NULL;

@@ -33,8 +33,8 @@ static cr_status hl_split_name(const char *name, hl_name *out, cr_error *err)
 	for (size_t i = 0; i < len; i++)
 		if (name[i] == ',' || name[i] == '[' || name[i] == ']' || hl_is_blank(name[i]))
 			return error_set(err, CR_ERR_INVALID_ARG,
-					    "cannot compress host name \"%s\": it contains '%c'",
-					    name, hl_is_blank(name[i]) ? ' ' : name[i]);
+					 "cannot compress host name \"%s\": it contains '%c'", name,
+					 hl_is_blank(name[i]) ? ' ' : name[i]);
 	out->name = name;
 	out->suffix = NULL;
 	while (end > 0 && !hl_is_digit(name[end - 1]))
@@ -129,8 +129,7 @@ static bool hl_extend(const hl_name *stem, GArray *ranges, const hl_name *n)
 	return true;
 }
 
-cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **expr,
-			       cr_error *err)
+cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **expr, cr_error *err)
 {
 	GString *s;
 	GArray *ranges;
@@ -148,7 +147,7 @@ cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **ex
 
 		if (hosts[i] == NULL) {
 			st = error_set(err, CR_ERR_INVALID_ARG,
-					  "hostlist compress: host %zu is NULL", i);
+				       "hostlist compress: host %zu is NULL", i);
 			goto out;
 		}
 		st = hl_split_name(hosts[i], &n, err);
@@ -181,4 +180,3 @@ out:
 	*expr = g_string_free(s, FALSE);
 	return CR_OK;
 }
-

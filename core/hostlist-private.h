@@ -25,8 +25,8 @@
  * cr_hostlist_expand() with a caller-chosen ceiling on the number of names
  * (the fuzz targets use a small one). Same ownership and statuses.
  */
-cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts,
-				   size_t *count, cr_error *err);
+cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts, size_t *count,
+				cr_error *err);
 
 /**
  * hostlist_foreach_limit:
@@ -39,8 +39,8 @@ cr_status hostlist_foreach_limit(const char *expr, size_t max_hosts, cr_hostlist
  * tasks_per_node_expand_limit:
  * cr_tasks_per_node_expand() with a caller-chosen ceiling on the entries.
  */
-cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries,
-					 uint32_t **counts, size_t *n, cr_error *err);
+cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries, uint32_t **counts,
+				      size_t *n, cr_error *err);
 
 /* A range of a bracket group, values zero-padded to @width. */
 typedef struct hl_range {

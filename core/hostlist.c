@@ -422,8 +422,8 @@ static int hl_collect(const char *name, size_t len, void *user_data)
 	return 0;
 }
 
-cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts,
-				   size_t *count, cr_error *err)
+cr_status hostlist_expand_limit(const char *expr, size_t max_hosts, char ***hosts, size_t *count,
+				cr_error *err)
 {
 	hl_parser p = { "hostlist", expr, 0, err };
 	GPtrArray *out;
@@ -477,8 +477,7 @@ cr_status hostlist_foreach_limit(const char *expr, size_t max_hosts, cr_hostlist
 	return hl_walk(&p, max_hosts, fn, user_data, &total);
 }
 
-cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *user_data,
-			      cr_error *err)
+cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *user_data, cr_error *err)
 {
 	return hostlist_foreach_limit(expr, CR_HOSTLIST_MAX_HOSTS, fn, user_data, err);
 }

@@ -103,7 +103,9 @@ static cr_status curl_status(CURLcode rc)
 
 static void set_blob(CURL *c, CURLoption opt, const char *pem)
 {
-	struct curl_blob blob = { .data = (void *)pem, .len = strlen(pem), .flags = CURL_BLOB_COPY };
+	struct curl_blob blob = { .data = (void *)pem,
+				  .len = strlen(pem),
+				  .flags = CURL_BLOB_COPY };
 
 	curl_easy_setopt(c, opt, &blob);
 }
@@ -268,7 +270,8 @@ static cr_status perform(const http_module_host *host, cr_plugin_ctx *pctx, http
 				     req->method, req->url, r->max_body);
 	} else if (rc != CURLE_OK) {
 		st = host->error_set(err, curl_status(rc), "%s %s: %s", req->method, req->url,
-				     conn->errbuf[0] != '\0' ? conn->errbuf : curl_easy_strerror(rc));
+				     conn->errbuf[0] != '\0' ? conn->errbuf
+							     : curl_easy_strerror(rc));
 	} else {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	}

@@ -21,9 +21,9 @@
 /* ---- the module -------------------------------------------------------- */
 
 static GMutex module_lock;
-static const http_module *module;  /* once loaded */
-static char *module_error;         /* why it could not be, once tried */
-static char *module_path_set;      /* http_module_set_path() */
+static const http_module *module; /* once loaded */
+static char *module_error;        /* why it could not be, once tried */
+static char *module_path_set;     /* http_module_set_path() */
 
 void http_module_set_path(const char *path)
 {
@@ -61,14 +61,15 @@ static void module_load(void)
 	const http_module *m;
 
 	if (handle == NULL) {
-		module_error = g_strdup_printf("cannot load the HTTP module %s: %s", path, dlerror());
+		module_error =
+			g_strdup_printf("cannot load the HTTP module %s: %s", path, dlerror());
 		goto out;
 	}
 	entry = (http_module_entry_fn)dlsym(handle, HTTP_MODULE_ENTRY);
 	m = entry != NULL ? entry() : NULL;
 	if (m == NULL || m->struct_size < sizeof(http_module)) {
-		module_error = g_strdup_printf("HTTP module %s: no usable %s", path,
-					       HTTP_MODULE_ENTRY);
+		module_error =
+			g_strdup_printf("HTTP module %s: no usable %s", path, HTTP_MODULE_ENTRY);
 		dlclose(handle);
 		goto out;
 	}
@@ -102,8 +103,8 @@ static const http_module_host module_host = {
 	.debug = module_debug,
 };
 
-cr_status http_transport(cr_plugin_ctx *pctx, const cr_http_request *req,
-			 cr_http_response *reply, cr_error *err)
+cr_status http_transport(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response *reply,
+			 cr_error *err)
 {
 	const http_module *m = module_get(err);
 	http_conn **conn = pctx != NULL && pctx->inst != NULL ? &pctx->inst->http : NULL;
@@ -139,7 +140,7 @@ static cr_status request_check(const cr_http_request *req, cr_http_response **re
 		return error_set(err, CR_ERR_INVALID_ARG, "http_request: invalid request");
 	if (!g_str_has_prefix(req->url, "http://") && !g_str_has_prefix(req->url, "https://"))
 		return error_set(err, CR_ERR_INVALID_ARG,
-				    "%s: only http:// and https:// URLs are supported", req->url);
+				 "%s: only http:// and https:// URLs are supported", req->url);
 	return CR_OK;
 }
 

@@ -192,14 +192,16 @@ cr_status cr_context_plugins_text(cr_context *ctx, char **text, cr_error *err)
 						  : NULL;
 
 #define G(key) (json_object_object_get_ex(o, key, &f) ? json_object_get_string(f) : "")
-			g_string_append_printf(out, "    %-18s %-11s %s%s%s%s", G("name"), G("type"),
-					       G("help"), def != NULL ? " [default: " : "",
+			g_string_append_printf(out, "    %-18s %-11s %s%s%s%s", G("name"),
+					       G("type"), G("help"),
+					       def != NULL ? " [default: " : "",
 					       def != NULL ? def : "", def != NULL ? "]" : "");
 			write_range_text(out, o);
-			g_string_append_printf(out, "%s\n",
-					       json_object_get_boolean(json_object_object_get(o, "required"))
-						       ? " (required)"
-						       : "");
+			g_string_append_printf(
+				out, "%s\n",
+				json_object_get_boolean(json_object_object_get(o, "required"))
+					? " (required)"
+					: "");
 #undef G
 		}
 	}
@@ -240,18 +242,17 @@ static cr_status describe_instance(GString *out, cr_instance *inst, cr_error *er
 
 	if (st != CR_OK)
 		return st;
-	g_string_append_printf(out, "%s: plugin %s %s (%s), policy %s, at %s\n", inst->label,
-			       inst->plugin->name,
-			       inst->plugin->desc->version ? inst->plugin->desc->version : "",
-			       inst->plugin->path,
-			       policy_name(inst->policy),
-			       inst->where ? inst->where : "(built-in)");
+	g_string_append_printf(
+		out, "%s: plugin %s %s (%s), policy %s, at %s\n", inst->label, inst->plugin->name,
+		inst->plugin->desc->version ? inst->plugin->desc->version : "", inst->plugin->path,
+		policy_name(inst->policy), inst->where ? inst->where : "(built-in)");
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
 		const char *key = config_setting_name(s);
 		const cr_option *o;
 
-		if (strcmp(key, "plugin") == 0 || strcmp(key, "name") == 0 || strcmp(key, "policy") == 0)
+		if (strcmp(key, "plugin") == 0 || strcmp(key, "name") == 0 ||
+		    strcmp(key, "policy") == 0)
 			continue;
 		o = schema_find(inst->plugin->desc, key);
 		g_string_append_printf(out, "    %s = ", key);
@@ -270,7 +271,8 @@ cr_status cr_context_check(cr_context *ctx, char **text, cr_error *err)
 	cr_status st = CR_OK;
 
 	if (ctx == NULL || text == NULL || ctx->plan == NULL)
-		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_check: no configuration loaded");
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "cr_context_check: no configuration loaded");
 	out = g_string_new(NULL);
 	g_string_append_printf(out, "%s: ok\n", ctx->plan->name);
 	for (guint i = 0; i < ctx->resolvers->len && st == CR_OK; i++)

@@ -32,8 +32,8 @@ cr_status io_read_path(const char *real_path, const char *path, size_t max, char
 
 		n += got;
 		if (n > max) {
-			st = error_set(err, CR_ERR_IO, "cannot read %s: larger than %zu bytes", path,
-				       max);
+			st = error_set(err, CR_ERR_IO, "cannot read %s: larger than %zu bytes",
+				       path, max);
 			goto out;
 		}
 		if (got == 0)
@@ -92,8 +92,8 @@ static const char *real_getenv(void *data, const char *name)
 	return g_getenv(name);
 }
 
-static cr_status real_read_file(void *data, const char *path, size_t max, char **buf,
-				size_t *len, cr_error *err)
+static cr_status real_read_file(void *data, const char *path, size_t max, char **buf, size_t *len,
+				cr_error *err)
 {
 	(void)data;
 	return io_read_path(path, path, max, buf, len, err);

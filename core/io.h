@@ -55,8 +55,8 @@ const io_ops *io_real(void);
 /* Read @real_path whole (at most @max bytes, 0 = 64 MiB), naming @path in
  * messages; list the directory @real_path likewise. The real table uses
  * them on the path itself, a test table on its path under a root. */
-cr_status io_read_path(const char *real_path, const char *path, size_t max, char **buf,
-		       size_t *len, cr_error *err);
+cr_status io_read_path(const char *real_path, const char *path, size_t max, char **buf, size_t *len,
+		       cr_error *err);
 cr_status io_list_path(const char *real_path, const char *path, char ***names, cr_error *err);
 
 /* spawn.c: the real host->spawn, and what both it and a scripted spawn
@@ -71,7 +71,7 @@ cr_status spawn_timeout_error(cr_error *err, const char *argv0, int64_t timeout_
 cr_status spawn_cap_error(cr_error *err, const char *argv0, size_t output_cap);
 
 /* http.c: the real transport, the libcurl module loaded on first use. */
-cr_status http_transport(cr_plugin_ctx *pctx, const cr_http_request *req,
-			 cr_http_response *reply, cr_error *err);
+cr_status http_transport(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response *reply,
+			 cr_error *err);
 
 #endif /* CR_IO_H */

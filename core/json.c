@@ -61,8 +61,8 @@ cr_status json_parse_text(const char *text, size_t len, const char *what, json_o
 			}
 		}
 		st = error_set(err, CR_ERR_PARSE,
-				  "%s: invalid JSON at line %zu, column %zu (offset %zu): %s", what, line,
-				  col, off, json_tokener_error_desc(jerr));
+			       "%s: invalid JSON at line %zu, column %zu (offset %zu): %s", what,
+			       line, col, off, json_tokener_error_desc(jerr));
 		json_object_put(obj);
 		obj = NULL;
 	}
@@ -336,7 +336,8 @@ size_t host_json_length(const cr_json *node)
 
 const cr_json *host_json_index(const cr_json *node, size_t i)
 {
-	if (!json_object_is_type(J(node), json_type_array) || i >= json_object_array_length(J(node)))
+	if (!json_object_is_type(J(node), json_type_array) ||
+	    i >= json_object_array_length(J(node)))
 		return NULL;
 	return (const cr_json *)(void *)json_object_array_get_idx(J(node), i);
 }

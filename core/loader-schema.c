@@ -193,8 +193,9 @@ static cr_status check_range(const cr_plugin_desc *desc, const cr_option *o,
 			     const config_setting_t *s, const char *label, cr_error *err)
 {
 	bool lo = schema_has_bound(desc, o, CR_OPT_MIN), hi = schema_has_bound(desc, o, CR_OPT_MAX);
-	double v = config_setting_type(s) == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
-							       : (double)config_setting_get_int64(s);
+	double v = config_setting_type(s) == CONFIG_TYPE_FLOAT
+			   ? config_setting_get_float(s)
+			   : (double)config_setting_get_int64(s);
 	char value[64], min[32], max[32];
 
 	if ((!lo || v >= o->min) && (!hi || v <= o->max) && v == v) /* NaN is out */
@@ -233,8 +234,9 @@ cr_status schema_check_group(const cr_plugin_desc *desc, const config_setting_t 
 					 hint ? hint : "", hint ? "'?)" : "");
 		}
 		if (!type_matches(s, o->type))
-			return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: key '%s' must be %s, not %s",
-					 AT(s), label, key, type_text(o->type), setting_text(s));
+			return error_set(err, CR_ERR_CONFIG,
+					 "%s:%d: %s: key '%s' must be %s, not %s", AT(s), label,
+					 key, type_text(o->type), setting_text(s));
 		st = check_range(desc, o, s, label, err);
 		if (st != CR_OK)
 			return st;

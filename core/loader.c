@@ -98,25 +98,26 @@ static cr_status check_file(const char *path, cr_error *err)
 
 	if (lstat(path, &st) != 0)
 		return error_set(err, errno == ENOENT ? CR_ERR_NOT_FOUND : CR_ERR_PLUGIN,
-				    "plugin %s: %s", path, g_strerror(errno));
+				 "plugin %s: %s", path, g_strerror(errno));
 	if (S_ISLNK(st.st_mode))
-		return error_set(err, CR_ERR_PLUGIN,
-				    "refusing plugin %s: it is a symbolic link", path);
+		return error_set(err, CR_ERR_PLUGIN, "refusing plugin %s: it is a symbolic link",
+				 path);
 	if (!S_ISREG(st.st_mode))
-		return error_set(err, CR_ERR_PLUGIN,
-				    "refusing plugin %s: not a regular file", path);
+		return error_set(err, CR_ERR_PLUGIN, "refusing plugin %s: not a regular file",
+				 path);
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
 		return error_set(err, CR_ERR_PLUGIN,
-				    "refusing plugin %s: it is group- or world-writable (mode %04o)",
-				    path, (unsigned)(st.st_mode & 07777));
+				 "refusing plugin %s: it is group- or world-writable (mode %04o)",
+				 path, (unsigned)(st.st_mode & 07777));
 	dir = g_path_get_dirname(path);
 	if (stat(dir, &st) != 0)
 		rc = error_set(err, CR_ERR_PLUGIN, "plugin %s: directory %s: %s", path, dir,
-				  g_strerror(errno));
+			       g_strerror(errno));
 	else if (st.st_mode & (S_IWGRP | S_IWOTH))
 		rc = error_set(err, CR_ERR_PLUGIN,
-				  "refusing plugin %s: its directory %s is group- or world-writable (mode %04o)",
-				  path, dir, (unsigned)(st.st_mode & 07777));
+			       "refusing plugin %s: its directory %s is group- or world-writable "
+			       "(mode %04o)",
+			       path, dir, (unsigned)(st.st_mode & 07777));
 	g_free(dir);
 	return rc;
 }
@@ -132,8 +133,10 @@ static cr_status check_ops(const cr_plugin_desc *d, const char *path, cr_error *
 			missing = "resolver ops table";
 		else if (o->struct_size < RESOLVER_OPS_MIN_SIZE)
 			return error_set(err, CR_ERR_ABI,
-					    "plugin '%s' (%s): resolver ops struct_size %zu is smaller than ABI 1.0's %zu",
-					    d->name, path, o->struct_size, (size_t)RESOLVER_OPS_MIN_SIZE);
+					 "plugin '%s' (%s): resolver ops struct_size %zu is "
+					 "smaller than ABI 1.0's %zu",
+					 d->name, path, o->struct_size,
+					 (size_t)RESOLVER_OPS_MIN_SIZE);
 		else if (o->create == NULL)
 			missing = "op 'create'";
 		else if (o->destroy == NULL)
@@ -147,8 +150,9 @@ static cr_status check_ops(const cr_plugin_desc *d, const char *path, cr_error *
 			missing = "accelerator ops table";
 		else if (o->struct_size < ACCEL_OPS_MIN_SIZE)
 			return error_set(err, CR_ERR_ABI,
-					    "plugin '%s' (%s): accelerator ops struct_size %zu is smaller than ABI 1.0's %zu",
-					    d->name, path, o->struct_size, (size_t)ACCEL_OPS_MIN_SIZE);
+					 "plugin '%s' (%s): accelerator ops struct_size %zu is "
+					 "smaller than ABI 1.0's %zu",
+					 d->name, path, o->struct_size, (size_t)ACCEL_OPS_MIN_SIZE);
 		else if (o->create == NULL)
 			missing = "op 'create'";
 		else if (o->destroy == NULL)
@@ -157,11 +161,11 @@ static cr_status check_ops(const cr_plugin_desc *d, const char *path, cr_error *
 			missing = "op 'enumerate'";
 	} else {
 		return error_set(err, CR_ERR_PLUGIN, "plugin '%s' (%s): unknown kind %d", d->name,
-				    path, (int)d->kind);
+				 path, (int)d->kind);
 	}
 	if (missing != NULL)
 		return error_set(err, CR_ERR_PLUGIN, "plugin '%s' (%s): required %s is NULL",
-				    d->name, path, missing);
+				 d->name, path, missing);
 	return CR_OK;
 }
 
@@ -171,28 +175,30 @@ static cr_status check_desc(const cr_plugin_desc *d, const char *path, const cha
 	if (d == NULL)
 		return error_set(err, CR_ERR_PLUGIN, "plugin %s returned no descriptor", path);
 	if (d->struct_size < DESC_MIN_SIZE)
-		return error_set(err, CR_ERR_ABI,
-				    "plugin %s: descriptor struct_size %zu is smaller than ABI 1.0's %zu",
-				    path, d->struct_size, (size_t)DESC_MIN_SIZE);
+		return error_set(
+			err, CR_ERR_ABI,
+			"plugin %s: descriptor struct_size %zu is smaller than ABI 1.0's %zu", path,
+			d->struct_size, (size_t)DESC_MIN_SIZE);
 	if (d->name == NULL || !valid_short_name(d->name))
 		return error_set(err, CR_ERR_PLUGIN, "plugin %s: invalid plugin name", path);
 	if (d->abi_major != CR_ABI_MAJOR)
 		return error_set(err, CR_ERR_ABI,
-				    "plugin '%s' (%s) was built for ABI %u.%u; this host has ABI %d.%d (major differs)",
-				    d->name, path, d->abi_major, d->abi_minor, CR_ABI_MAJOR,
-				    CR_ABI_MINOR);
+				 "plugin '%s' (%s) was built for ABI %u.%u; this host has ABI "
+				 "%d.%d (major differs)",
+				 d->name, path, d->abi_major, d->abi_minor, CR_ABI_MAJOR,
+				 CR_ABI_MINOR);
 	if (d->abi_minor > CR_ABI_MINOR)
 		return error_set(err, CR_ERR_ABI,
-				    "plugin '%s' (%s) needs ABI %u.%u; this host has only ABI %d.%d",
-				    d->name, path, d->abi_major, d->abi_minor, CR_ABI_MAJOR,
-				    CR_ABI_MINOR);
+				 "plugin '%s' (%s) needs ABI %u.%u; this host has only ABI %d.%d",
+				 d->name, path, d->abi_major, d->abi_minor, CR_ABI_MAJOR,
+				 CR_ABI_MINOR);
 	if (expect_name != NULL && strcmp(d->name, expect_name) != 0)
 		return error_set(err, CR_ERR_PLUGIN, "plugin %s calls itself '%s', not '%s'", path,
-				    d->name, expect_name);
+				 d->name, expect_name);
 	if (d->options != NULL && d->option_size < OPTION_MIN_SIZE)
 		return error_set(err, CR_ERR_ABI,
-				    "plugin '%s' (%s): option_size %zu is smaller than ABI 1.0's %zu",
-				    d->name, path, d->option_size, (size_t)OPTION_MIN_SIZE);
+				 "plugin '%s' (%s): option_size %zu is smaller than ABI 1.0's %zu",
+				 d->name, path, d->option_size, (size_t)OPTION_MIN_SIZE);
 	return check_ops(d, path, err);
 }
 
@@ -228,15 +234,15 @@ cr_status loader_open_file(const char *path, const char *expect_name, cr_plugin 
 	if (entry == NULL) {
 		dlclose(handle);
 		return error_set(err, CR_ERR_PLUGIN,
-				    "plugin %s has no '%s' symbol (not a cluster-resolver plugin)",
-				    path, CR_PLUGIN_ENTRY_SYMBOL);
+				 "plugin %s has no '%s' symbol (not a cluster-resolver plugin)",
+				 path, CR_PLUGIN_ENTRY_SYMBOL);
 	}
 	st = entry(host_api(), CR_ABI_MAJOR, CR_ABI_MINOR, &desc, &perr);
 	if (st != CR_OK) {
 		dlclose(handle);
 		return error_set(err, st == CR_ERR_ABI ? CR_ERR_ABI : CR_ERR_PLUGIN,
-				    "plugin %s refused to load: %s", path,
-				    perr.message[0] != '\0' ? perr.message : cr_strerror(st));
+				 "plugin %s refused to load: %s", path,
+				 perr.message[0] != '\0' ? perr.message : cr_strerror(st));
 	}
 	st = check_desc(desc, path, expect_name, err);
 	if (st != CR_OK) {
@@ -274,9 +280,9 @@ static cr_status load_path(loader *l, const char *path, const char *expect, cr_p
 static cr_status kind_mismatch(const cr_plugin *p, cr_plugin_kind kind, cr_error *err)
 {
 	return error_set(err, CR_ERR_CONFIG, "plugin '%s' (%s) is a%s %s plugin, not a%s %s plugin",
-			    p->name, p->path, p->desc->kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
-			    kind_name(p->desc->kind), kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
-			    kind_name(kind));
+			 p->name, p->path, p->desc->kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
+			 kind_name(p->desc->kind), kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
+			 kind_name(kind));
 }
 
 static cr_status not_found(const loader *l, const char *name, cr_plugin_kind kind, cr_error *err)
@@ -291,10 +297,11 @@ static cr_status not_found(const loader *l, const char *name, cr_plugin_kind kin
 	g_ptr_array_add(dirs, NULL);
 	list = g_strjoinv(":", (gchar **)dirs->pdata);
 	st = error_set(err, CR_ERR_NOT_FOUND, "%s plugin '%s' not found (searched %s%s%s)",
-			  kind_name(kind), name, list,
-			  ignored->len ? "; relative CLUSTER_RESOLVER_PLUGIN_PATH entries are "
-					 "ignored: " : "",
-			  ignored->str);
+		       kind_name(kind), name, list,
+		       ignored->len ? "; relative CLUSTER_RESOLVER_PLUGIN_PATH entries are "
+				      "ignored: "
+				    : "",
+		       ignored->str);
 	g_string_free(ignored, TRUE);
 	g_free(list);
 	g_ptr_array_unref(dirs);
@@ -351,9 +358,10 @@ cr_status loader_load(loader *l, const char *name, cr_plugin_kind kind, cr_plugi
 	if (valid_short_name(name))
 		return load_short(l, name, kind, out, err);
 	if (!g_path_is_absolute(name))
-		return error_set(err, CR_ERR_CONFIG,
-				    "plugin \"%s\" must be a short name ([A-Za-z0-9_-]) or an absolute path",
-				    name);
+		return error_set(
+			err, CR_ERR_CONFIG,
+			"plugin \"%s\" must be a short name ([A-Za-z0-9_-]) or an absolute path",
+			name);
 	st = load_path(l, name, NULL, &plugin, err);
 	if (st != CR_OK)
 		return st;
@@ -365,8 +373,7 @@ cr_status loader_load(loader *l, const char *name, cr_plugin_kind kind, cr_plugi
 
 #define AT(s) cfg_file_of(s), (int)config_setting_source_line(s)
 
-cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, char **label,
-			    cr_error *err)
+cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, char **label, cr_error *err)
 {
 	cr_plugin *plugin = NULL;
 	cr_status st;

@@ -20,9 +20,9 @@ struct cr_result_builder {
 	char *rpc_layer;
 	char *environment;
 	char *master;
-	GHashTable *task_accel; /* "job\nindex" -> GHashTable(kind -> count) */
-	GHashTable *own_accel;  /* kind -> count */
-	GPtrArray *env;         /* name, value, name, value, ... */
+	GHashTable *task_accel;  /* "job\nindex" -> GHashTable(kind -> count) */
+	GHashTable *own_accel;   /* kind -> count */
+	GPtrArray *env;          /* name, value, name, value, ... */
 	GHashTable *last_counts; /* (owned ref) counts last given to a task, or NULL */
 	GHashTable *shared;      /* counts tables held by several tasks (a set) */
 	GPtrArray *fds;          /* passed_fd *: result_pass_fd's copies (owned) */
@@ -57,10 +57,10 @@ struct cr_result {
 	char *rpc_layer;
 	char *environment;
 	char *master;
-	GHashTable *accel;  /* kind -> count, for this process's task */
-	char *accel_source; /* "config", "resolver 'slurm'", "local devices" */
-	GPtrArray *devices; /* accel_device *, local devices enumerated */
-	GPtrArray *env;     /* name, value, ... */
+	GHashTable *accel;      /* kind -> count, for this process's task */
+	char *accel_source;     /* "config", "resolver 'slurm'", "local devices" */
+	GPtrArray *devices;     /* accel_device *, local devices enumerated */
+	GPtrArray *env;         /* name, value, ... */
 	GHashTable *task_accel; /* merged per-task counts */
 	GPtrArray *fds;         /* passed_fd *, first of each env_name, owned */
 	GPtrArray *answered;    /* cr_instance *, borrowed: who resolved, in order
@@ -92,8 +92,7 @@ cr_status host_result_set_env(cr_result_builder *b, const char *name, const char
 			      cr_error *err);
 cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *cluster,
 				       const char *what, cr_error *err);
-cr_status host_result_pass_fd(cr_result_builder *b, int fd, const char *env_name,
-			       cr_error *err);
+cr_status host_result_pass_fd(cr_result_builder *b, int fd, const char *env_name, cr_error *err);
 /* Move @b's passed descriptors into @res (a name already there: closed)
  * and note that @b's resolver answered. */
 void result_take_extras(cr_result *res, cr_result_builder *b);
@@ -125,8 +124,7 @@ void union_free(union_state *u);
 void union_take(union_state *u, cr_result_builder *b);
 /* Merge the answers; @over beats their identity and rpc layer. The
  * answers' tasks move into the result: after this @u is only fit to free. */
-cr_status union_merge(union_state *u, const union_overrides *over, cr_result **out,
-		      cr_error *err);
+cr_status union_merge(union_state *u, const union_overrides *over, cr_result **out, cr_error *err);
 
 /* ---- the context (context.c) --------------------------------------------- */
 struct cr_context {
@@ -134,12 +132,12 @@ struct cr_context {
 	void *log_data;
 	cr_log_level log_level;
 
-	cr_plan *plan;           /* what the config said; NULL until loaded */
-	loader loader;           /* search path and loaded plugin files */
-	config_t *builtin;       /* an empty config for plugins without a group */
+	cr_plan *plan;     /* what the config said; NULL until loaded */
+	loader loader;     /* search path and loaded plugin files */
+	config_t *builtin; /* an empty config for plugins without a group */
 
-	GPtrArray *resolvers;    /* cr_instance *, the plan's entries loaded */
-	GPtrArray *accelerators; /* cr_instance * */
+	GPtrArray *resolvers;     /* cr_instance *, the plan's entries loaded */
+	GPtrArray *accelerators;  /* cr_instance * */
 	bool accelerators_listed; /* the automatic ones are in (or not wanted) */
 
 	/* Identity: CLI/API overrides beat the config's `task` / `rpc_layer`. */
@@ -152,8 +150,8 @@ struct cr_context {
 	void *io_data;
 };
 
-cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugin,
-			  const char *name, const config_setting_t *setting);
+cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugin, const char *name,
+			  const config_setting_t *setting);
 void instance_free(gpointer p);
 cr_status instance_create(cr_instance *inst, cr_error *err);
 /* Create and probe: CR_OK, CR_DECLINED (the plugin's reason, if any, in

@@ -47,9 +47,9 @@ typedef enum run_verdict {
 
 struct cr_instance {
 	cr_plugin_kind kind;
-	char *name;   /* instance name: `name` key, else the plugin name */
-	char *label;  /* "resolver 'k8s'" */
-	char *where;  /* "FILE:LINE" of the group, for messages */
+	char *name;  /* instance name: `name` key, else the plugin name */
+	char *label; /* "resolver 'k8s'" */
+	char *where; /* "FILE:LINE" of the group, for messages */
 	cr_policy policy;
 	cr_plugin *plugin;
 	const config_setting_t *setting; /* the group; never NULL */
@@ -86,8 +86,8 @@ typedef struct cr_plan {
 	GPtrArray *accelerators;  /* plan_entry * */
 	bool accelerators_listed; /* an `accelerators` key: no automatic ones */
 	/* Top-level overrides of the union and the accelerator layer. */
-	char *task_type;          /* NULL = unset */
-	int64_t task_id;          /* -1 = unset */
+	char *task_type; /* NULL = unset */
+	int64_t task_id; /* -1 = unset */
 	char *rpc_layer;
 	bool rpc_layer_set;
 	GHashTable *num_accelerators; /* kind -> int64_t count */
@@ -107,7 +107,7 @@ cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_erro
 /* Read @text as the keys of one group (cr-testhost): one entry of unknown
  * kind whose plugin is @plugin_path. Line 1 of @text is line 1 of @name. */
 cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
-			    const char *plugin_path, plan_entry **out, cr_error *err);
+			     const char *plugin_path, plan_entry **out, cr_error *err);
 const char *cfg_file_of(const config_setting_t *s);
 void config_name_set(config_t *cfg, const char *name);
 const char *config_name_get(const config_t *cfg);
@@ -134,8 +134,7 @@ cr_status loader_open_file(const char *path, const char *expect_name, cr_plugin 
 /* Load @e's plugin (by path when @e->kind is 0) and check its group against
  * the plugin's schema (keys, types, required keys, ranges), naming
  * FILE:LINE. *@label: "resolver 'NAME'" (transfer full). */
-cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, char **label,
-			    cr_error *err);
+cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, char **label, cr_error *err);
 /* Which of @names (NULL-ended) are installed as @kind plugins; a file that
  * is there but broken is an error. *@out: (transfer container) NULL-ended. */
 cr_status loader_installed(loader *l, const char *const *names, cr_plugin_kind kind,

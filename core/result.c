@@ -90,11 +90,11 @@ void builder_free(cr_result_builder *b)
 	g_free(b);
 }
 
-#define CHECK_B(b, ...)                                                                        \
-	do {                                                                                   \
-		if ((b) == NULL || __VA_ARGS__)                                                \
-			return error_set(err, CR_ERR_INVALID_ARG, "%s: invalid argument",   \
-					    G_STRFUNC);                                        \
+#define CHECK_B(b, ...)                                                                            \
+	do {                                                                                       \
+		if ((b) == NULL || __VA_ARGS__)                                                    \
+			return error_set(err, CR_ERR_INVALID_ARG, "%s: invalid argument",          \
+					 G_STRFUNC);                                               \
 	} while (0)
 
 cr_status host_result_add_job(cr_result_builder *b, const char *job, cr_error *err)
@@ -123,8 +123,8 @@ cr_status host_result_set_task(cr_result_builder *b, const char *task_type, int6
 	CHECK_B(b, task_type == NULL);
 	if (task_id < 0 || task_id > G_MAXINT32)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				    "task id %" G_GINT64_FORMAT " is out of range (0..2147483647)",
-				    task_id);
+				 "task id %" G_GINT64_FORMAT " is out of range (0..2147483647)",
+				 task_id);
 	g_free(b->task_type);
 	b->task_type = g_strdup(task_type);
 	b->task_id = task_id;
@@ -234,8 +234,7 @@ cr_status host_result_set_fact(cr_result_builder *b, const char *key, const cr_j
 	json_object *copy = NULL;
 
 	CHECK_B(b, key == NULL || *key == '\0');
-	if (value != NULL &&
-	    json_object_deep_copy((json_object *)(void *)value, &copy, NULL) != 0)
+	if (value != NULL && json_object_deep_copy((json_object *)(void *)value, &copy, NULL) != 0)
 		return error_set(err, CR_ERR_INVALID_ARG, "fact '%s': the value cannot be copied",
 				 key);
 	put_fact(b, key, copy);
@@ -304,24 +303,25 @@ static bool env_name_valid(const char *name)
 /* The copy is close-on-exec and at 3 or above, so no path but `exec`'s
  * (which clears the flag) lets it escape; a name passed twice keeps the
  * later descriptor. */
-cr_status host_result_pass_fd(cr_result_builder *b, int fd, const char *env_name,
-			      cr_error *err)
+cr_status host_result_pass_fd(cr_result_builder *b, int fd, const char *env_name, cr_error *err)
 {
 	passed_fd *pf;
 	int copy;
 
 	CHECK_B(b, false);
 	if (!env_name_valid(env_name))
-		return error_set(err, CR_ERR_INVALID_ARG,
-				 "result_pass_fd: \"%s\" is not a variable name ([A-Za-z_][A-Za-z0-9_]*)",
-				 env_name != NULL ? env_name : "(null)");
+		return error_set(
+			err, CR_ERR_INVALID_ARG,
+			"result_pass_fd: \"%s\" is not a variable name ([A-Za-z_][A-Za-z0-9_]*)",
+			env_name != NULL ? env_name : "(null)");
 	copy = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
 	if (copy < 0 && (fd < 0 || errno == EBADF))
-		return error_set(err, CR_ERR_INVALID_ARG, "result_pass_fd: %d is not an open descriptor",
-				 fd);
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "result_pass_fd: %d is not an open descriptor", fd);
 	if (copy < 0)
-		return error_set(err, CR_ERR_IO, "result_pass_fd: cannot duplicate descriptor %d: %s",
-				 fd, g_strerror(errno));
+		return error_set(err, CR_ERR_IO,
+				 "result_pass_fd: cannot duplicate descriptor %d: %s", fd,
+				 g_strerror(errno));
 	for (guint i = 0; i < b->fds->len; i++) {
 		pf = g_ptr_array_index(b->fds, i);
 		if (strcmp(pf->env_name, env_name) == 0) {

@@ -75,7 +75,11 @@ static bool pipe_read(spawn_pipe *p)
 	return true;
 }
 
-typedef enum spawn_end { SPAWN_DONE, SPAWN_TIMEOUT, SPAWN_OVER_CAP } spawn_end;
+typedef enum spawn_end {
+	SPAWN_DONE,
+	SPAWN_TIMEOUT,
+	SPAWN_OVER_CAP
+} spawn_end;
 
 /* Collect both pipes until they close, the deadline passes or one is over
  * @cap. A closed pipe's fd becomes -1. */

@@ -120,11 +120,12 @@ static bool parse_index(const char *key, int64_t *out)
 	return true;
 }
 
-static cr_status address_error(cr_error *err, const char *what, const char *job,
-			       const char *task, json_object *a)
+static cr_status address_error(cr_error *err, const char *what, const char *job, const char *task,
+			       json_object *a)
 {
-	return error_set(err, CR_ERR_PARSE, "%s: job '%s' task %s: address must be a string, not %s",
-			 what, job, task, json_kind(a));
+	return error_set(err, CR_ERR_PARSE,
+			 "%s: job '%s' task %s: address must be a string, not %s", what, job, task,
+			 json_kind(a));
 }
 
 static cr_status add_task(cr_spec *spec, const char *job, int64_t idx, json_object *a,
@@ -135,8 +136,8 @@ static cr_status add_task(cr_spec *spec, const char *job, int64_t idx, json_obje
 	return CR_OK;
 }
 
-static cr_status add_dense_job(cr_spec *spec, const char *job, json_object *tasks,
-			       const char *what, cr_error *err)
+static cr_status add_dense_job(cr_spec *spec, const char *job, json_object *tasks, const char *what,
+			       cr_error *err)
 {
 	size_t n = json_object_array_length(tasks);
 	cr_status st = CR_OK;
@@ -164,10 +165,11 @@ static cr_status add_sparse_job(cr_spec *spec, const char *job, json_object *tas
 		cr_status st;
 
 		if (!parse_index(key, &idx))
-			return error_set(err, CR_ERR_INVALID_ARG,
-					 "%s: job '%s': task index \"%s\" is not a canonical decimal "
-					 "in 0..2147483647",
-					 what, job, key);
+			return error_set(
+				err, CR_ERR_INVALID_ARG,
+				"%s: job '%s': task index \"%s\" is not a canonical decimal "
+				"in 0..2147483647",
+				what, job, key);
 		if (!json_object_is_type(a, json_type_string))
 			return address_error(err, what, job, key, a);
 		st = add_task(spec, job, idx, a, what, err);
@@ -177,8 +179,8 @@ static cr_status add_sparse_job(cr_spec *spec, const char *job, json_object *tas
 	return CR_OK;
 }
 
-static cr_status add_json_job(cr_spec *spec, const char *job, json_object *tasks,
-			      const char *what, cr_error *err)
+static cr_status add_json_job(cr_spec *spec, const char *job, json_object *tasks, const char *what,
+			      cr_error *err)
 {
 	cr_status st = cr_spec_add_job(spec, job, err);
 
@@ -197,9 +199,10 @@ static cr_status add_json_job(cr_spec *spec, const char *job, json_object *tasks
 cr_status spec_add_json(cr_spec *spec, json_object *cluster, const char *what, cr_error *err)
 {
 	if (!json_object_is_type(cluster, json_type_object))
-		return error_set(err, CR_ERR_PARSE,
-				 "%s: the cluster must be an object mapping job names to tasks, not %s",
-				 what, json_kind(cluster));
+		return error_set(
+			err, CR_ERR_PARSE,
+			"%s: the cluster must be an object mapping job names to tasks, not %s",
+			what, json_kind(cluster));
 	json_object_object_foreach(cluster, job, tasks)
 	{
 		cr_status st = add_json_job(spec, job, tasks, what, err);
@@ -255,7 +258,6 @@ static void pb_varint(GByteArray *b, uint64_t v)
 		g_byte_array_append(b, &byte, 1);
 	} while (v != 0);
 }
-
 
 static void pb_bytes(GByteArray *b, uint32_t field, const void *data, size_t len)
 {

@@ -231,7 +231,8 @@ static void job_put(spec_job *j, size_t pos, int32_t index, const char *address)
 	if (j->len == j->cap)
 		job_reserve(j, j->len + 1);
 	if (pos < j->len) {
-		memmove(j->indices + pos + 1, j->indices + pos, (j->len - pos) * sizeof(*j->indices));
+		memmove(j->indices + pos + 1, j->indices + pos,
+			(j->len - pos) * sizeof(*j->indices));
 		memmove(j->addrs + pos + 1, j->addrs + pos, (j->len - pos) * sizeof(*j->addrs));
 	}
 	j->indices[pos] = index;
@@ -254,9 +255,9 @@ static cr_status job_add(spec_job *j, int64_t index, const char *address, cr_err
 	pos = job_search(j, idx32);
 	if (pos >= 0)
 		return error_set(err, CR_ERR_CONFLICT,
-				    "job '%s' has two tasks with index %" G_GINT64_FORMAT
-				    " ('%s' and '%s')",
-				    j->name, index, j->addrs[pos], address);
+				 "job '%s' has two tasks with index %" G_GINT64_FORMAT
+				 " ('%s' and '%s')",
+				 j->name, index, j->addrs[pos], address);
 	job_put(j, (size_t)~pos, idx32, address);
 	return CR_OK;
 }
@@ -264,8 +265,9 @@ static cr_status job_add(spec_job *j, int64_t index, const char *address, cr_err
 static cr_status index_range_error(cr_error *err, const char *job, int64_t index)
 {
 	return error_set(err, CR_ERR_INVALID_ARG,
-			    "task index %" G_GINT64_FORMAT " of job '%s' is out of range (0..2147483647)",
-			    index, job);
+			 "task index %" G_GINT64_FORMAT
+			 " of job '%s' is out of range (0..2147483647)",
+			 index, job);
 }
 
 cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index, const char *address,
@@ -327,7 +329,7 @@ static const spec_job *lookup(const cr_spec *spec, const char *job, cr_error *er
 
 	if (spec == NULL || job == NULL) {
 		error_set(err, CR_ERR_INVALID_ARG, "No such job in cluster: %s",
-			     job == NULL ? "None" : "(no cluster)");
+			  job == NULL ? "None" : "(no cluster)");
 		return NULL;
 	}
 	j = find_job(spec, job);
@@ -373,7 +375,7 @@ cr_status cr_spec_task_address(const cr_spec *spec, const char *job, int64_t ind
 		pos = job_search(j, (int32_t)index);
 	if (pos < 0)
 		return error_set(err, CR_ERR_NOT_FOUND,
-				    "No task with index %" G_GINT64_FORMAT " in job '%s'", index, job);
+				 "No task with index %" G_GINT64_FORMAT " in job '%s'", index, job);
 	if (address != NULL)
 		*address = j->addrs[pos];
 	return CR_OK;
@@ -424,7 +426,8 @@ bool cr_spec_equal(const cr_spec *a, const cr_spec *b)
 		if (jb == NULL || ja->len != jb->len)
 			return false;
 		for (size_t t = 0; t < ja->len; t++) {
-			if (ja->indices[t] != jb->indices[t] || strcmp(ja->addrs[t], jb->addrs[t]) != 0)
+			if (ja->indices[t] != jb->indices[t] ||
+			    strcmp(ja->addrs[t], jb->addrs[t]) != 0)
 				return false;
 		}
 	}
@@ -439,7 +442,8 @@ size_t spec_job_len(const cr_spec *spec, size_t job_i)
 	return j->len;
 }
 
-void spec_job_task(const cr_spec *spec, size_t job_i, size_t t, int32_t *index, const char **address)
+void spec_job_task(const cr_spec *spec, size_t job_i, size_t t, int32_t *index,
+		   const char **address)
 {
 	const spec_job *j = g_ptr_array_index(spec->jobs, job_i);
 
@@ -513,8 +517,8 @@ static cr_status job_merge_sorted(spec_job *d, const spec_job *s, int32_t offset
 
 		if (i < nd && k < ns && a == b) {
 			error_set(err, CR_ERR_CONFLICT,
-				     "job '%s' has two tasks with index %d ('%s' and '%s')", d->name,
-				     a, d->addrs[i], s->addrs[k]);
+				  "job '%s' has two tasks with index %d ('%s' and '%s')", d->name,
+				  a, d->addrs[i], s->addrs[k]);
 			g_free(indices);
 			g_free(addrs);
 			return CR_ERR_CONFLICT;

@@ -49,7 +49,8 @@ static void supervise_one(cr_context *ctx, cr_instance *inst, const cr_supervise
 		return;
 	st = op(inst->state, &inst->pctx, ev, &want, &err);
 	if (st != CR_OK) {
-		ctx_log(ctx, CR_LOG_WARNING, inst->label, "supervise (%s): %s", phase_name(ev->phase),
+		ctx_log(ctx, CR_LOG_WARNING, inst->label, "supervise (%s): %s",
+			phase_name(ev->phase),
 			err.message[0] != '\0' ? err.message : cr_strerror(st));
 		return;
 	}

@@ -90,8 +90,8 @@ static cr_status tpn_parse(hl_parser *p, size_t max, GArray *out)
 	}
 }
 
-cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries,
-					 uint32_t **counts, size_t *n, cr_error *err)
+cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries, uint32_t **counts,
+				      size_t *n, cr_error *err)
 {
 	hl_parser p = { "tasks-per-node list", list, 0, err };
 	GArray *out;
@@ -114,8 +114,7 @@ cr_status tasks_per_node_expand_limit(const char *list, size_t max_entries,
 	return CR_OK;
 }
 
-cr_status cr_tasks_per_node_expand(const char *list, uint32_t **counts, size_t *n,
-				   cr_error *err)
+cr_status cr_tasks_per_node_expand(const char *list, uint32_t **counts, size_t *n, cr_error *err)
 {
 	return tasks_per_node_expand_limit(list, CR_HOSTLIST_MAX_HOSTS, counts, n, err);
 }

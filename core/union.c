@@ -108,13 +108,14 @@ static cr_status find_conflict(const union_state *u, const char *job, cr_error *
 			for (guint k = 0; k < i; k++) {
 				const cr_result_builder *prev = g_ptr_array_index(u->answers, k);
 
-				if (cr_spec_task_address(prev->spec, job, idx[t], NULL, NULL) != CR_OK)
+				if (cr_spec_task_address(prev->spec, job, idx[t], NULL, NULL) !=
+				    CR_OK)
 					continue;
 				return error_set(err, CR_ERR_CONFLICT,
-						    "job '%s' task %" G_GINT32_FORMAT
-						    " is defined by both %s (%s) and %s (%s)",
-						    job, idx[t], who(prev), where(prev), who(b),
-						    where(b));
+						 "job '%s' task %" G_GINT32_FORMAT
+						 " is defined by both %s (%s) and %s (%s)",
+						 job, idx[t], who(prev), where(prev), who(b),
+						 where(b));
 			}
 		}
 	}
@@ -250,8 +251,7 @@ static void resolver_accel(union_state *u, cr_result *res)
 	res->accel_source = g_strdup(source);
 }
 
-cr_status union_merge(union_state *u, const union_overrides *over, cr_result **out,
-		      cr_error *err)
+cr_status union_merge(union_state *u, const union_overrides *over, cr_result **out, cr_error *err)
 {
 	cr_result *res = result_new();
 	GPtrArray *jobs = g_ptr_array_new();
@@ -281,7 +281,8 @@ cr_status union_merge(union_state *u, const union_overrides *over, cr_result **o
 	/* Like TensorFlow's union, only the first resolver's master counts; it
 	 * is asked for the effective rpc layer (TensorFlow's bug 14.9 fixed). */
 	if (u->answers->len > 0)
-		st = builder_master(g_ptr_array_index(u->answers, 0), res->rpc_layer, &res->master, err);
+		st = builder_master(g_ptr_array_index(u->answers, 0), res->rpc_layer, &res->master,
+				    err);
 	if (st != CR_OK) {
 		cr_result_free(res);
 		return st;

@@ -97,8 +97,10 @@ static cr_status transport_code(const char *word)
 	static const struct {
 		const char *name;
 		cr_status code;
-	} codes[] = { { "network", CR_ERR_NETWORK }, { "timeout", CR_ERR_TIMEOUT },
-		      { "io", CR_ERR_IO },           { "auth", CR_ERR_AUTH } };
+	} codes[] = { { "network", CR_ERR_NETWORK },
+		      { "timeout", CR_ERR_TIMEOUT },
+		      { "io", CR_ERR_IO },
+		      { "auth", CR_ERR_AUTH } };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(codes); i++)
 		if (strcmp(word, codes[i].name) == 0)
@@ -127,7 +129,8 @@ static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const 
 		st = script_error(err, file, n + 1, "expected \"METHOD URL\"");
 		goto out;
 	}
-	for (n++; lines[n] != NULL && strcmp(lines[n], "%%") != 0 && !g_str_has_prefix(lines[n], "-> ");
+	for (n++;
+	     lines[n] != NULL && strcmp(lines[n], "%%") != 0 && !g_str_has_prefix(lines[n], "-> ");
 	     n++)
 		g_ptr_array_add(hdrs, lines[n]);
 	g_ptr_array_add(hdrs, NULL);
@@ -143,7 +146,8 @@ static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const 
 		cr_status code = transport_code(e[0]);
 
 		if (code == CR_OK)
-			st = script_error(err, file, n + 1, "unknown failure (network, timeout, io, auth)");
+			st = script_error(err, file, n + 1,
+					  "unknown failure (network, timeout, io, auth)");
 		else
 			st = cr_testhost_respond_error(th, code, e[1] != NULL ? e[1] : "", err);
 		g_strfreev(e);
@@ -153,7 +157,8 @@ static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const 
 	}
 	status = strtol(lines[n] + 3, &end, 10);
 	if (*end != '\0' || status < 100 || status > 999) {
-		st = script_error(err, file, n + 1, "expected \"-> STATUS\" with a status 100..999");
+		st = script_error(err, file, n + 1,
+				  "expected \"-> STATUS\" with a status 100..999");
 		goto out;
 	}
 	g_ptr_array_set_size(hdrs, 0);
@@ -206,7 +211,8 @@ static cr_status setup(cr_testhost *th, const opts *o, cr_error *err)
 	cr_testhost_inherit_env(th, o->inherit_env);
 	for (size_t i = 0; st == CR_OK && o->env != NULL && o->env[i] != NULL; i++) {
 		char *eq = strchr(o->env[i], '=');
-		char *name = g_strndup(o->env[i], eq != NULL ? (gsize)(eq - o->env[i]) : strlen(o->env[i]));
+		char *name = g_strndup(o->env[i],
+				       eq != NULL ? (gsize)(eq - o->env[i]) : strlen(o->env[i]));
 
 		st = cr_testhost_setenv(th, name, eq != NULL ? eq + 1 : NULL, err);
 		g_free(name);
@@ -215,7 +221,8 @@ static cr_status setup(cr_testhost *th, const opts *o, cr_error *err)
 		st = cr_testhost_set_root(th, o->root, err);
 	for (size_t i = 0; st == CR_OK && o->files != NULL && o->files[i] != NULL; i++) {
 		char *eq = strchr(o->files[i], '=');
-		char *path = g_strndup(o->files[i], eq != NULL ? (gsize)(eq - o->files[i]) : strlen(o->files[i]));
+		char *path = g_strndup(o->files[i], eq != NULL ? (gsize)(eq - o->files[i])
+							       : strlen(o->files[i]));
 
 		st = cr_testhost_add_file(th, path, eq != NULL ? eq + 1 : "", (size_t)-1, err);
 		g_free(path);
@@ -241,7 +248,8 @@ static cr_status probe(cr_testhost *th, cr_error *err)
 	if (reason[0] != '\0')
 		g_snprintf(err->message, sizeof(err->message), "declined: %s", reason);
 	else
-		g_strlcpy(err->message, "declined (the plugin gave no reason)", sizeof(err->message));
+		g_strlcpy(err->message, "declined (the plugin gave no reason)",
+			  sizeof(err->message));
 	return st;
 }
 
@@ -257,7 +265,8 @@ static cr_status run(cr_testhost *th, const char *command, const opts *o, const 
 		return cr_testhost_master(th, out, err);
 	if (strcmp(command, "enumerate") == 0)
 		return cr_testhost_enumerate(th, out, err);
-	return script_error(err, "cr-testhost", 0, "unknown command (probe, resolve, master, enumerate)");
+	return script_error(err, "cr-testhost", 0,
+			    "unknown command (probe, resolve, master, enumerate)");
 }
 
 static char *read_config(const opts *o, cr_error *err)
@@ -327,12 +336,13 @@ int main(int argc, char **argv)
 		  "Answer HTTP requests from the script FILE", "FILE" },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &o.format,
 		  "resolve's output format (default json)", "F" },
-		{ "task-type", 0, 0, G_OPTION_ARG_STRING, &o.task_type, "Override the task type", "T" },
+		{ "task-type", 0, 0, G_OPTION_ARG_STRING, &o.task_type, "Override the task type",
+		  "T" },
 		{ "task-id", 0, 0, G_OPTION_ARG_INT64, &o.task_id, "Override the task id", "N" },
 		{ "rpc-layer", 0, 0, G_OPTION_ARG_STRING, &o.rpc_layer,
 		  "Override the rpc layer (\"\" for none)", "R" },
-		{ "verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)count_verbose,
-		  "Show info log lines (twice: debug)", NULL },
+		{ "verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK,
+		  (gpointer)count_verbose, "Show info log lines (twice: debug)", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *oc = g_option_context_new("PLUGIN.so COMMAND");
@@ -348,8 +358,9 @@ int main(int argc, char **argv)
 		g_error_free(gerr);
 		rc = EXIT_USAGE;
 	} else if (argc != 3) {
-		fprintf(stderr, "usage: cr-testhost [OPTIONS] PLUGIN.so probe|resolve|master|enumerate "
-				"(try --help)\n");
+		fprintf(stderr,
+			"usage: cr-testhost [OPTIONS] PLUGIN.so probe|resolve|master|enumerate "
+			"(try --help)\n");
 		rc = EXIT_USAGE;
 	} else if (o.config != NULL && o.config_file != NULL) {
 		fprintf(stderr, "cr-testhost: give --config or --config-file, not both\n");

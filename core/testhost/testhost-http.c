@@ -54,7 +54,8 @@ static cr_status add_header_lines(GPtrArray *pairs, const char *const *lines, cr
 	for (size_t i = 0; lines != NULL && lines[i] != NULL; i++)
 		if (!add_header_line(pairs, lines[i]))
 			return error_set(err, CR_ERR_INVALID_ARG,
-					    "cr-testhost: header '%s' is not \"Name: value\"", lines[i]);
+					 "cr-testhost: header '%s' is not \"Name: value\"",
+					 lines[i]);
 	return CR_OK;
 }
 
@@ -154,7 +155,7 @@ static th_exchange *unanswered(cr_testhost *th, cr_error *err)
 
 	if (x != NULL && x->answered) {
 		error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s %s is answered already",
-			     x->method, x->url);
+			  x->method, x->url);
 		return NULL;
 	}
 	return x;
@@ -188,7 +189,7 @@ cr_status cr_testhost_respond_error(cr_testhost *th, cr_status code, const char 
 		return CR_ERR_INVALID_ARG;
 	if (code == CR_OK)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				    "cr-testhost: a transport failure needs a failing status");
+				 "cr-testhost: a transport failure needs a failing status");
 	x->answered = true;
 	x->fail = code;
 	x->fail_message = g_strdup(message != NULL ? message : cr_strerror(code));
@@ -207,8 +208,8 @@ cr_status cr_testhost_verify(cr_testhost *th, cr_error *err)
 		return th_spawn_verify(th, err);
 	x = g_ptr_array_index(th->script, th->next);
 	return error_set(err, CR_ERR_NOT_FOUND,
-			    "cr-testhost: %u of %u expected requests were not made; the first: %s %s",
-			    th->script->len - th->next, th->script->len, x->method, x->url);
+			 "cr-testhost: %u of %u expected requests were not made; the first: %s %s",
+			 th->script->len - th->next, th->script->len, x->method, x->url);
 }
 
 /* ---- answering ---------------------------------------------------------- */
@@ -260,8 +261,9 @@ static char *compare(const th_exchange *x, const cr_http_request *req)
 	if (why == NULL && x->want_body != NULL &&
 	    (req->body == NULL || req->body_len != strlen(x->want_body) ||
 	     memcmp(req->body, x->want_body, req->body_len) != 0))
-		why = g_strdup_printf("%s %s: expected body '%s', got '%.*s'", req->method, req->url,
-				      x->want_body, req->body != NULL ? (int)MIN(req->body_len, 200) : 0,
+		why = g_strdup_printf("%s %s: expected body '%s', got '%.*s'", req->method,
+				      req->url, x->want_body,
+				      req->body != NULL ? (int)MIN(req->body_len, 200) : 0,
 				      req->body != NULL ? req->body : "");
 	return why;
 }
@@ -300,13 +302,12 @@ cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_re
 		return mismatch(th, req, why, err);
 	if (!x->answered)
 		return mismatch(th, req,
-				g_strdup_printf("%s %s: the script has no answer for it", req->method,
-						req->url),
+				g_strdup_printf("%s %s: the script has no answer for it",
+						req->method, req->url),
 				err);
 	th->next++;
 	if (x->fail != CR_OK)
-		return error_set(err, x->fail, "%s %s: %s", req->method, req->url,
-				    x->fail_message);
+		return error_set(err, x->fail, "%s %s: %s", req->method, req->url, x->fail_message);
 	reply->status = x->status;
 	for (guint i = 0; i < x->headers->len; i++)
 		g_ptr_array_add(reply->headers, g_strdup(g_ptr_array_index(x->headers, i)));

@@ -21,33 +21,33 @@ typedef struct th_log_line {
 
 struct cr_testhost {
 	cr_context *ctx;
-	cr_instance *inst;   /* the plugin instance (owned by ctx) */
-	char *private_root;  /* temporary directory, removed at free */
-	bool own_root;       /* file_root is private_root */
+	cr_instance *inst;  /* the plugin instance (owned by ctx) */
+	char *private_root; /* temporary directory, removed at free */
+	bool own_root;      /* file_root is private_root */
 
 	/* What the plugin sees through the seam (testhost-io.c). */
-	GHashTable *env;     /* name -> value (NULL value = hidden) */
-	bool inherit_env;    /* fall back to the process environment */
-	char *file_root;     /* read_file/list_dir root; NULL = the real "/" */
-	int64_t clock_ms;    /* now_ms; sleep_ms advances it */
+	GHashTable *env;  /* name -> value (NULL value = hidden) */
+	bool inherit_env; /* fall back to the process environment */
+	char *file_root;  /* read_file/list_dir root; NULL = the real "/" */
+	int64_t clock_ms; /* now_ms; sleep_ms advances it */
 
-	char *task_type;     /* master's task, as `--task-type` */
+	char *task_type; /* master's task, as `--task-type` */
 	int64_t task_id;
-	char *rpc_layer;     /* as `--rpc-layer`; NULL = none given */
-	char *out;           /* the last run call's output */
+	char *rpc_layer; /* as `--rpc-layer`; NULL = none given */
+	char *out;       /* the last run call's output */
 
-	GPtrArray *logs;     /* th_log_line * */
-	GString *log_text;   /* cr_testhost_logs() */
+	GPtrArray *logs;   /* th_log_line * */
+	GString *log_text; /* cr_testhost_logs() */
 
-	GPtrArray *script;   /* th_exchange * (testhost-http.c) */
-	guint next;          /* index of the next expected exchange */
-	guint requests;      /* requests seen */
-	char *mismatch;      /* first script violation, kept for verify */
-	bool call_mismatch;  /* a violation happened during this run call */
+	GPtrArray *script;  /* th_exchange * (testhost-http.c) */
+	guint next;         /* index of the next expected exchange */
+	guint requests;     /* requests seen */
+	char *mismatch;     /* first script violation, kept for verify */
+	bool call_mismatch; /* a violation happened during this run call */
 
-	GPtrArray *spawns;   /* th_spawn * (testhost-spawn.c) */
-	guint next_spawn;    /* index of the next expected spawn */
-	guint spawn_count;   /* spawns seen */
+	GPtrArray *spawns; /* th_spawn * (testhost-spawn.c) */
+	guint next_spawn;  /* index of the next expected spawn */
+	guint spawn_count; /* spawns seen */
 };
 
 /* Where the testhost's clock starts: far from 0, so that a plugin's

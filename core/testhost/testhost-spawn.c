@@ -12,11 +12,15 @@
 
 #include "testhost-private.h"
 
-typedef enum th_spawn_end { TH_EXIT = 1, TH_TIMEOUT, TH_FAIL } th_spawn_end;
+typedef enum th_spawn_end {
+	TH_EXIT = 1,
+	TH_TIMEOUT,
+	TH_FAIL
+} th_spawn_end;
 
 typedef struct th_spawn {
 	char **argv;
-	char **env; /* "NAME=value" entries the spawn must carry */
+	char **env;       /* "NAME=value" entries the spawn must carry */
 	th_spawn_end end; /* 0 until answered */
 	int exit_status;
 	char *out, *err;
@@ -51,8 +55,8 @@ static char *show_argv(const char *const *argv)
 	return g_strjoinv(" ", (char **)argv);
 }
 
-cr_status cr_testhost_expect_spawn(cr_testhost *th, const char *const *argv,
-				   const char *const *env, cr_error *err)
+cr_status cr_testhost_expect_spawn(cr_testhost *th, const char *const *argv, const char *const *env,
+				   cr_error *err)
 {
 	th_spawn *s;
 
@@ -182,8 +186,8 @@ static cr_status spawn_mismatch(cr_testhost *th, char *why, cr_error *err)
 	return st;
 }
 
-static cr_status answer(cr_testhost *th, const th_spawn *s, int64_t timeout_ms,
-			size_t output_cap, cr_spawn_result **out, cr_error *err)
+static cr_status answer(cr_testhost *th, const th_spawn *s, int64_t timeout_ms, size_t output_cap,
+			cr_spawn_result **out, cr_error *err)
 {
 	cr_spawn_result *r;
 
@@ -233,10 +237,8 @@ cr_status th_spawn_answer(cr_testhost *th, const char *const *argv, const char *
 	if (why != NULL)
 		return spawn_mismatch(th, why, err);
 	if (s->end == 0)
-		return spawn_mismatch(th,
-				      g_strdup_printf("%s: the script has no answer for it",
-						      argv[0]),
-				      err);
+		return spawn_mismatch(
+			th, g_strdup_printf("%s: the script has no answer for it", argv[0]), err);
 	th->next_spawn++;
 	return answer(th, s, timeout_ms, output_cap, out, err);
 }

@@ -42,7 +42,7 @@ cr_testhost *cr_testhost_new(cr_error *err)
 
 	if (root == NULL) {
 		error_set(err, CR_ERR_IO, "cr-testhost: cannot make a temporary directory: %s",
-			     gerr->message);
+			  gerr->message);
 		g_error_free(gerr);
 		return NULL;
 	}
@@ -102,7 +102,8 @@ cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char 
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_load: NULL argument");
 	if (th->inst != NULL)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				 "cr-testhost: a plugin is loaded already (%s)", th->inst->plugin->path);
+				 "cr-testhost: a plugin is loaded already (%s)",
+				 th->inst->plugin->path);
 	/* The core's own plan, loader and schema checks, with no config file
 	 * and no automatic accelerator plugins: only the one loaded. */
 	path = g_canonicalize_filename(plugin_path, NULL);
@@ -115,12 +116,11 @@ cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char 
 
 /* ---- environment and files ----------------------------------------------- */
 
-cr_status cr_testhost_setenv(cr_testhost *th, const char *name, const char *value,
-			     cr_error *err)
+cr_status cr_testhost_setenv(cr_testhost *th, const char *name, const char *value, cr_error *err)
 {
 	if (th == NULL || name == NULL || *name == '\0' || strchr(name, '=') != NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: invalid variable name '%s'",
-				    name != NULL ? name : "(null)");
+				 name != NULL ? name : "(null)");
 	g_hash_table_insert(th->env, g_strdup(name), g_strdup(value));
 	return CR_OK;
 }
@@ -139,19 +139,21 @@ static cr_status private_path(cr_testhost *th, const char *path, char **real, cr
 
 	*real = NULL;
 	if (th == NULL || path == NULL || path[0] != '/')
-		return error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: '%s': a path must be absolute",
-				    path != NULL ? path : "(null)");
-	if (!th->own_root)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				    "cr-testhost: %s: files go into the private root, but the root is %s",
-				    path, th->file_root != NULL ? th->file_root : "/");
+				 "cr-testhost: '%s': a path must be absolute",
+				 path != NULL ? path : "(null)");
+	if (!th->own_root)
+		return error_set(
+			err, CR_ERR_INVALID_ARG,
+			"cr-testhost: %s: files go into the private root, but the root is %s", path,
+			th->file_root != NULL ? th->file_root : "/");
 	parts = g_strsplit(path, "/", -1);
 	for (char **p = parts; *p != NULL; p++)
 		dotdot = dotdot || strcmp(*p, "..") == 0;
 	g_strfreev(parts);
 	if (dotdot)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s: '..' is not allowed",
-				    path);
+				 path);
 	*real = g_build_filename(th->private_root, path, NULL);
 	return CR_OK;
 }
@@ -160,12 +162,12 @@ static cr_status make_dirs(const char *real, const char *path, cr_error *err)
 {
 	if (g_mkdir_with_parents(real, 0700) != 0)
 		return error_set(err, CR_ERR_IO, "cr-testhost: cannot make %s: %s", path,
-				    g_strerror(errno));
+				 g_strerror(errno));
 	return CR_OK;
 }
 
-cr_status cr_testhost_add_file(cr_testhost *th, const char *path, const char *contents,
-			       size_t len, cr_error *err)
+cr_status cr_testhost_add_file(cr_testhost *th, const char *path, const char *contents, size_t len,
+			       cr_error *err)
 {
 	GError *gerr = NULL;
 	char *real, *dir;
@@ -181,7 +183,7 @@ cr_status cr_testhost_add_file(cr_testhost *th, const char *path, const char *co
 	if (st == CR_OK &&
 	    !g_file_set_contents(real, contents, len == (size_t)-1 ? -1 : (gssize)len, &gerr)) {
 		st = error_set(err, CR_ERR_IO, "cr-testhost: cannot write %s: %s", path,
-				  gerr->message);
+			       gerr->message);
 		g_error_free(gerr);
 	}
 	g_free(real);
@@ -205,7 +207,7 @@ cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error *err)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_root: NULL testhost");
 	if (dir != NULL && (!g_path_is_absolute(dir) || !g_file_test(dir, G_FILE_TEST_IS_DIR)))
 		return error_set(err, CR_ERR_INVALID_ARG,
-				    "cr-testhost: root '%s' is not an absolute directory", dir);
+				 "cr-testhost: root '%s' is not an absolute directory", dir);
 	g_free(th->file_root);
 	th->own_root = dir == NULL;
 	if (dir == NULL)
@@ -238,7 +240,8 @@ cr_status cr_testhost_set_task(cr_testhost *th, const char *task_type, int64_t t
 cr_status cr_testhost_set_rpc_layer(cr_testhost *th, const char *rpc_layer, cr_error *err)
 {
 	if (th == NULL)
-		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_set_rpc_layer: NULL testhost");
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "cr_testhost_set_rpc_layer: NULL testhost");
 	g_free(th->rpc_layer);
 	th->rpc_layer = g_strdup(rpc_layer);
 	if (rpc_layer == NULL) {
@@ -264,12 +267,12 @@ static cr_status begin_call(cr_testhost *th, cr_plugin_kind kind, const char *ca
 	th->call_mismatch = false;
 	if (th->inst == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s: no plugin is loaded",
-				    call);
+				 call);
 	if (kind != 0 && th->inst->kind != kind)
-		return error_set(err, CR_ERR_INVALID_ARG,
-				    "cr-testhost: %s: '%s' is a%s %s plugin", call, th->inst->plugin->name,
-				    th->inst->kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
-				    kind_name(th->inst->kind));
+		return error_set(err, CR_ERR_INVALID_ARG, "cr-testhost: %s: '%s' is a%s %s plugin",
+				 call, th->inst->plugin->name,
+				 th->inst->kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
+				 kind_name(th->inst->kind));
 	th->inst->declined = false;
 	return CR_OK;
 }
@@ -314,8 +317,7 @@ static cr_status run_resolve(cr_testhost *th, cr_result **res, cr_error *err)
 	return st;
 }
 
-cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **out,
-			      cr_error *err)
+cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **out, cr_error *err)
 {
 	cr_result *res = NULL;
 	char *text = NULL;
@@ -325,7 +327,8 @@ cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **
 		return st;
 	st = run_resolve(th, &res, err);
 	if (st == CR_OK)
-		st = cr_result_format(res, format != NULL ? format : "json", NULL, &text, NULL, err);
+		st = cr_result_format(res, format != NULL ? format : "json", NULL, &text, NULL,
+				      err);
 	cr_result_free(res);
 	return end_call(th, st, text, out, err);
 }
@@ -347,7 +350,8 @@ cr_status cr_testhost_master(cr_testhost *th, const char **out, cr_error *err)
 		st = cr_result_master(res, both ? th->task_type : NULL, both ? th->task_id : -1,
 				      th->rpc_layer, &url, err);
 	if (st == CR_ERR_NOT_FOUND && url != NULL) {
-		ctx_log(th->ctx, CR_LOG_WARNING, NULL, "%s", err != NULL ? err->message : "no master");
+		ctx_log(th->ctx, CR_LOG_WARNING, NULL, "%s",
+			err != NULL ? err->message : "no master");
 		if (err != NULL)
 			*err = (cr_error)CR_ERROR_INIT;
 		st = CR_OK;

@@ -94,7 +94,7 @@ CR_API cr_status cr_context_load_config(cr_context *ctx, const char *path, cr_er
  * (no drop-ins). Since: ABI 1.0
  */
 CR_API cr_status cr_context_load_config_string(cr_context *ctx, const char *text, const char *name,
-					cr_error *err);
+					       cr_error *err);
 
 /**
  * cr_context_set_task:
@@ -103,7 +103,7 @@ CR_API cr_status cr_context_load_config_string(cr_context *ctx, const char *text
  * are real values. Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.0
  */
 CR_API cr_status cr_context_set_task(cr_context *ctx, const char *task_type, int64_t task_id,
-			      cr_error *err);
+				     cr_error *err);
 
 /** Override the rpc layer ("" = none). Since: ABI 1.0 */
 CR_API cr_status cr_context_set_rpc_layer(cr_context *ctx, const char *rpc_layer, cr_error *err);
@@ -197,13 +197,14 @@ CR_API const char *cr_result_environment(const cr_result *result);
  * Since: ABI 1.0 (the "" with CR_ERR_NOT_FOUND: ABI 1.1)
  */
 CR_API cr_status cr_result_master(const cr_result *result, const char *task_type, int64_t task_id,
-			   const char *rpc_layer, char **url, cr_error *err);
+				  const char *rpc_layer, char **url, cr_error *err);
 
 /** Number of accelerator kinds counted for this task. Since: ABI 1.0 */
 CR_API size_t cr_result_num_accelerator_kinds(const cr_result *result);
 
 /** Kind @i ("GPU") and its count, sorted by kind. Since: ABI 1.0 */
-CR_API bool cr_result_accelerator(const cr_result *result, size_t i, const char **kind, int64_t *count);
+CR_API bool cr_result_accelerator(const cr_result *result, size_t i, const char **kind,
+				  int64_t *count);
 
 /**
  * cr_result_accelerators_json:
@@ -215,7 +216,8 @@ CR_API bool cr_result_accelerator(const cr_result *result, size_t i, const char 
  * Since: ABI 1.0
  */
 CR_API cr_status cr_result_accelerators_json(const cr_result *result, const char *task_type,
-				      int64_t task_id, bool devices, char **json, cr_error *err);
+					     int64_t task_id, bool devices, char **json,
+					     cr_error *err);
 
 /** Number of environment variables the resolvers asked `exec` to set. */
 CR_API size_t cr_result_num_env(const cr_result *result);
@@ -269,7 +271,8 @@ CR_API cr_status cr_context_supervise(cr_context *ctx, const cr_result *result,
  * option), CR_ERR_NOT_FOUND (format needs an identity). Since: ABI 1.0
  */
 CR_API cr_status cr_result_format(const cr_result *result, const char *format,
-			   const char *const *options, char **out, size_t *len, cr_error *err);
+				  const char *const *options, char **out, size_t *len,
+				  cr_error *err);
 
 /**
  * cr_result_env_vars:
@@ -290,7 +293,7 @@ CR_API cr_status cr_result_format(const cr_result *result, const char *format,
  * the world, empty world). Since: ABI 1.0
  */
 CR_API cr_status cr_result_env_vars(const cr_result *result, const char *format,
-			     const char *const *options, char ***pairs, cr_error *err);
+				    const char *const *options, char ***pairs, cr_error *err);
 
 #ifdef __cplusplus
 }

@@ -25,23 +25,23 @@ extern "C" {
  * Since: ABI 1.0
  */
 typedef enum cr_status {
-	CR_OK = 0,                /* success */
-	CR_DECLINED = 1,          /* "this backend does not apply here" */
-	CR_ERR_INVALID_ARG = 2,   /* a caller passed a bad value */
-	CR_ERR_CONFIG = 3,        /* configuration file or option error */
-	CR_ERR_UNSUPPORTED = 4,   /* operation not provided by this plugin/host */
-	CR_ERR_ABI = 5,           /* plugin and host ABI versions do not match */
-	CR_ERR_NOT_FOUND = 6,     /* job, task, file, plugin or key not found */
-	CR_ERR_IO = 7,            /* reading a file or running a program failed */
-	CR_ERR_NETWORK = 8,       /* could not talk to an endpoint */
-	CR_ERR_TIMEOUT = 9,       /* a deadline passed */
-	CR_ERR_AUTH = 10,         /* credentials missing or refused */
-	CR_ERR_PARSE = 11,        /* malformed input (JSON, hostlist, ...) */
-	CR_ERR_CONFLICT = 12,     /* duplicate task index, contradictory input */
-	CR_ERR_BACKEND = 13,      /* the backend is in a state we cannot use */
-	CR_ERR_NOMEM = 14,        /* out of memory where it can be reported */
-	CR_ERR_INTERNAL = 15,     /* a bug in cluster-resolver */
-	CR_ERR_PLUGIN = 16,       /* a plugin could not be loaded or misbehaved */
+	CR_OK = 0,              /* success */
+	CR_DECLINED = 1,        /* "this backend does not apply here" */
+	CR_ERR_INVALID_ARG = 2, /* a caller passed a bad value */
+	CR_ERR_CONFIG = 3,      /* configuration file or option error */
+	CR_ERR_UNSUPPORTED = 4, /* operation not provided by this plugin/host */
+	CR_ERR_ABI = 5,         /* plugin and host ABI versions do not match */
+	CR_ERR_NOT_FOUND = 6,   /* job, task, file, plugin or key not found */
+	CR_ERR_IO = 7,          /* reading a file or running a program failed */
+	CR_ERR_NETWORK = 8,     /* could not talk to an endpoint */
+	CR_ERR_TIMEOUT = 9,     /* a deadline passed */
+	CR_ERR_AUTH = 10,       /* credentials missing or refused */
+	CR_ERR_PARSE = 11,      /* malformed input (JSON, hostlist, ...) */
+	CR_ERR_CONFLICT = 12,   /* duplicate task index, contradictory input */
+	CR_ERR_BACKEND = 13,    /* the backend is in a state we cannot use */
+	CR_ERR_NOMEM = 14,      /* out of memory where it can be reported */
+	CR_ERR_INTERNAL = 15,   /* a bug in cluster-resolver */
+	CR_ERR_PLUGIN = 16,     /* a plugin could not be loaded or misbehaved */
 } cr_status;
 
 /** CR_ERROR_MSG_MAX: size of the message buffer of #cr_error, NUL included. */
@@ -68,7 +68,13 @@ typedef struct cr_error {
 } cr_error;
 
 /** CR_ERROR_INIT: static initialiser for a #cr_error. Since: ABI 1.0 */
-#define CR_ERROR_INIT { sizeof(cr_error), CR_OK, { 0 } }
+#define CR_ERROR_INIT                                                                              \
+	{                                                                                          \
+		sizeof(cr_error), CR_OK,                                                           \
+		{                                                                                  \
+			0                                                                          \
+		}                                                                                  \
+	}
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,7 @@ CR_API cr_status cr_hostlist_expand(const char *expr, char ***hosts, size_t *cou
  * Since: ABI 1.0
  */
 CR_API cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *user_data,
-			      cr_error *err);
+				     cr_error *err);
 
 /**
  * cr_hostlist_compress:
@@ -52,7 +52,7 @@ CR_API cr_status cr_hostlist_foreach(const char *expr, cr_hostlist_fn fn, void *
  * Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.0
  */
 CR_API cr_status cr_hostlist_compress(const char *const *hosts, size_t count, char **expr,
-			       cr_error *err);
+				      cr_error *err);
 
 /**
  * cr_tasks_per_node_expand:
@@ -61,7 +61,7 @@ CR_API cr_status cr_hostlist_compress(const char *const *hosts, size_t count, ch
  * Returns: CR_OK, CR_ERR_PARSE quoting the list and position. Since: ABI 1.0
  */
 CR_API cr_status cr_tasks_per_node_expand(const char *list, uint32_t **counts, size_t *n,
-				   cr_error *err);
+					  cr_error *err);
 
 #ifdef __cplusplus
 }

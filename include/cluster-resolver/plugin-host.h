@@ -176,7 +176,8 @@ typedef struct cr_host_api {
 	/** This process's identity, when the backend knows it. */
 	cr_status (*result_set_task)(cr_result_builder *b, const char *task_type, int64_t task_id,
 				     cr_error *err);
-	cr_status (*result_set_rpc_layer)(cr_result_builder *b, const char *rpc_layer, cr_error *err);
+	cr_status (*result_set_rpc_layer)(cr_result_builder *b, const char *rpc_layer,
+					  cr_error *err);
 	cr_status (*result_set_environment)(cr_result_builder *b, const char *environment,
 					    cr_error *err);
 	/** The backend's own master/session-master string (used verbatim). */
@@ -294,11 +295,10 @@ typedef struct cr_host_api {
  *
  * Since: ABI 1.0
  */
-#define CR_HOST_HAS(host, slot)                                                   \
-	((host) != NULL &&                                                        \
-	 (host)->struct_size >= offsetof(cr_host_api, slot) + sizeof((host)->slot) && \
+#define CR_HOST_HAS(host, slot)                                                                    \
+	((host) != NULL &&                                                                         \
+	 (host)->struct_size >= offsetof(cr_host_api, slot) + sizeof((host)->slot) &&              \
 	 (host)->slot != NULL)
-
 
 #ifdef __cplusplus
 }

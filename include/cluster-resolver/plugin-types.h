@@ -102,7 +102,10 @@ typedef struct cr_option {
 } cr_option;
 
 /** CR_OPTIONS_END: terminator of a #cr_option array. Since: ABI 1.0 */
-#define CR_OPTIONS_END { NULL, (cr_option_type)0, NULL, 0, NULL, 0, 0 }
+#define CR_OPTIONS_END                                                                             \
+	{                                                                                          \
+		NULL, (cr_option_type)0, NULL, 0, NULL, 0, 0                                       \
+	}
 
 /**
  * CR_OPTION / CR_OPTION_RANGE:
@@ -116,10 +119,14 @@ typedef struct cr_option {
  * compile (the bounds are zero and unused), but -Wextra warns about the
  * missing fields. Since: ABI 1.1
  */
-#define CR_OPTION(name, type, default_value, flags, help)                         \
-	{ (name), (type), (default_value), (flags), (help), 0, 0 }
-#define CR_OPTION_RANGE(name, type, default_value, flags, help, lo, hi)           \
-	{ (name), (type), (default_value), (flags) | CR_OPT_RANGE, (help), (lo), (hi) }
+#define CR_OPTION(name, type, default_value, flags, help)                                          \
+	{                                                                                          \
+		(name), (type), (default_value), (flags), (help), 0, 0                             \
+	}
+#define CR_OPTION_RANGE(name, type, default_value, flags, help, lo, hi)                            \
+	{                                                                                          \
+		(name), (type), (default_value), (flags) | CR_OPT_RANGE, (help), (lo), (hi)        \
+	}
 
 /**
  * cr_cfg_type: the type of a config value as libconfig parsed it.
@@ -182,8 +189,11 @@ typedef struct cr_accel_device {
 } cr_accel_device;
 
 /** CR_ACCEL_DEVICE_INIT: initialiser with sizes and "unknown" values. */
-#define CR_ACCEL_DEVICE_INIT                                                      \
-	{ sizeof(cr_accel_device), NULL, NULL, NULL, -1, -1, NULL, 0, NULL, NULL, -1, NULL, -1 }
+#define CR_ACCEL_DEVICE_INIT                                                                       \
+	{                                                                                          \
+		sizeof(cr_accel_device), NULL, NULL, NULL, -1, -1, NULL, 0, NULL, NULL, -1, NULL,  \
+			-1                                                                         \
+	}
 
 /**
  * cr_http_request:
@@ -228,9 +238,11 @@ typedef struct cr_http_request {
 } cr_http_request;
 
 /** CR_HTTP_REQUEST_INIT: zeroed request with @struct_size set. */
-#define CR_HTTP_REQUEST_INIT                                                      \
-	{ sizeof(cr_http_request), "GET", NULL, NULL, NULL, 0, 0, 0, NULL, NULL,  \
-	  NULL, NULL, NULL, NULL, false, 0, 0 }
+#define CR_HTTP_REQUEST_INIT                                                                       \
+	{                                                                                          \
+		sizeof(cr_http_request), "GET", NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, \
+			NULL, NULL, false, 0, 0                                                    \
+	}
 
 /** cr_json_type: type of a JSON node. Since: ABI 1.0 */
 typedef enum cr_json_type {
@@ -247,8 +259,6 @@ typedef enum cr_json_type {
  * in document order. Return false to stop. Since: ABI 1.0
  */
 typedef bool (*cr_json_each_fn)(const char *key, const cr_json *value, void *user_data);
-
-
 
 /**
  * cr_spawn_result:

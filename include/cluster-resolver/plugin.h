@@ -206,41 +206,35 @@ extern CR_HIDDEN const cr_host_api *cr_host;
  *
  * Since: ABI 1.0
  */
-#define CR_PLUGIN_DEFINE(desc_var)                                                \
-	CR_HIDDEN const cr_host_api *cr_host = NULL;                              \
-	CR_EXPORT cr_status cr_plugin_entry(const cr_host_api *host,              \
-					    uint32_t host_abi_major,              \
-					    uint32_t host_abi_minor,              \
-					    const cr_plugin_desc **desc,          \
-					    cr_error *err);                       \
-	CR_EXPORT cr_status cr_plugin_entry(const cr_host_api *host,              \
-					    uint32_t host_abi_major,              \
-					    uint32_t host_abi_minor,              \
-					    const cr_plugin_desc **desc,          \
-					    cr_error *err)                        \
-	{                                                                         \
-		if (host == NULL || desc == NULL)                                 \
-			return CR_ERR_INVALID_ARG;                                \
-		if (host_abi_major != CR_ABI_MAJOR) {                             \
-			if (err != NULL && err->struct_size >= sizeof(cr_error)) { \
-				err->code = CR_ERR_ABI;                           \
-				snprintf(err->message, sizeof(err->message),      \
-					 "plugin '%s' needs ABI %d.%d, host has %u.%u", \
-					 (desc_var).name, CR_ABI_MAJOR,           \
-					 CR_ABI_MINOR, host_abi_major,            \
-					 host_abi_minor);                         \
-			}                                                         \
-			return CR_ERR_ABI;                                        \
-		}                                                                 \
-		if (host_abi_minor + 1u <= (uint32_t)CR_ABI_MINOR)                \
-			return host->error_set(err, CR_ERR_ABI,                   \
-					       "plugin '%s' needs ABI %d.%d, host has %u.%u", \
-					       (desc_var).name, CR_ABI_MAJOR,     \
-					       CR_ABI_MINOR, host_abi_major,      \
-					       host_abi_minor);                   \
-		cr_host = host;                                                   \
-		*desc = &(desc_var);                                              \
-		return CR_OK;                                                     \
+#define CR_PLUGIN_DEFINE(desc_var)                                                                 \
+	CR_HIDDEN const cr_host_api *cr_host = NULL;                                               \
+	CR_EXPORT cr_status cr_plugin_entry(const cr_host_api *host, uint32_t host_abi_major,      \
+					    uint32_t host_abi_minor, const cr_plugin_desc **desc,  \
+					    cr_error *err);                                        \
+	CR_EXPORT cr_status cr_plugin_entry(const cr_host_api *host, uint32_t host_abi_major,      \
+					    uint32_t host_abi_minor, const cr_plugin_desc **desc,  \
+					    cr_error *err)                                         \
+	{                                                                                          \
+		if (host == NULL || desc == NULL)                                                  \
+			return CR_ERR_INVALID_ARG;                                                 \
+		if (host_abi_major != CR_ABI_MAJOR) {                                              \
+			if (err != NULL && err->struct_size >= sizeof(cr_error)) {                 \
+				err->code = CR_ERR_ABI;                                            \
+				snprintf(err->message, sizeof(err->message),                       \
+					 "plugin '%s' needs ABI %d.%d, host has %u.%u",            \
+					 (desc_var).name, CR_ABI_MAJOR, CR_ABI_MINOR,              \
+					 host_abi_major, host_abi_minor);                          \
+			}                                                                          \
+			return CR_ERR_ABI;                                                         \
+		}                                                                                  \
+		if (host_abi_minor + 1u <= (uint32_t)CR_ABI_MINOR)                                 \
+			return host->error_set(err, CR_ERR_ABI,                                    \
+					       "plugin '%s' needs ABI %d.%d, host has %u.%u",      \
+					       (desc_var).name, CR_ABI_MAJOR, CR_ABI_MINOR,        \
+					       host_abi_major, host_abi_minor);                    \
+		cr_host = host;                                                                    \
+		*desc = &(desc_var);                                                               \
+		return CR_OK;                                                                      \
 	}
 
 #ifdef __cplusplus

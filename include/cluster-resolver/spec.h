@@ -51,15 +51,16 @@ CR_API cr_status cr_spec_add_job(cr_spec *spec, const char *job, cr_error *err);
  * Returns: CR_OK; CR_ERR_INVALID_ARG for a negative or over-int32 index or
  * NULL; CR_ERR_CONFLICT when the index is already taken. Since: ABI 1.0
  */
-CR_API cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index, const char *address,
-			   cr_error *err);
+CR_API cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index,
+				  const char *address, cr_error *err);
 
 /**
  * cr_spec_append_task:
  * Add @address at index max+1 of @job (0 for a new or empty job).
  * Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.0
  */
-CR_API cr_status cr_spec_append_task(cr_spec *spec, const char *job, const char *address, cr_error *err);
+CR_API cr_status cr_spec_append_task(cr_spec *spec, const char *job, const char *address,
+				     cr_error *err);
 
 /** Number of jobs. Since: ABI 1.0 */
 CR_API size_t cr_spec_num_jobs(const cr_spec *spec);
@@ -75,7 +76,8 @@ CR_API bool cr_spec_has_job(const cr_spec *spec, const char *job);
  * Number of defined tasks of @job (holes not counted).
  * Returns: CR_OK, CR_ERR_NOT_FOUND "No such job in cluster: 'x'". Since: ABI 1.0
  */
-CR_API cr_status cr_spec_num_tasks(const cr_spec *spec, const char *job, size_t *count, cr_error *err);
+CR_API cr_status cr_spec_num_tasks(const cr_spec *spec, const char *job, size_t *count,
+				   cr_error *err);
 
 /**
  * cr_spec_task_indices:
@@ -84,7 +86,7 @@ CR_API cr_status cr_spec_num_tasks(const cr_spec *spec, const char *job, size_t 
  * Returns: CR_OK, CR_ERR_NOT_FOUND. Since: ABI 1.0
  */
 CR_API cr_status cr_spec_task_indices(const cr_spec *spec, const char *job, const int32_t **indices,
-			       size_t *count, cr_error *err);
+				      size_t *count, cr_error *err);
 
 /**
  * cr_spec_task_address:
@@ -93,7 +95,7 @@ CR_API cr_status cr_spec_task_indices(const cr_spec *spec, const char *job, cons
  * "No task with index 5 in job 'worker'". Since: ABI 1.0
  */
 CR_API cr_status cr_spec_task_address(const cr_spec *spec, const char *job, int64_t index,
-			       const char **address, cr_error *err);
+				      const char **address, cr_error *err);
 
 /**
  * cr_spec_job_tasks:
@@ -102,7 +104,7 @@ CR_API cr_status cr_spec_task_address(const cr_spec *spec, const char *job, int6
  * Returns: CR_OK, CR_ERR_NOT_FOUND. Since: ABI 1.0
  */
 CR_API cr_status cr_spec_job_tasks(const cr_spec *spec, const char *job, const char *const **slots,
-			    size_t *count, cr_error *err);
+				   size_t *count, cr_error *err);
 
 /** Whether @job's indices are exactly 0..n-1 (an empty job is dense).
  *  Since: ABI 1.0 */
@@ -135,7 +137,8 @@ CR_API cr_spec *cr_spec_from_json(const char *json, size_t len, const char *what
  * tasks by index. (out) (transfer full) *@buf: free with cr_free().
  * Returns: CR_OK. Since: ABI 1.0
  */
-CR_API cr_status cr_spec_to_clusterdef(const cr_spec *spec, uint8_t **buf, size_t *len, cr_error *err);
+CR_API cr_status cr_spec_to_clusterdef(const cr_spec *spec, uint8_t **buf, size_t *len,
+				       cr_error *err);
 
 #ifdef __cplusplus
 }

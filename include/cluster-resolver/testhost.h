@@ -95,7 +95,7 @@ CR_API void cr_testhost_free(cr_testhost *th);
  * already. Since: 1.0
  */
 CR_API cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char *config,
-			   cr_error *err);
+				  cr_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* What the plugin sees                                                      */
@@ -107,7 +107,7 @@ CR_API cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, cons
  * Returns: CR_OK, CR_ERR_INVALID_ARG (empty name or one with '='). Since: 1.0
  */
 CR_API cr_status cr_testhost_setenv(cr_testhost *th, const char *name, const char *value,
-			     cr_error *err);
+				    cr_error *err);
 
 /** Let host->getenv fall back to the real process environment for
  *  variables not set with cr_testhost_setenv() (off by default). Since: 1.0 */
@@ -124,7 +124,7 @@ CR_API void cr_testhost_inherit_env(cr_testhost *th, bool inherit);
  * named another directory), CR_ERR_IO. Since: 1.0
  */
 CR_API cr_status cr_testhost_add_file(cr_testhost *th, const char *path, const char *contents,
-			       size_t len, cr_error *err);
+				      size_t len, cr_error *err);
 
 /** As cr_testhost_add_file() for an empty directory. Since: 1.0 */
 CR_API cr_status cr_testhost_add_dir(cr_testhost *th, const char *path, cr_error *err);
@@ -161,7 +161,7 @@ CR_API cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error
  * Returns: CR_OK, CR_ERR_INVALID_ARG (a header line without ':'). Since: 1.0
  */
 CR_API cr_status cr_testhost_expect(cr_testhost *th, const char *method, const char *url,
-			     const char *const *headers, cr_error *err);
+				    const char *const *headers, cr_error *err);
 
 /** The body the last expected request must carry, exactly. Returns: CR_OK,
  *  CR_ERR_INVALID_ARG (nothing expected yet). Since: 1.0 */
@@ -178,7 +178,7 @@ CR_API cr_status cr_testhost_expect_body(cr_testhost *th, const char *body, cr_e
  * answered, a header without ':'). Since: 1.0
  */
 CR_API cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *headers,
-			      const char *body, cr_error *err);
+				     const char *body, cr_error *err);
 
 /**
  * cr_testhost_respond_error:
@@ -188,7 +188,7 @@ CR_API cr_status cr_testhost_respond(cr_testhost *th, long status, const char *c
  * Returns: as cr_testhost_respond(). Since: 1.0
  */
 CR_API cr_status cr_testhost_respond_error(cr_testhost *th, cr_status code, const char *message,
-				    cr_error *err);
+					   cr_error *err);
 
 /**
  * cr_testhost_verify:
@@ -269,7 +269,7 @@ CR_API cr_status cr_testhost_spawn_fail(cr_testhost *th, const char *message, cr
  *  (NULL / -1 leave that part unset). Returns: CR_OK, CR_ERR_INVALID_ARG.
  *  Since: 1.0 */
 CR_API cr_status cr_testhost_set_task(cr_testhost *th, const char *task_type, int64_t task_id,
-			       cr_error *err);
+				      cr_error *err);
 
 /** Override the rpc layer as `--rpc-layer` does ("" = none, NULL = no
  *  override). Returns: CR_OK. Since: 1.0 */
@@ -298,7 +298,7 @@ CR_API cr_status cr_testhost_probe(cr_testhost *th, cr_error *err);
  * NAME)"); the host's error otherwise. Since: 1.0
  */
 CR_API cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **out,
-			      cr_error *err);
+				     cr_error *err);
 
 /**
  * cr_testhost_master:

@@ -21,7 +21,8 @@ static cr_plugin_entry_fn entry;
 
 static void load_entry(void)
 {
-	char *path = g_build_filename(g_getenv("CR_PLUGIN_BUILD_DIR"), "resolvers", "simple.so", NULL);
+	char *path =
+		g_build_filename(g_getenv("CR_PLUGIN_BUILD_DIR"), "resolvers", "simple.so", NULL);
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 
 	if (h == NULL)

@@ -16,6 +16,7 @@
 #define R(path) "resolvers = ( { plugin = \"" path "\"; } );\naccelerators = ( );\n"
 #define RL(name) "plugin_path = \"@TESTPLUG@\"; resolvers = ( { plugin = \"" name "\"; } );\n"
 
+/* clang-format off */
 static const crt_cli_case cases[] = {
 	{ "missing-file", R("@DIR@/nope.so"), { NULL }, { "resolve" }, "",
 	  PFX "plugin @DIR@/nope.so: No such file or directory\n", 2 },
@@ -67,10 +68,12 @@ static const crt_cli_case cases[] = {
 	  "", 0 },
 	{ NULL },
 };
+/* clang-format on */
 
 static void copy_plugin(const char *dir, const char *name, mode_t file_mode, mode_t dir_mode)
 {
-	char *src = g_build_filename(g_getenv("CR_PLUGIN_BUILD_DIR"), "resolvers", "simple.so", NULL);
+	char *src =
+		g_build_filename(g_getenv("CR_PLUGIN_BUILD_DIR"), "resolvers", "simple.so", NULL);
 	char *dst = g_build_filename(dir, name, NULL);
 	gchar *data = NULL;
 	gsize len = 0;

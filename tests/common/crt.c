@@ -81,7 +81,7 @@ int crt_run(const char *const *argv, const char *const *env, char **out, char **
 	}
 	for (size_t i = 0; argv[i] != NULL; i++)
 		g_ptr_array_add(args, strcmp(argv[i], "$CR_CLI") == 0 ? (gpointer)g_getenv("CR_CLI")
-								       : (gpointer)argv[i]);
+								      : (gpointer)argv[i]);
 	g_ptr_array_add(args, NULL);
 	g_assert_nonnull(g_ptr_array_index(args, 0));
 	g_spawn_sync(NULL, (gchar **)args->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, out, err,

@@ -15,11 +15,11 @@
  * @TESTPLUG@ ($CR_TEST_PLUGIN_DIR, a test's own plugins). */
 typedef struct crt_cli_case {
 	const char *name;
-	const char *config;    /* written to @DIR@/NAME.conf; NULL: no --config */
-	const char *env[6];    /* "NAME=value" to set, "NAME" to unset */
-	const char *args[12];  /* after the program (and --config FILE) */
-	const char *out;       /* exact stdout */
-	const char *err;       /* exact stderr */
+	const char *config;   /* written to @DIR@/NAME.conf; NULL: no --config */
+	const char *env[6];   /* "NAME=value" to set, "NAME" to unset */
+	const char *args[12]; /* after the program (and --config FILE) */
+	const char *out;      /* exact stdout */
+	const char *err;      /* exact stderr */
 	int rc;
 } crt_cli_case;
 

@@ -65,7 +65,8 @@ static cr_status setup(cr_testhost *th, const thc_case *c, const char *plugin, c
 	}
 	for (size_t i = 0; st == CR_OK && i < G_N_ELEMENTS(c->env) && c->env[i] != NULL; i++) {
 		const char *eq = strchr(c->env[i], '=');
-		char *name = g_strndup(c->env[i], eq != NULL ? (gsize)(eq - c->env[i]) : strlen(c->env[i]));
+		char *name = g_strndup(c->env[i],
+				       eq != NULL ? (gsize)(eq - c->env[i]) : strlen(c->env[i]));
 
 		char *value = eq != NULL ? subst(eq + 1, plugin) : NULL;
 

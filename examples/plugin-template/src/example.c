@@ -121,10 +121,11 @@ static cr_status example_resolve(void *state, cr_plugin_ctx *ctx, cr_result_buil
 }
 
 static const cr_option example_options[] = {
-	CR_OPTION("file", CR_OPT_STRING, NULL, CR_OPT_REQUIRED, "file with one task address per line"),
+	CR_OPTION("file", CR_OPT_STRING, NULL, CR_OPT_REQUIRED,
+		  "file with one task address per line"),
 	CR_OPTION("job", CR_OPT_STRING, "worker", 0, "job the addresses belong to"),
 	CR_OPTION("index_variable", CR_OPT_STRING, "EXAMPLE_TASK_INDEX", 0,
-	  "environment variable holding this process's index"),
+		  "environment variable holding this process's index"),
 	CR_OPTIONS_END,
 };
 

@@ -33,9 +33,10 @@ static const struct example_case cases[] = {
 	  "\"task\": {\"type\": \"worker\", \"index\": 2}, \"master\": \"node2:2223\", "
 	  "\"num_accelerators\": {}}\n",
 	  "" },
-	{ "own-job-and-variable",
-	  FILE_OPT "\njob = \"trainer\"; index_variable = \"RANK\";", "a:1\n", "RANK=0", CR_OK,
-	  "{\"cluster\": {\"trainer\": [\"a:1\"]}, \"task\": {\"type\": \"trainer\", \"index\": 0}, "
+	{ "own-job-and-variable", FILE_OPT "\njob = \"trainer\"; index_variable = \"RANK\";",
+	  "a:1\n", "RANK=0", CR_OK,
+	  "{\"cluster\": {\"trainer\": [\"a:1\"]}, \"task\": {\"type\": \"trainer\", \"index\": "
+	  "0}, "
 	  "\"master\": \"a:1\", \"num_accelerators\": {}}\n",
 	  "" },
 	{ "declines-without-index", FILE_OPT, HOSTS, NULL, CR_DECLINED, NULL,
@@ -47,7 +48,8 @@ static const struct example_case cases[] = {
 	{ "file-required", "job = \"w\";", NULL, NULL, CR_ERR_CONFIG, NULL,
 	  "(string):1: resolver 'example': missing required key 'file'" },
 	{ "unknown-key", FILE_OPT "\nindex_varaible = \"X\";", NULL, NULL, CR_ERR_CONFIG, NULL,
-	  "(string):2: resolver 'example': unknown key 'index_varaible' (did you mean 'index_variable'?)" },
+	  "(string):2: resolver 'example': unknown key 'index_varaible' (did you mean "
+	  "'index_variable'?)" },
 	{ "empty-job", FILE_OPT " job = \"\";", HOSTS, "EXAMPLE_TASK_INDEX=0", CR_ERR_CONFIG, NULL,
 	  "resolver 'example' (@PLUGIN@): create failed: option job must not be empty" },
 };
@@ -98,7 +100,8 @@ static int run_case(const char *plugin, const struct example_case *c)
 	if (st == CR_OK)
 		st = cr_testhost_resolve(th, "json", &out, &err);
 	if (st != c->status) {
-		printf("FAIL %s: status %d (%s), expected %d\n", c->name, st, err.message, c->status);
+		printf("FAIL %s: status %d (%s), expected %d\n", c->name, st, err.message,
+		       c->status);
 		fail = 1;
 	}
 	fail |= check("output", c->name, c->out != NULL ? c->out : "", out);

@@ -51,8 +51,8 @@ bool nvidia_bus_id_normalise(const char *in, char *out, size_t size)
 	unsigned int domain, bus, dev, fn;
 	int used = 0;
 
-	if (sscanf(in, "%x:%x:%x.%x%n", &domain, &bus, &dev, &fn, &used) == 4 &&
-	    in[used] == '\0' && domain <= 0xffff && bus <= 0xff && dev <= 0x1f && fn <= 7) {
+	if (sscanf(in, "%x:%x:%x.%x%n", &domain, &bus, &dev, &fn, &used) == 4 && in[used] == '\0' &&
+	    domain <= 0xffff && bus <= 0xff && dev <= 0x1f && fn <= 7) {
 		snprintf(out, size, "%04x:%02x:%02x.%x", domain, bus, dev, fn);
 		return true;
 	}
@@ -203,7 +203,8 @@ static cr_status mask_nvidia_entry(const struct nvidia_gpus *gpus, const char *v
 		    (colon != NULL && !mask_is_index(colon + 1, &mig_no)))
 			return cr_host->error_set(err, CR_ERR_PARSE,
 						  MASK_NVIDIA "='%s': '%s' is not a GPU index, "
-						  "GPU:MIG pair or UUID", value, tok);
+							      "GPU:MIG pair or UUID",
+						  value, tok);
 		for (i = 0; i < gpus->n; i++) {
 			const struct nvidia_gpu *g = &gpus->v[i];
 
@@ -318,7 +319,11 @@ static int mask_cuda_entry(const struct nvidia_gpus *gpus, const bool *keep, con
 
 /* How a device was first listed: CUDA refuses an index given twice, but
  * takes an index and a UUID of the same device (driver 580, H100). */
-enum mask_taken { TAKEN_NO, TAKEN_BY_INDEX, TAKEN_BY_UUID };
+enum mask_taken {
+	TAKEN_NO,
+	TAKEN_BY_INDEX,
+	TAKEN_BY_UUID
+};
 
 /* Append the devices marked in @hit to @picks unless one is there already;
  * then returns the way it was listed before. */
@@ -367,9 +372,11 @@ static cr_status mask_cuda(cr_plugin_ctx *ctx, const struct nvidia_gpus *gpus, c
 				continue;
 			if (before == TAKEN_BY_INDEX && how == TAKEN_BY_INDEX) {
 				cr_host->log(ctx, CR_LOG_WARNING,
-					     MASK_CUDA "='%s': '%s' repeats an earlier index; "
+					     MASK_CUDA
+					     "='%s': '%s' repeats an earlier index; "
 					     "CUDA refuses the whole list and the process sees "
-					     "no GPU", value, tok);
+					     "no GPU",
+					     value, tok);
 				*count = 0;
 				break;
 			}
@@ -377,15 +384,16 @@ static cr_status mask_cuda(cr_plugin_ctx *ctx, const struct nvidia_gpus *gpus, c
 		}
 		if (withheld) {
 			st = cr_host->error_set(err, CR_ERR_CONFLICT,
-						MASK_CUDA "='%s' names '%s', which "
-						MASK_NVIDIA "='%s' withholds from this "
-						"process", value, tok,
-						cr_host->getenv(ctx, MASK_NVIDIA));
+						MASK_CUDA "='%s' names '%s', which " MASK_NVIDIA
+							  "='%s' withholds from this "
+							  "process",
+						value, tok, cr_host->getenv(ctx, MASK_NVIDIA));
 		} else if (why != NULL && strcmp(tok, "NoDevFiles") != 0 &&
 			   !(tok[0] == '\0' && cursor == NULL && *count == 0)) {
 			cr_host->log(ctx, CR_LOG_WARNING,
 				     MASK_CUDA "='%s': '%s' %s; CUDA ignores it and every "
-				     "entry after it", value, tok, why);
+					       "entry after it",
+				     value, tok, why);
 		}
 		break;
 	}

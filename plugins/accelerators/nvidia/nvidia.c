@@ -36,11 +36,11 @@ struct nvidia_state {
 
 static const cr_option nvidia_options[] = {
 	CR_OPTION("root", CR_OPT_STRING, "/", 0,
-	  "directory used in place of / for /proc and /dev (tests, chroots)"),
+		  "directory used in place of / for /proc and /dev (tests, chroots)"),
 	CR_OPTION("library", CR_OPT_STRING, "libnvidia-ml.so.1", 0,
-	  "NVML library to dlopen: a soname or an absolute path"),
+		  "NVML library to dlopen: a soname or an absolute path"),
 	CR_OPTION("mig", CR_OPT_BOOL, "true", 0,
-	  "report the MIG instances of a GPU in MIG mode instead of the GPU"),
+		  "report the MIG instances of a GPU in MIG mode instead of the GPU"),
 	CR_OPTIONS_END,
 };
 
@@ -85,8 +85,8 @@ static void nvidia_destroy(void *state)
 }
 
 /* NVML is unusable (@nvml_st, @nvml_err): try the driver's /proc tree. */
-static cr_status nvidia_fallback(struct nvidia_state *s, cr_plugin_ctx *ctx,
-				 cr_status nvml_st, const cr_error *nvml_err, cr_error *err)
+static cr_status nvidia_fallback(struct nvidia_state *s, cr_plugin_ctx *ctx, cr_status nvml_st,
+				 const cr_error *nvml_err, cr_error *err)
 {
 	cr_error proc_err = CR_ERROR_INIT;
 	cr_status st;
@@ -94,8 +94,8 @@ static cr_status nvidia_fallback(struct nvidia_state *s, cr_plugin_ctx *ctx,
 	st = nvidia_procfs_probe(ctx, s->root, &proc_err);
 	if (st == CR_OK) {
 		cr_host->log(ctx, nvml_st == CR_DECLINED ? CR_LOG_INFO : CR_LOG_WARNING,
-			     "%s; counting GPUs from %s/proc/driver/nvidia/gpus",
-			     nvml_err->message, s->root);
+			     "%s; counting GPUs from %s/proc/driver/nvidia/gpus", nvml_err->message,
+			     s->root);
 		s->source = NVIDIA_PROCFS;
 		return CR_OK;
 	}

@@ -124,7 +124,8 @@ cr_status nvidia_nvml_open(struct nvidia_nvml *nvml, cr_plugin_ctx *ctx, const c
 	}
 	rc = nvml->init();
 	if (rc != NVML_SUCCESS) {
-		bool absent = rc == NVML_ERROR_DRIVER_NOT_LOADED || rc == NVML_ERROR_LIBRARY_NOT_FOUND;
+		bool absent =
+			rc == NVML_ERROR_DRIVER_NOT_LOADED || rc == NVML_ERROR_LIBRARY_NOT_FOUND;
 
 		st = cr_host->error_set(err, absent ? CR_DECLINED : CR_ERR_BACKEND,
 					"NVML library '%s': nvmlInit_v2 failed: %s (%d)", library,
@@ -200,10 +201,10 @@ static cr_status nvml_list_mig(struct nvidia_nvml *nvml, cr_plugin_ctx *ctx, voi
 
 	rc = nvml->mig_max(dev, &max);
 	if (rc != NVML_SUCCESS)
-		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  "NVML library '%s': GPU %d: nvmlDeviceGetMaxMigDeviceCount: %s (%d)",
-					  nvml->library, parent.physical_index,
-					  nvml_strerror(nvml, rc), rc);
+		return cr_host->error_set(
+			err, CR_ERR_BACKEND,
+			"NVML library '%s': GPU %d: nvmlDeviceGetMaxMigDeviceCount: %s (%d)",
+			nvml->library, parent.physical_index, nvml_strerror(nvml, rc), rc);
 	if (max > NVIDIA_MIG_SLOTS_MAX)
 		max = NVIDIA_MIG_SLOTS_MAX;
 	for (j = 0; j < max; j++) {
@@ -214,10 +215,12 @@ static cr_status nvml_list_mig(struct nvidia_nvml *nvml, cr_plugin_ctx *ctx, voi
 		if (rc == NVML_ERROR_NOT_FOUND)
 			continue; /* no instance in this slot */
 		if (rc != NVML_SUCCESS)
-			return cr_host->error_set(err, CR_ERR_BACKEND,
-						  "NVML library '%s': GPU %d: nvmlDeviceGetMigDeviceHandleByIndex(%u): %s (%d)",
-						  nvml->library, parent.physical_index, j,
-						  nvml_strerror(nvml, rc), rc);
+			return cr_host->error_set(
+				err, CR_ERR_BACKEND,
+				"NVML library '%s': GPU %d: "
+				"nvmlDeviceGetMigDeviceHandleByIndex(%u): %s (%d)",
+				nvml->library, parent.physical_index, j, nvml_strerror(nvml, rc),
+				rc);
 		gpu = nvidia_gpus_add(out);
 		if (gpu == NULL)
 			return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
@@ -257,9 +260,10 @@ static cr_status nvml_list_one(struct nvidia_nvml *nvml, cr_plugin_ctx *ctx, uns
 		return CR_OK;
 	}
 	if (rc != NVML_SUCCESS)
-		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  "NVML library '%s': nvmlDeviceGetHandleByIndex_v2(%u): %s (%d)",
-					  nvml->library, i, nvml_strerror(nvml, rc), rc);
+		return cr_host->error_set(
+			err, CR_ERR_BACKEND,
+			"NVML library '%s': nvmlDeviceGetHandleByIndex_v2(%u): %s (%d)",
+			nvml->library, i, nvml_strerror(nvml, rc), rc);
 	gpu = nvidia_gpus_add(out);
 	if (gpu == NULL)
 		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");

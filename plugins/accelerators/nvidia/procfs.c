@@ -37,7 +37,8 @@ static cr_status procfs_gpu_dirs(cr_plugin_ctx *ctx, const char *root, char path
 	snprintf(path, PATH_MAX, "%s%s", root, PROCFS_GPUS);
 	st = cr_host->list_dir(ctx, path, names, err);
 	if (st == CR_ERR_NOT_FOUND)
-		return cr_host->error_set(err, CR_DECLINED, "no NVIDIA driver: '%s' is absent", path);
+		return cr_host->error_set(err, CR_DECLINED, "no NVIDIA driver: '%s' is absent",
+					  path);
 	return st;
 }
 
@@ -97,8 +98,8 @@ static void procfs_line(char *line, struct nvidia_gpu *gpu, bool *excluded)
 }
 
 /* Parse one information file into @gpu. */
-static cr_status procfs_parse(char *text, const char *path, struct nvidia_gpu *gpu,
-			      bool *excluded, cr_error *err)
+static cr_status procfs_parse(char *text, const char *path, struct nvidia_gpu *gpu, bool *excluded,
+			      cr_error *err)
 {
 	char *line, *save = NULL;
 

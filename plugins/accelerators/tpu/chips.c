@@ -20,13 +20,10 @@
 
 /* PCI ids of TPU chips; sources in docs/accelerators.md. */
 static const struct tpu_generation tpu_table[] = {
-	{ 0x0027, 0x004e, "v2", 2 },
-	{ 0x0027, 0x004f, "v3", 2 },
+	{ 0x0027, 0x004e, "v2", 2 }, { 0x0027, 0x004f, "v3", 2 },
 	{ 0x0027, 0, NULL, 2 }, /* v2 or v3, subsystem id unknown */
-	{ 0x005e, 0, "v4", 1 },
-	{ 0x0063, 0, "v5e", 1 },
-	{ 0x0062, 0, "v5p", 1 },
-	{ 0x006f, 0, "v6e", 1 },
+	{ 0x005e, 0, "v4", 1 },      { 0x0063, 0, "v5e", 1 },
+	{ 0x0062, 0, "v5p", 1 },     { 0x006f, 0, "v6e", 1 },
 	{ 0x0076, 0, "7x", 2 },
 };
 
@@ -103,8 +100,8 @@ static cr_status tpu_pci_one(cr_plugin_ctx *ctx, const char *dir, const char *na
 }
 
 /* Every TPU function under @root/sys/bus/pci/devices, in address order. */
-static cr_status tpu_pci_scan(cr_plugin_ctx *ctx, const char *root, struct tpu_pci **out,
-			      size_t *n, cr_error *err)
+static cr_status tpu_pci_scan(cr_plugin_ctx *ctx, const char *root, struct tpu_pci **out, size_t *n,
+			      cr_error *err)
 {
 	const struct tpu_generation *gen;
 	char dir[PATH_MAX];
@@ -173,7 +170,7 @@ static cr_status tpu_nodes(cr_plugin_ctx *ctx, const char *dir, const char *pref
 		v = strtol(num, &end, 10);
 		if (*end != '\0')
 			continue;
-		for (size_t j = (*n)++; ; j--) { /* insertion sort: few entries */
+		for (size_t j = (*n)++;; j--) { /* insertion sort: few entries */
 			if (j == 0 || (*out)[j - 1] <= v) {
 				(*out)[j] = v;
 				break;
@@ -194,11 +191,11 @@ static cr_status tpu_common_gen(const struct tpu_pci *pci, size_t n,
 	*gen = n ? pci[0].gen : NULL;
 	for (i = 1; i < n; i++)
 		if (pci[i].gen != *gen)
-			return cr_host->error_set(err, CR_ERR_CONFLICT,
-						  "TPU chips of two generations on one host: %s at %s, %s at %s",
-						  (*gen)->model ? (*gen)->model : "v2/v3", pci[0].addr,
-						  pci[i].gen->model ? pci[i].gen->model : "v2/v3",
-						  pci[i].addr);
+			return cr_host->error_set(
+				err, CR_ERR_CONFLICT,
+				"TPU chips of two generations on one host: %s at %s, %s at %s",
+				(*gen)->model ? (*gen)->model : "v2/v3", pci[0].addr,
+				pci[i].gen->model ? pci[i].gen->model : "v2/v3", pci[i].addr);
 	return CR_OK;
 }
 
@@ -216,7 +213,8 @@ static cr_status tpu_chips_accel(cr_plugin_ctx *ctx, const struct tpu_pci *pci, 
 	if (gen == NULL)
 		cr_host->log(ctx, CR_LOG_WARNING,
 			     "%zu /dev/accel nodes but no TPU on the PCI bus: generation unknown, "
-			     "counting chips", nodes);
+			     "counting chips",
+			     nodes);
 	out->v = calloc(nodes, sizeof(*out->v));
 	if (out->v == NULL)
 		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
@@ -303,8 +301,7 @@ static cr_status tpu_chips_vfio(cr_plugin_ctx *ctx, const char *root, const long
  * CR_ERR_IO / CR_ERR_PARSE naming an unreadable or malformed sysfs file;
  * CR_ERR_CONFLICT for chips of two generations.
  */
-cr_status tpu_chips_find(cr_plugin_ctx *ctx, const char *root, struct tpu_chips *out,
-			 cr_error *err)
+cr_status tpu_chips_find(cr_plugin_ctx *ctx, const char *root, struct tpu_chips *out, cr_error *err)
 {
 	struct tpu_pci *pci = NULL;
 	long *accel = NULL, *vfio = NULL;
@@ -331,7 +328,8 @@ cr_status tpu_chips_find(cr_plugin_ctx *ctx, const char *root, struct tpu_chips 
 	if (st == CR_OK && out->n == 0)
 		st = cr_host->error_set(err, CR_DECLINED,
 					"no TPU: %zu TPU PCI functions, no usable %s/dev/accel* "
-					"or %s/dev/vfio/N node", npci, root, root);
+					"or %s/dev/vfio/N node",
+					npci, root, root);
 out:
 	free(pci);
 	free(accel);

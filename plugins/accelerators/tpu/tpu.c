@@ -21,12 +21,11 @@ struct tpu_state {
 
 static const cr_option tpu_options[] = {
 	CR_OPTION("root", CR_OPT_STRING, "/", 0,
-	  "directory used in place of / for /dev and /sys (tests, chroots)"),
+		  "directory used in place of / for /dev and /sys (tests, chroots)"),
 	CR_OPTIONS_END,
 };
 
-static cr_status tpu_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state,
-			    cr_error *err)
+static cr_status tpu_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
 {
 	const char *root = cr_host->opt_string(ctx, "root");
 	struct tpu_state *s;
@@ -92,8 +91,7 @@ static cr_status tpu_report_chip(const struct tpu_chips *chips, const struct tpu
 	return st;
 }
 
-static cr_status tpu_enumerate(void *state, cr_plugin_ctx *ctx, cr_accel_list *list,
-			       cr_error *err)
+static cr_status tpu_enumerate(void *state, cr_plugin_ctx *ctx, cr_accel_list *list, cr_error *err)
 {
 	struct tpu_state *s = state;
 	struct tpu_pick *picks = NULL;

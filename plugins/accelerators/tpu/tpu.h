@@ -30,7 +30,7 @@ struct tpu_generation {
 
 /** tpu_chip: one chip this host has, in chip-index order. */
 struct tpu_chip {
-	char pci_bus_id[TPU_ADDR_MAX]; /* "" when unknown */
+	char pci_bus_id[TPU_ADDR_MAX];    /* "" when unknown */
 	const struct tpu_generation *gen; /* NULL when unknown */
 };
 

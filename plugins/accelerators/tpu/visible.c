@@ -57,7 +57,8 @@ static cr_status vis_bounds(const char *value, long *product, cr_error *err)
 bad:
 	return cr_host->error_set(err, CR_ERR_PARSE,
 				  VIS_BOUNDS "='%s': expected up to three positive integers "
-				  "such as '2,2,1'", value);
+					     "such as '2,2,1'",
+				  value);
 }
 
 /* Mark the chips TPU_VISIBLE_CHIPS lists in @on; counts them in *@n. */
@@ -73,16 +74,19 @@ static cr_status vis_chips(const char *value, size_t nchips, bool *on, size_t *n
 		return CR_OK;
 	for (;;) {
 		if (!vis_number(&p, &v) || (*p != ',' && *p != '\0'))
-			return cr_host->error_set(err, CR_ERR_PARSE,
-						  VIS_CHIPS "='%s': expected chip indices such as '0,1'",
-						  value);
+			return cr_host->error_set(
+				err, CR_ERR_PARSE,
+				VIS_CHIPS "='%s': expected chip indices such as '0,1'", value);
 		if ((size_t)v >= nchips)
 			return cr_host->error_set(err, CR_ERR_CONFLICT,
-						  VIS_CHIPS "='%s': chip %ld does not exist (this host "
-						  "has %zu TPU chips)", value, v, nchips);
+						  VIS_CHIPS
+						  "='%s': chip %ld does not exist (this host "
+						  "has %zu TPU chips)",
+						  value, v, nchips);
 		if (on[v])
 			return cr_host->error_set(err, CR_ERR_PARSE,
-						  VIS_CHIPS "='%s': chip %ld is listed twice", value, v);
+						  VIS_CHIPS "='%s': chip %ld is listed twice",
+						  value, v);
 		on[v] = true;
 		(*n)++;
 		if (*p++ == '\0')
@@ -115,9 +119,9 @@ static cr_status vis_select(cr_plugin_ctx *ctx, size_t nchips, bool *on, const c
 			return st;
 		if (bounds != NULL && (size_t)product != n)
 			return cr_host->error_set(err, CR_ERR_CONFLICT,
-						  VIS_CHIPS "='%s' lists %zu chips but "
-						  VIS_BOUNDS "='%s' asks for %ld", chips, n, bounds,
-						  product);
+						  VIS_CHIPS "='%s' lists %zu chips but " VIS_BOUNDS
+							    "='%s' asks for %ld",
+						  chips, n, bounds, product);
 		return CR_OK;
 	}
 	if (bounds == NULL) {

@@ -17,30 +17,45 @@ static const char *const k8s_default_selector = "job-name=tensorflow";
 
 static const cr_option k8s_options[] = {
 	CR_OPTION("jobs", CR_OPT_GROUP, NULL, 0,
-	  "job name -> list of label selectors, in order (default { worker = [ \"job-name=tensorflow\" ]; })"),
-	CR_OPTION("namespace", CR_OPT_STRING, NULL, 0,
-	  "namespace to list; \"*\" = all (default: own, else the context's, else default)"),
+		  "job name -> list of label selectors, in order (default { worker = [ "
+		  "\"job-name=tensorflow\" ]; })"),
+	CR_OPTION(
+		"namespace", CR_OPT_STRING, NULL, 0,
+		"namespace to list; \"*\" = all (default: own, else the context's, else default)"),
 	CR_OPTION_RANGE("port", CR_OPT_INT, "8470", 0, "port of every task", 1, 65535),
 	CR_OPTION("rpc_layer", CR_OPT_STRING, "grpc", 0, "rpc layer reported with the cluster"),
 	CR_OPTION("address", CR_OPT_STRING, "pod_ip", 0, "pod_ip | host_ip | pod_name | dns"),
-	CR_OPTION("cluster_domain", CR_OPT_STRING, "cluster.local", 0, "DNS suffix for address = \"dns\""),
+	CR_OPTION("cluster_domain", CR_OPT_STRING, "cluster.local", 0,
+		  "DNS suffix for address = \"dns\""),
 	CR_OPTION("field_selector", CR_OPT_STRING, NULL, 0, "extra fieldSelector for every list"),
-	CR_OPTION_RANGE("page_size", CR_OPT_INT, "500", 0, "pods per list request (limit); 0 = no paging", 0, 100000),
+	CR_OPTION_RANGE("page_size", CR_OPT_INT, "500", 0,
+			"pods per list request (limit); 0 = no paging", 0, 100000),
 	CR_OPTION("not_running", CR_OPT_STRING, "error", 0, "error | skip | wait"),
-	CR_OPTION_RANGE("wait_timeout", CR_OPT_FLOAT, "300", 0, "seconds to wait with not_running = \"wait\"", 0.1, 86400),
-	CR_OPTION_RANGE("wait_interval", CR_OPT_FLOAT, "2", 0, "seconds between lists while waiting", 0.01, 3600),
+	CR_OPTION_RANGE("wait_timeout", CR_OPT_FLOAT, "300", 0,
+			"seconds to wait with not_running = \"wait\"", 0.1, 86400),
+	CR_OPTION_RANGE("wait_interval", CR_OPT_FLOAT, "2", 0,
+			"seconds between lists while waiting", 0.01, 3600),
 	CR_OPTION("auth", CR_OPT_STRING, "auto", 0, "auto | in_cluster | kubeconfig"),
-	CR_OPTION("kubeconfig", CR_OPT_STRING, NULL, 0, "kubeconfig file (default: $KUBECONFIG, ~/.kube/config)"),
-	CR_OPTION("context", CR_OPT_STRING, NULL, 0, "kubeconfig context (default: current-context)"),
-	CR_OPTION("server", CR_OPT_STRING, NULL, 0, "API server URL, overriding the environment/kubeconfig"),
-	CR_OPTION("token_file", CR_OPT_STRING, K8S_SA_DIR "/token", 0, "in-cluster service-account token"),
+	CR_OPTION("kubeconfig", CR_OPT_STRING, NULL, 0,
+		  "kubeconfig file (default: $KUBECONFIG, ~/.kube/config)"),
+	CR_OPTION("context", CR_OPT_STRING, NULL, 0,
+		  "kubeconfig context (default: current-context)"),
+	CR_OPTION("server", CR_OPT_STRING, NULL, 0,
+		  "API server URL, overriding the environment/kubeconfig"),
+	CR_OPTION("token_file", CR_OPT_STRING, K8S_SA_DIR "/token", 0,
+		  "in-cluster service-account token"),
 	CR_OPTION("ca_file", CR_OPT_STRING, K8S_SA_DIR "/ca.crt", 0, "in-cluster CA bundle"),
-	CR_OPTION("namespace_file", CR_OPT_STRING, K8S_SA_DIR "/namespace", 0, "in-cluster namespace file"),
+	CR_OPTION("namespace_file", CR_OPT_STRING, K8S_SA_DIR "/namespace", 0,
+		  "in-cluster namespace file"),
 	CR_OPTION_RANGE("connect_timeout", CR_OPT_FLOAT, "5", 0, "seconds to connect", 0.1, 600),
-	CR_OPTION_RANGE("request_timeout", CR_OPT_FLOAT, "30", 0, "seconds for one request", 0.1, 3600),
-	CR_OPTION_RANGE("retries", CR_OPT_INT, "5", 0, "retries of a request answered 429 or 5xx", 0, 100),
-	CR_OPTION_RANGE("max_retry_wait", CR_OPT_FLOAT, "30", 0, "longest wait honoured from Retry-After (seconds)", 0, 3600),
-	CR_OPTION_RANGE("exec_timeout", CR_OPT_FLOAT, "10", 0, "seconds a kubeconfig exec credential plugin may run", 0.1, 600),
+	CR_OPTION_RANGE("request_timeout", CR_OPT_FLOAT, "30", 0, "seconds for one request", 0.1,
+			3600),
+	CR_OPTION_RANGE("retries", CR_OPT_INT, "5", 0, "retries of a request answered 429 or 5xx",
+			0, 100),
+	CR_OPTION_RANGE("max_retry_wait", CR_OPT_FLOAT, "30", 0,
+			"longest wait honoured from Retry-After (seconds)", 0, 3600),
+	CR_OPTION_RANGE("exec_timeout", CR_OPT_FLOAT, "10", 0,
+			"seconds a kubeconfig exec credential plugin may run", 0.1, 600),
 	CR_OPTIONS_END
 };
 
@@ -51,8 +66,8 @@ static cr_status k8s_opt_error(cr_plugin_ctx *ctx, const cr_cfg *config, const c
 	const cr_cfg *v = cr_host->cfg_get(config, name);
 
 	return cr_host->error_set(err, CR_ERR_CONFIG, "%s:%d: %s",
-				  v ? cr_host->cfg_file(v) : "(config)", v ? cr_host->cfg_line(v) : 0,
-				  what);
+				  v ? cr_host->cfg_file(v) : "(config)",
+				  v ? cr_host->cfg_line(v) : 0, what);
 }
 
 static int k8s_pick(const char *value, const char *const *choices)
@@ -69,7 +84,8 @@ static void k8s_free(struct k8s *st)
 		return;
 	if (st->jobs) {
 		for (guint i = 0; i < st->jobs->len; i++)
-			g_ptr_array_free(g_array_index(st->jobs, struct k8s_job, i).selectors, TRUE);
+			g_ptr_array_free(g_array_index(st->jobs, struct k8s_job, i).selectors,
+					 TRUE);
 		g_array_free(st->jobs, TRUE);
 	}
 	g_free(st);
@@ -142,8 +158,9 @@ static cr_status k8s_parse_enums(cr_plugin_ctx *ctx, const cr_cfg *config, struc
 
 	if (a < 0 || n < 0 || m < 0) {
 		const char *key = a < 0 ? "address" : n < 0 ? "not_running" : "auth";
-		const char *want = a < 0 ? "pod_ip, host_ip, pod_name or dns" :
-			 n < 0 ? "error, skip or wait" : "auto, in_cluster or kubeconfig";
+		const char *want = a < 0   ? "pod_ip, host_ip, pod_name or dns"
+				   : n < 0 ? "error, skip or wait"
+					   : "auto, in_cluster or kubeconfig";
 
 		snprintf(msg, sizeof(msg), "%s \"%s\" is not one of %s", key,
 			 cr_host->opt_string(ctx, key), want);
@@ -194,8 +211,7 @@ static void k8s_read_scalars(cr_plugin_ctx *ctx, struct k8s *st)
 		st->exec_timeout_ms = 1;
 }
 
-static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state,
-			    cr_error *err)
+static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
 {
 	struct k8s *st = g_new0(struct k8s, 1);
 	cr_status rc;
@@ -226,13 +242,14 @@ static cr_status k8s_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 
 	if (st->auth != K8S_AUTH_AUTO || k8s_conn_available(st, ctx))
 		return CR_OK;
-	return cr_host->error_set(err, CR_DECLINED,
-				  "no Kubernetes API server: KUBERNETES_SERVICE_HOST unset and no kubeconfig");
+	return cr_host->error_set(
+		err, CR_DECLINED,
+		"no Kubernetes API server: KUBERNETES_SERVICE_HOST unset and no kubeconfig");
 }
 
 /* Own identity: POD_NAME (downward API), else HOSTNAME, else POD_IP. */
-static void k8s_self_init(const struct k8s *st, cr_plugin_ctx *ctx,
-			  const struct k8s_conn *conn, struct k8s_self *self)
+static void k8s_self_init(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+			  struct k8s_self *self)
 {
 	const char *ns = cr_host->getenv(ctx, "POD_NAMESPACE");
 
@@ -251,7 +268,6 @@ static void k8s_self_init(const struct k8s *st, cr_plugin_ctx *ctx,
 	else if (conn->in_cluster && conn->namespace)
 		self->namespace = g_strdup(conn->namespace);
 }
-
 
 /* What explain shows: where the pods were listed. The server URL without
  * any user:password@ part; never a token. */
@@ -275,8 +291,7 @@ static void k8s_facts(cr_result_builder *b, const struct k8s_conn *conn, const c
 	cr_host->result_set_fact_string(b, "namespace", ns != NULL ? ns : "*", NULL);
 }
 
-static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
-			     cr_error *err)
+static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *err)
 {
 	struct k8s *st = state;
 	struct k8s_conn conn = { 0 };

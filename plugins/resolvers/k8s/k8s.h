@@ -131,8 +131,8 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 
 /* k8s_page.c */
 struct k8s_pager;
-struct k8s_pager *k8s_pager_start(const char *endpoint, const char *text, size_t len,
-				  k8s_pod_fn fn, void *ud);
+struct k8s_pager *k8s_pager_start(const char *endpoint, const char *text, size_t len, k8s_pod_fn fn,
+				  void *ud);
 char *k8s_pager_next(struct k8s_pager *w);
 cr_status k8s_pager_finish(struct k8s_pager *w, cr_error *err);
 
@@ -147,8 +147,8 @@ struct k8s_self {
 cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 		    const char *namespace, struct k8s_self *self, cr_result_builder *b,
 		    cr_error *err);
-cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx,
-			   const struct k8s_conn *conn, const char *namespace, cr_error *err);
+cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+			   const char *namespace, cr_error *err);
 int k8s_natural_cmp(const char *a, const char *b);
 
 #endif /* K8S_H */

@@ -25,8 +25,7 @@ static const char *const k8s_exec_versions[] = {
 	NULL,
 };
 
-static cr_status k8s_read_token(cr_plugin_ctx *ctx, const char *path, char **token,
-				cr_error *err)
+static cr_status k8s_read_token(cr_plugin_ctx *ctx, const char *path, char **token, cr_error *err)
 {
 	char *data = NULL;
 	size_t len = 0;
@@ -115,10 +114,10 @@ static cr_status k8s_exec_parse(const struct k8s_exec *ex, const char *what, con
 	key = cr_host->json_string(cr_host->json_get(root, "/status/clientKeyData"));
 	if (!kind || strcmp(kind, "ExecCredential") != 0 || !ver ||
 	    strcmp(ver, ex->api_version) != 0) {
-		rc = cr_host->error_set(err, CR_ERR_AUTH,
-					"%s: expected kind ExecCredential, apiVersion \"%s\"; got \"%s\", \"%s\"",
-					what, ex->api_version, kind ? kind : "",
-					ver ? ver : "");
+		rc = cr_host->error_set(
+			err, CR_ERR_AUTH,
+			"%s: expected kind ExecCredential, apiVersion \"%s\"; got \"%s\", \"%s\"",
+			what, ex->api_version, kind ? kind : "", ver ? ver : "");
 	} else if (tok && *tok) {
 		k8s_wipe_free(c->token);
 		c->token = g_strdup(tok);
@@ -131,7 +130,8 @@ static cr_status k8s_exec_parse(const struct k8s_exec *ex, const char *what, con
 		g_clear_pointer(&c->key_file, g_free);
 	} else {
 		rc = cr_host->error_set(err, CR_ERR_AUTH,
-					"%s: status has neither a token nor clientCertificateData and clientKeyData",
+					"%s: status has neither a token nor clientCertificateData "
+					"and clientKeyData",
 					what);
 	}
 	cr_host->json_free(root);
@@ -153,15 +153,13 @@ static cr_status k8s_exec_spawn_error(const struct k8s *st, const struct k8s_exe
 	if (res != NULL)
 		return cr_host->error_set(err, CR_ERR_AUTH, "%s: more than %u bytes of output",
 					  what, K8S_EXEC_MAX_OUTPUT);
-	return cr_host->error_set(err, CR_ERR_AUTH, "%s: %s%s%s", what,
-				  why[0] != '\0' ? why : cr_host->strerror(rc),
-				  ex->install_hint ? ": " : "",
-				  ex->install_hint ? ex->install_hint : "");
+	return cr_host->error_set(
+		err, CR_ERR_AUTH, "%s: %s%s%s", what, why[0] != '\0' ? why : cr_host->strerror(rc),
+		ex->install_hint ? ": " : "", ex->install_hint ? ex->install_hint : "");
 }
 
 /* The plugin's stderr, one log line each. */
-static void k8s_exec_log_stderr(cr_plugin_ctx *ctx, const char *what,
-				const cr_spawn_result *res)
+static void k8s_exec_log_stderr(cr_plugin_ctx *ctx, const char *what, const cr_spawn_result *res)
 {
 	cr_log_level level = res->exit_status != 0 ? CR_LOG_WARNING : CR_LOG_INFO;
 	char **lines;
@@ -176,9 +174,9 @@ static void k8s_exec_log_stderr(cr_plugin_ctx *ctx, const char *what,
 }
 
 /* Run @argv with @envp through the host; the result on CR_OK. */
-static cr_status k8s_exec_spawn(const struct k8s *st, cr_plugin_ctx *ctx,
-				const struct k8s_exec *ex, const char *what, char **argv,
-				char **envp, cr_spawn_result **res, cr_error *err)
+static cr_status k8s_exec_spawn(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_exec *ex,
+				const char *what, char **argv, char **envp, cr_spawn_result **res,
+				cr_error *err)
 {
 	cr_error serr = CR_ERROR_INIT;
 	cr_status rc;
@@ -211,7 +209,8 @@ static cr_status k8s_exec_run(const struct k8s *st, cr_plugin_ctx *ctx, struct k
 	what = g_strdup_printf("exec credential plugin '%s' (user '%s')", ex->command, c->user);
 	if (!ex->api_version || !g_strv_contains(k8s_exec_versions, ex->api_version)) {
 		rc = cr_host->error_set(err, CR_ERR_UNSUPPORTED,
-					"%s: apiVersion \"%s\" is not supported (use client.authentication.k8s.io/v1 or v1beta1)",
+					"%s: apiVersion \"%s\" is not supported (use "
+					"client.authentication.k8s.io/v1 or v1beta1)",
 					what, ex->api_version ? ex->api_version : "");
 		goto out;
 	}

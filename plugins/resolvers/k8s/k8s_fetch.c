@@ -84,8 +84,8 @@ static cr_status k8s_status_code(long http)
 }
 
 /* "ENDPOINT: HTTP 403 Forbidden: pods is forbidden: ..." from a Status. */
-static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response *resp,
-				int attempts, cr_error *err)
+static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response *resp, int attempts,
+				cr_error *err)
 {
 	long code = cr_host->http_status(resp);
 	size_t len = 0;
@@ -141,7 +141,8 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 	const struct k8s_conn *c = r->conn;
 	char *auth = c->token ? g_strconcat("Authorization: Bearer ", c->token, NULL) : NULL;
 	const char *headers[] = { "Accept: application/json",
-				  "User-Agent: cluster-resolver-k8s/" CR_VERSION_STRING, auth, NULL };
+				  "User-Agent: cluster-resolver-k8s/" CR_VERSION_STRING, auth,
+				  NULL };
 	cr_status rc;
 
 	req.url = url;
@@ -159,10 +160,11 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 		*attempts = attempt + 1;
 		rc = cr_host->http_request(r->ctx, &req, resp, err);
 		if (rc == CR_ERR_TIMEOUT)
-			rc = cr_host->error_set(err, rc,
-						"%s: timed out (connect_timeout %.1f s, request_timeout %.1f s)",
-						r->endpoint, (double)req.connect_timeout_ms / 1000.0,
-						(double)req.timeout_ms / 1000.0);
+			rc = cr_host->error_set(
+				err, rc,
+				"%s: timed out (connect_timeout %.1f s, request_timeout %.1f s)",
+				r->endpoint, (double)req.connect_timeout_ms / 1000.0,
+				(double)req.timeout_ms / 1000.0);
 		if (rc != CR_OK || attempt >= r->st->retries ||
 		    !k8s_retryable(cr_host->http_status(*resp)))
 			break;

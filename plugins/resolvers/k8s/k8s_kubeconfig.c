@@ -67,11 +67,12 @@ static yaml_node_t *k8s_y_get(yaml_document_t *d, yaml_node_t *map, const char *
 {
 	if (!map || map->type != YAML_MAPPING_NODE)
 		return NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
-	     p < map->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = yaml_document_get_node(d, p->key);
 
-		if (k && k->type == YAML_SCALAR_NODE && strcmp((char *)k->data.scalar.value, key) == 0)
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    strcmp((char *)k->data.scalar.value, key) == 0)
 			return yaml_document_get_node(d, p->value);
 	}
 	return NULL;
@@ -283,8 +284,9 @@ static cr_status k8s_kc_exec(struct k8s_kcfile *f, yaml_node_t *ex, struct k8s_c
 		     it < args->data.sequence.items.top; it++) {
 			yaml_node_t *a = yaml_document_get_node(d, *it);
 
-			g_ptr_array_add(e->args, g_strdup(a && a->type == YAML_SCALAR_NODE ?
-							  (char *)a->data.scalar.value : ""));
+			g_ptr_array_add(e->args, g_strdup(a && a->type == YAML_SCALAR_NODE
+								  ? (char *)a->data.scalar.value
+								  : ""));
 		}
 	if (env && env->type == YAML_SEQUENCE_NODE)
 		for (yaml_node_item_t *it = env->data.sequence.items.start;
@@ -294,8 +296,8 @@ static cr_status k8s_kc_exec(struct k8s_kcfile *f, yaml_node_t *ex, struct k8s_c
 			const char *value = k8s_y_str(k8s_y_get(d, kv, "value"));
 
 			if (name)
-				g_ptr_array_add(e->env, g_strdup_printf("%s=%s", name,
-									value ? value : ""));
+				g_ptr_array_add(e->env,
+						g_strdup_printf("%s=%s", name, value ? value : ""));
 		}
 	return CR_OK;
 }
@@ -317,13 +319,16 @@ static cr_status k8s_kc_user(struct k8s_kcfile *f, yaml_node_t *u, struct k8s_co
 	c->token_file = k8s_kc_abs(f, k8s_y_path(d, u, "tokenFile"));
 	if (ap)
 		return cr_host->error_set(err, CR_ERR_UNSUPPORTED,
-					  "kubeconfig %s: user '%s': auth-provider '%s' is not supported; use an exec credential plugin",
+					  "kubeconfig %s: user '%s': auth-provider '%s' is not "
+					  "supported; use an exec credential plugin",
 					  f->path, c->user,
-					  k8s_y_path(d, ap, "name") ? k8s_y_path(d, ap, "name") : "?");
+					  k8s_y_path(d, ap, "name") ? k8s_y_path(d, ap, "name")
+								    : "?");
 	if (k8s_y_path(d, u, "username") && !c->token && !c->token_file && !ex)
-		return cr_host->error_set(err, CR_ERR_UNSUPPORTED,
-					  "kubeconfig %s: user '%s': basic authentication is not supported",
-					  f->path, c->user);
+		return cr_host->error_set(
+			err, CR_ERR_UNSUPPORTED,
+			"kubeconfig %s: user '%s': basic authentication is not supported", f->path,
+			c->user);
 	if (ex)
 		return k8s_kc_exec(f, ex, c, err);
 	return CR_OK;
@@ -337,7 +342,8 @@ static cr_status k8s_kc_cluster(struct k8s_kcfile *f, yaml_node_t *cl, const cha
 
 	if (!server && !c->server)
 		return cr_host->error_set(err, CR_ERR_CONFIG,
-					  "kubeconfig %s: cluster '%s' has no server", f->path, name);
+					  "kubeconfig %s: cluster '%s' has no server", f->path,
+					  name);
 	if (!c->server)
 		c->server = g_strdup(server);
 	c->ca_data_b64 = g_strdup(k8s_y_path(d, cl, "certificate-authority-data"));
@@ -375,13 +381,13 @@ static cr_status k8s_kc_resolve(const struct k8s *st, GPtrArray *files, struct k
 	cr_status rc;
 
 	if (!name)
-		return cr_host->error_set(err, CR_ERR_CONFIG,
-					  "kubeconfig %s: no current-context and no `context` option",
-					  first);
+		return cr_host->error_set(
+			err, CR_ERR_CONFIG,
+			"kubeconfig %s: no current-context and no `context` option", first);
 	ctxn = k8s_kc_find(files, "contexts", name, "context", &cf);
 	if (!ctxn)
-		return cr_host->error_set(err, CR_ERR_CONFIG, "kubeconfig %s: context '%s' not found",
-					  first, name);
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "kubeconfig %s: context '%s' not found", first, name);
 	cluster = k8s_y_path(&cf->doc, ctxn, "cluster");
 	user = k8s_y_path(&cf->doc, ctxn, "user");
 	c->namespace = g_strdup(k8s_y_path(&cf->doc, ctxn, "namespace"));
@@ -399,13 +405,13 @@ static cr_status k8s_kc_resolve(const struct k8s *st, GPtrArray *files, struct k
 	u = k8s_kc_find(files, "users", user, "user", &uf);
 	if (!u)
 		return cr_host->error_set(err, CR_ERR_CONFIG,
-					  "kubeconfig %s: context '%s': user '%s' not found", cf->path,
-					  name, user);
+					  "kubeconfig %s: context '%s': user '%s' not found",
+					  cf->path, name, user);
 	return k8s_kc_user(uf, u, c, err);
 }
 
-static cr_status k8s_load_kubeconfig(const struct k8s *st, cr_plugin_ctx *ctx,
-				     struct k8s_conn *c, cr_error *err)
+static cr_status k8s_load_kubeconfig(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *c,
+				     cr_error *err)
 {
 	char **paths = k8s_kubeconfig_paths(st, ctx);
 	GPtrArray *files = g_ptr_array_new_with_free_func(k8s_kcfile_free);
@@ -416,8 +422,9 @@ static cr_status k8s_load_kubeconfig(const struct k8s *st, cr_plugin_ctx *ctx,
 	for (char **p = paths; *p && rc == CR_OK; p++)
 		rc = k8s_kcfile_load(ctx, *p, files, err);
 	if (rc == CR_OK && files->len == 0)
-		rc = cr_host->error_set(err, CR_ERR_CONFIG,
-					"no kubeconfig: $KUBECONFIG and ~/.kube/config name no file");
+		rc = cr_host->error_set(
+			err, CR_ERR_CONFIG,
+			"no kubeconfig: $KUBECONFIG and ~/.kube/config name no file");
 	if (rc == CR_OK)
 		rc = k8s_kc_resolve(st, files, c, err);
 	g_ptr_array_free(files, TRUE);
@@ -426,8 +433,8 @@ static cr_status k8s_load_kubeconfig(const struct k8s *st, cr_plugin_ctx *ctx,
 }
 
 /* In a pod: the service host and port, the CA and the namespace file. */
-static cr_status k8s_load_in_cluster(const struct k8s *st, cr_plugin_ctx *ctx,
-				     struct k8s_conn *c, cr_error *err)
+static cr_status k8s_load_in_cluster(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *c,
+				     cr_error *err)
 {
 	const char *host = cr_host->getenv(ctx, "KUBERNETES_SERVICE_HOST");
 	const char *port = cr_host->getenv(ctx, "KUBERNETES_SERVICE_PORT");
@@ -439,11 +446,12 @@ static cr_status k8s_load_in_cluster(const struct k8s *st, cr_plugin_ctx *ctx,
 	if (st->server)
 		c->server = g_strdup(st->server);
 	else if (host && *host && port && *port)
-		c->server = strchr(host, ':') ? g_strdup_printf("https://[%s]:%s", host, port) :
-						g_strdup_printf("https://%s:%s", host, port);
+		c->server = strchr(host, ':') ? g_strdup_printf("https://[%s]:%s", host, port)
+					      : g_strdup_printf("https://%s:%s", host, port);
 	else
 		return cr_host->error_set(err, CR_ERR_CONFIG,
-					  "in-cluster config: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set");
+					  "in-cluster config: KUBERNETES_SERVICE_HOST and "
+					  "KUBERNETES_SERVICE_PORT must be set");
 	c->ca_file = g_strdup(st->ca_file);
 	c->token_file = g_strdup(st->token_file);
 	if (cr_host->read_file(ctx, st->namespace_file, 4096, &ns, &len, NULL) == CR_OK) {
@@ -479,24 +487,26 @@ cr_status k8s_conn_load(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_con
 	if (st->auth == K8S_AUTH_AUTO) {
 		char **paths = k8s_kubeconfig_paths(st, ctx);
 
-		in_cluster = !st->kubeconfig &&
-			     (k8s_in_cluster_env(ctx) || (st->server && !paths[0]));
+		in_cluster =
+			!st->kubeconfig && (k8s_in_cluster_env(ctx) || (st->server && !paths[0]));
 		g_strfreev(paths);
 	} else {
 		in_cluster = st->auth == K8S_AUTH_IN_CLUSTER;
 	}
-	rc = in_cluster ? k8s_load_in_cluster(st, ctx, conn, err) :
-			  k8s_load_kubeconfig(st, ctx, conn, err);
+	rc = in_cluster ? k8s_load_in_cluster(st, ctx, conn, err)
+			: k8s_load_kubeconfig(st, ctx, conn, err);
 	if (rc != CR_OK)
 		return rc;
 	k8s_trim_server(conn);
 	if (!g_str_has_prefix(conn->server, "https://") &&
 	    !g_str_has_prefix(conn->server, "http://"))
-		return cr_host->error_set(err, CR_ERR_CONFIG, "%s: server \"%s\" is not an http(s) URL",
-					  conn->source, conn->server);
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "%s: server \"%s\" is not an http(s) URL", conn->source,
+					  conn->server);
 	if (conn->insecure)
-		cr_host->log(ctx, CR_LOG_WARNING,
-			     "TLS certificate of %s is NOT verified (insecure-skip-tls-verify in %s)",
-			     conn->server, conn->source);
+		cr_host->log(
+			ctx, CR_LOG_WARNING,
+			"TLS certificate of %s is NOT verified (insecure-skip-tls-verify in %s)",
+			conn->server, conn->source);
 	return CR_OK;
 }

@@ -80,7 +80,7 @@ static cr_status k8s_walk_value(struct k8s_pager *w, json_object **out)
 	json_object_put(*out);
 	*out = NULL;
 	return k8s_walk_error(w, jerr == json_tokener_continue ? "unexpected end of data"
-							      : json_tokener_error_desc(jerr));
+							       : json_tokener_error_desc(jerr));
 }
 
 /* Expect @c (after white space) and step over it. */
@@ -115,9 +115,9 @@ static cr_status k8s_walk_items(struct k8s_pager *w)
 	if (!k8s_walk_char(w, '[')) {
 		rc = k8s_walk_value(w, &pod);
 		if (rc == CR_OK && pod != NULL) /* JSON null is NULL */
-			rc = cr_host->error_set(&w->err, CR_ERR_PARSE,
-						"%s: answer is not a PodList (items is not an array)",
-						w->endpoint);
+			rc = cr_host->error_set(
+				&w->err, CR_ERR_PARSE,
+				"%s: answer is not a PodList (items is not an array)", w->endpoint);
 		json_object_put(pod);
 		return rc;
 	}
@@ -126,9 +126,10 @@ static cr_status k8s_walk_items(struct k8s_pager *w)
 	for (size_t i = 0;; i++) {
 		rc = k8s_walk_value(w, &pod);
 		if (rc == CR_OK && !json_object_is_type(pod, json_type_object))
-			rc = cr_host->error_set(&w->err, CR_ERR_PARSE,
-						"%s: answer is not a PodList (items[%zu] is not an object)",
-						w->endpoint, i);
+			rc = cr_host->error_set(
+				&w->err, CR_ERR_PARSE,
+				"%s: answer is not a PodList (items[%zu] is not an object)",
+				w->endpoint, i);
 		if (rc == CR_OK)
 			rc = w->fn(pod, w->ud, &w->err);
 		json_object_put(pod);
@@ -218,8 +219,8 @@ static gpointer k8s_pager_run(gpointer data)
  * calling @fn for each pod; @endpoint names the list in messages.
  * Returns: (transfer full) the walk; finish it with k8s_pager_finish().
  */
-struct k8s_pager *k8s_pager_start(const char *endpoint, const char *text, size_t len,
-				  k8s_pod_fn fn, void *ud)
+struct k8s_pager *k8s_pager_start(const char *endpoint, const char *text, size_t len, k8s_pod_fn fn,
+				  void *ud)
 {
 	struct k8s_pager *w = g_new0(struct k8s_pager, 1);
 	cr_error init = CR_ERROR_INIT;

@@ -20,7 +20,11 @@
 
 #include "k8s.h"
 
-enum { K8S_ACC_NONE, K8S_ACC_GPU, K8S_ACC_TPU };
+enum {
+	K8S_ACC_NONE,
+	K8S_ACC_GPU,
+	K8S_ACC_TPU
+};
 
 static const char *const k8s_acc_kind[] = { NULL, "GPU", "TPU" };
 
@@ -378,19 +382,20 @@ static cr_status k8s_emit_pod(struct k8s_emit *e, const struct k8s_pod *p, cr_er
 		if (e->st->not_running == K8S_NR_SKIP)
 			return CR_OK;
 		/* TensorFlow's message, verbatim */
-		return cr_host->error_set(err, CR_ERR_BACKEND, "Pod \"%s\" is not running; phase: \"%s\"",
-					  p->name, k8s_value(e->c, p->phase));
+		return cr_host->error_set(err, CR_ERR_BACKEND,
+					  "Pod \"%s\" is not running; phase: \"%s\"", p->name,
+					  k8s_value(e->c, p->phase));
 	}
 	if (!*k8s_pod_addr(p))
-		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  "pod \"%s\" (namespace \"%s\") has no %s for address mode \"%s\"",
-					  p->name, k8s_value(e->c, p->ns),
-					  k8s_addr_needs[e->st->address][1],
-					  k8s_addr_needs[e->st->address][0]);
+		return cr_host->error_set(
+			err, CR_ERR_BACKEND,
+			"pod \"%s\" (namespace \"%s\") has no %s for address mode \"%s\"", p->name,
+			k8s_value(e->c, p->ns), k8s_addr_needs[e->st->address][1],
+			k8s_addr_needs[e->st->address][0]);
 	rc = cr_host->result_append_task(e->b, e->job, k8s_pod_addr(p), err);
 	if (rc == CR_OK && p->accel > 0)
-		rc = cr_host->result_set_task_accelerators(e->b, e->job, e->next,
-							   k8s_acc_kind[p->accel_kind], p->accel, err);
+		rc = cr_host->result_set_task_accelerators(
+			e->b, e->job, e->next, k8s_acc_kind[p->accel_kind], p->accel, err);
 	if (rc == CR_OK && p->self && !e->self->found) {
 		e->self->found = true;
 		rc = cr_host->result_set_task(e->b, e->job, e->next, err);
@@ -403,13 +408,16 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				    const struct k8s_conn *conn, const char *ns,
 				    const char *selector, cr_error *err)
 {
-	struct k8s_collect c = { e->st, e->self, g_array_new(FALSE, FALSE, sizeof(struct k8s_pod)),
-				 g_string_chunk_new(4096), g_ptr_array_new(),
+	struct k8s_collect c = { e->st,
+				 e->self,
+				 g_array_new(FALSE, FALSE, sizeof(struct k8s_pod)),
+				 g_string_chunk_new(4096),
+				 g_ptr_array_new(),
 				 g_hash_table_new(g_str_hash, g_str_equal) };
 	cr_status rc;
 
-	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_collect_pod, k8s_collect_restart,
-			   &c, err);
+	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_collect_pod, k8s_collect_restart, &c,
+			   err);
 	if (rc == CR_OK)
 		g_array_sort_with_data(c.pods, k8s_pod_cmp, &c);
 	e->c = &c;
@@ -505,8 +513,8 @@ static cr_status k8s_pending_pass(const struct k8s *st, cr_plugin_ctx *ctx,
  * Returns: CR_OK, CR_ERR_TIMEOUT naming a pod still not running, or a
  * listing failure.
  */
-cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx,
-			   const struct k8s_conn *conn, const char *namespace, cr_error *err)
+cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+			   const char *namespace, cr_error *err)
 {
 	int64_t deadline = cr_host->now_ms(ctx) + st->wait_timeout_ms;
 	struct k8s_pending w = { 0 };
@@ -520,7 +528,8 @@ cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx,
 
 		if (left <= 0) {
 			rc = cr_host->error_set(err, CR_ERR_TIMEOUT,
-						"Pod \"%s\" is not running; phase: \"%s\" (%lld pods not running after waiting %.1f s)",
+						"Pod \"%s\" is not running; phase: \"%s\" (%lld "
+						"pods not running after waiting %.1f s)",
 						w.name, w.phase, (long long)w.count,
 						(double)st->wait_timeout_ms / 1000.0);
 			break;

@@ -27,10 +27,10 @@ typedef struct simple_task {
 typedef struct simple_state {
 	simple_task *tasks;
 	size_t ntasks, cap;
-	const cr_cfg *accel; /* num_accelerators group, borrowed until destroy */
+	const cr_cfg *accel;   /* num_accelerators group, borrowed until destroy */
 	cr_json *cluster_json; /* the parsed cluster_json option, or NULL */
 	char json_what[512];   /* "FILE:LINE: cluster_json", for messages */
-	const cr_cfg *group; /* the config group, borrowed until destroy */
+	const cr_cfg *group;   /* the config group, borrowed until destroy */
 } simple_state;
 
 static cr_status simple_push(simple_state *s, const char *job, int64_t index, const char *address,
@@ -70,7 +70,8 @@ static void simple_destroy(void *state)
 #define AT(v) cr_host->cfg_file(v), cr_host->cfg_line(v)
 
 /* One element of a sparse job: { index = 1; address = "p1:2222"; }. */
-static cr_status simple_sparse_task(simple_state *s, const char *job, const cr_cfg *g, cr_error *err)
+static cr_status simple_sparse_task(simple_state *s, const char *job, const cr_cfg *g,
+				    cr_error *err)
 {
 	const cr_cfg *iv = cr_host->cfg_get(g, "index");
 	const cr_cfg *av = cr_host->cfg_get(g, "address");
@@ -78,13 +79,15 @@ static cr_status simple_sparse_task(simple_state *s, const char *job, const cr_c
 
 	if (cr_host->cfg_length(g) != 2 || iv == NULL || av == NULL ||
 	    !cr_host->cfg_int(iv, &index) || cr_host->cfg_string(av) == NULL)
-		return cr_host->error_set(err, CR_ERR_CONFIG,
-					  "%s:%d: job '%s': a sparse task is { index = N; address = \"host:port\"; }",
-					  AT(g), job);
+		return cr_host->error_set(
+			err, CR_ERR_CONFIG,
+			"%s:%d: job '%s': a sparse task is { index = N; address = \"host:port\"; }",
+			AT(g), job);
 	if (index < 0 || index > 2147483647)
-		return cr_host->error_set(err, CR_ERR_CONFIG,
-					  "%s:%d: job '%s': task index %lld is out of range (0..2147483647)",
-					  AT(iv), job, (long long)index);
+		return cr_host->error_set(
+			err, CR_ERR_CONFIG,
+			"%s:%d: job '%s': task index %lld is out of range (0..2147483647)", AT(iv),
+			job, (long long)index);
 	return simple_push(s, job, index, cr_host->cfg_string(av), err);
 }
 
@@ -97,7 +100,8 @@ static cr_status simple_job(simple_state *s, const cr_cfg *jv, cr_error *err)
 
 	if (t != CR_CFG_ARRAY && t != CR_CFG_LIST)
 		return cr_host->error_set(err, CR_ERR_CONFIG,
-					  "%s:%d: job '%s' must be a list of addresses or of { index; address; } groups",
+					  "%s:%d: job '%s' must be a list of addresses or of { "
+					  "index; address; } groups",
 					  AT(jv), job);
 	for (size_t i = 0; i < n && st == CR_OK; i++) {
 		const cr_cfg *e = cr_host->cfg_elem(jv, i);
@@ -108,7 +112,8 @@ static cr_status simple_job(simple_state *s, const cr_cfg *jv, cr_error *err)
 			st = simple_sparse_task(s, job, e, err);
 		else
 			st = cr_host->error_set(err, CR_ERR_CONFIG,
-						"%s:%d: job '%s': task %zu must be an address string or a { index; address; } group",
+						"%s:%d: job '%s': task %zu must be an address "
+						"string or a { index; address; } group",
 						AT(e), job, i);
 	}
 	return st;
@@ -169,9 +174,10 @@ static cr_status simple_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **
 		int64_t n;
 
 		if (!cr_host->cfg_int(a, &n) || n < 0)
-			st = cr_host->error_set(err, CR_ERR_CONFIG,
-						"%s:%d: num_accelerators: '%s' must be a non-negative integer",
-						AT(a), cr_host->cfg_name(a));
+			st = cr_host->error_set(
+				err, CR_ERR_CONFIG,
+				"%s:%d: num_accelerators: '%s' must be a non-negative integer",
+				AT(a), cr_host->cfg_name(a));
 	}
 	if (st != CR_OK) {
 		simple_destroy(s);
@@ -182,7 +188,6 @@ static cr_status simple_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **
 	*state = s;
 	return CR_OK;
 }
-
 
 static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
 				cr_error *err)
@@ -222,13 +227,15 @@ static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 		st = cr_host->result_set_rpc_layer(b, rpc, err);
 	if (st == CR_OK && env != NULL)
 		st = cr_host->result_set_environment(b, env, err);
-	for (size_t i = 0; st == CR_OK && s->accel != NULL && i < cr_host->cfg_length(s->accel); i++) {
+	for (size_t i = 0; st == CR_OK && s->accel != NULL && i < cr_host->cfg_length(s->accel);
+	     i++) {
 		const cr_cfg *a = cr_host->cfg_elem(s->accel, i);
 		int64_t n = 0;
 
 		cr_host->cfg_int(a, &n);
 		/* job NULL: this process's own task. */
-		st = cr_host->result_set_task_accelerators(b, NULL, -1, cr_host->cfg_name(a), n, err);
+		st = cr_host->result_set_task_accelerators(b, NULL, -1, cr_host->cfg_name(a), n,
+							   err);
 	}
 	return st;
 }
@@ -263,7 +270,7 @@ static cr_status simple_master(void *state, cr_plugin_ctx *ctx, const char *task
 
 static const cr_option simple_options[] = {
 	CR_OPTION("cluster", CR_OPT_GROUP, NULL, 0,
-	  "jobs: a list of addresses (dense) or of { index; address; } groups (sparse)"),
+		  "jobs: a list of addresses (dense) or of { index; address; } groups (sparse)"),
 	CR_OPTION("cluster_json", CR_OPT_STRING, NULL, 0, "the cluster as TensorFlow as_dict JSON"),
 	CR_OPTION("task_type", CR_OPT_STRING, NULL, 0, "this process's job name"),
 	CR_OPTION_RANGE("task_id", CR_OPT_INT, NULL, 0, "this process's index in its job", 0,
@@ -271,7 +278,8 @@ static const cr_option simple_options[] = {
 	CR_OPTION("rpc_layer", CR_OPT_STRING, NULL, 0, "rpc layer, e.g. \"grpc\""),
 	CR_OPTION("environment", CR_OPT_STRING, NULL, 0, "environment name, e.g. \"cloud\""),
 	CR_OPTION("master", CR_OPT_STRING, "", 0, "master address returned when no task is given"),
-	CR_OPTION("num_accelerators", CR_OPT_GROUP, NULL, 0, "accelerators of this task, e.g. { GPU = 8; }"),
+	CR_OPTION("num_accelerators", CR_OPT_GROUP, NULL, 0,
+		  "accelerators of this task, e.g. { GPU = 8; }"),
 	CR_OPTIONS_END,
 };
 
@@ -291,7 +299,8 @@ static const cr_plugin_desc simple_desc = {
 	.kind = CR_PLUGIN_RESOLVER,
 	.name = "simple",
 	.version = CR_VERSION_STRING,
-	.description = "a cluster written in the configuration (TensorFlow's SimpleClusterResolver)",
+	.description =
+		"a cluster written in the configuration (TensorFlow's SimpleClusterResolver)",
 	.options = simple_options,
 	.option_size = sizeof(cr_option),
 	.resolver = &simple_ops,

@@ -24,7 +24,7 @@ static cr_status slurm_cfg_error(cr_error *err, const cr_cfg *at, const char *fm
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	return cr_host->error_set(err, CR_ERR_CONFIG, "%s:%d: resolver 'slurm': %s",
-				 cr_host->cfg_file(at), cr_host->cfg_line(at), why);
+				  cr_host->cfg_file(at), cr_host->cfg_line(at), why);
 }
 
 /* An integer config value in [min, max]. */
@@ -83,8 +83,9 @@ static cr_status slurm_read_tpn(const cr_cfg *tpn, slurm_config *cfg, cr_error *
 		return st;
 	}
 	if (type != CR_CFG_GROUP)
-		return slurm_cfg_error(err, tpn, "tasks_per_node must be an integer or a group "
-					       "of host = count");
+		return slurm_cfg_error(err, tpn,
+				       "tasks_per_node must be an integer or a group "
+				       "of host = count");
 	if (n == 0)
 		return slurm_cfg_error(err, tpn, "tasks_per_node is empty");
 	cfg->tpn_source = SLURM_TPN_GROUP;

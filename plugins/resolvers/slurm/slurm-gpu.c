@@ -118,8 +118,8 @@ static cr_status slurm_node_list(const slurm_config *cfg, slurm_list *l, const c
 	return CR_OK;
 }
 
-cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg,
-			     const slurm_layout *lay, long rank, slurm_gpus *gpus, cr_error *err)
+cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_layout *lay,
+			     long rank, slurm_gpus *gpus, cr_error *err)
 {
 	const char *cvd = cr_host->getenv(ctx, "CUDA_VISIBLE_DEVICES");
 	const char *step = cr_host->getenv(ctx, "SLURM_STEP_GPUS");

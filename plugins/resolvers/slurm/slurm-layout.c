@@ -374,7 +374,8 @@ static cr_status slurm_dist_read(cr_plugin_ctx *ctx, slurm_dist *d, cr_error *er
 		} else {
 			return cr_host->error_set(err, CR_ERR_BACKEND,
 						  "SLURM_DISTRIBUTION \"%s\" without a plane size "
-						  "(SLURM_DIST_PLANESIZE is not set)", v);
+						  "(SLURM_DIST_PLANESIZE is not set)",
+						  v);
 		}
 		if (st != CR_OK)
 			return st;
@@ -384,7 +385,8 @@ static cr_status slurm_dist_read(cr_plugin_ctx *ctx, slurm_dist *d, cr_error *er
 	} else {
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "SLURM_DISTRIBUTION \"%s\" is not block, cyclic, plane "
-					  "or arbitrary", v);
+					  "or arbitrary",
+					  v);
 	}
 	return CR_OK;
 }
@@ -439,8 +441,7 @@ static int slurm_cmp_u32(const void *a, const void *b)
 }
 
 /* Whether the layout puts exactly @gtids (sorted) on node @local. */
-static bool slurm_gtids_match(const slurm_layout *lay, long local, const uint32_t *gtids,
-			      size_t n)
+static bool slurm_gtids_match(const slurm_layout *lay, long local, const uint32_t *gtids, size_t n)
 {
 	size_t k = 0;
 
@@ -499,14 +500,14 @@ static cr_status slurm_distribute(cr_plugin_ctx *ctx, const slurm_env *env, slur
 		if (st != CR_OK || slurm_gtids_match(lay, lay->local_node, gtids, n_gtids))
 			return st;
 	}
-	return cr_host->error_set(err, CR_ERR_BACKEND,
-				  "SLURM_GTIDS \"%s\" (the ranks on %s) do not fit %s%s%s over "
-				  "%s \"%s\" and %s \"%s\"",
-				  cr_host->getenv(ctx, "SLURM_GTIDS"), lay->hosts[lay->local_node],
-				  given->given ? "SLURM_DISTRIBUTION \"" : "a block or cyclic layout",
-				  given->given ? cr_host->getenv(ctx, "SLURM_DISTRIBUTION") : "",
-				  given->given ? "\"" : "", env->nodelist_var, env->nodelist,
-				  env->tpn_var, env->tpn);
+	return cr_host->error_set(
+		err, CR_ERR_BACKEND,
+		"SLURM_GTIDS \"%s\" (the ranks on %s) do not fit %s%s%s over "
+		"%s \"%s\" and %s \"%s\"",
+		cr_host->getenv(ctx, "SLURM_GTIDS"), lay->hosts[lay->local_node],
+		given->given ? "SLURM_DISTRIBUTION \"" : "a block or cyclic layout",
+		given->given ? cr_host->getenv(ctx, "SLURM_DISTRIBUTION") : "",
+		given->given ? "\"" : "", env->nodelist_var, env->nodelist, env->tpn_var, env->tpn);
 }
 
 static int slurm_cmp_names(const void *a, const void *b, void *names)
@@ -547,8 +548,7 @@ cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 		}
 		for (uint32_t i = 0; i < lay->n_nodes; i++)
 			sorted[i] = i;
-		qsort_r(sorted, lay->n_nodes, sizeof(*sorted), slurm_cmp_names,
-			(void *)lay->hosts);
+		qsort_r(sorted, lay->n_nodes, sizeof(*sorted), slurm_cmp_names, (void *)lay->hosts);
 	}
 	/* SLURM_GTIDS describes the step's own layout: only a step's task list
 	 * taken from the environment can be checked against it. */

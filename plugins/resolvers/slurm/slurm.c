@@ -17,19 +17,19 @@
 
 static const cr_option slurm_options[] = {
 	CR_OPTION("jobs", CR_OPT_GROUP, NULL, 0,
-	  "jobs and their task counts, in order: { ps = 1; worker = 3; } "
-	  "(default: one worker job of every task)"),
+		  "jobs and their task counts, in order: { ps = 1; worker = 3; } "
+		  "(default: one worker job of every task)"),
 	CR_OPTION("port_base", CR_OPT_INT, "8888", 0,
-	  "port of the first task on each node; the next tasks count up"),
+		  "port of the first task on each node; the next tasks count up"),
 	CR_OPTION("tasks_per_node", CR_OPT_ANY, NULL, 0,
-	  "tasks on every node (an integer) or per host ({ node1 = 2; }); "
-	  "default: SLURM_STEP_TASKS_PER_NODE"),
+		  "tasks on every node (an integer) or per host ({ node1 = 2; }); "
+		  "default: SLURM_STEP_TASKS_PER_NODE"),
 	CR_OPTION("gpus_per_node", CR_OPT_INT, NULL, 0,
-	  "GPUs of each node (default: what Slurm bound)"),
+		  "GPUs of each node (default: what Slurm bound)"),
 	CR_OPTION("gpus_per_task", CR_OPT_INT, NULL, 0,
-	  "GPUs of each task (default: Slurm's binding, else GPUs / tasks per node)"),
+		  "GPUs of each task (default: Slurm's binding, else GPUs / tasks per node)"),
 	CR_OPTION("auto_set_gpu", CR_OPT_BOOL, "true", 0,
-	  "give this task CUDA_VISIBLE_DEVICES for its own GPUs (exec)"),
+		  "give this task CUDA_VISIBLE_DEVICES for its own GPUs (exec)"),
 	CR_OPTION("rpc_layer", CR_OPT_STRING, "grpc", 0, "RPC layer of the cluster"),
 	CR_OPTIONS_END,
 };
@@ -38,8 +38,7 @@ typedef struct slurm_state {
 	slurm_config cfg;
 } slurm_state;
 
-static cr_status slurm_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state,
-			      cr_error *err)
+static cr_status slurm_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
 {
 	slurm_state *s = calloc(1, sizeof(*s));
 	cr_status st;
@@ -92,11 +91,11 @@ static cr_status slurm_rank(cr_plugin_ctx *ctx, const slurm_env *env, const slur
 	if (st != CR_OK)
 		return st;
 	if (r >= lay->n_tasks)
-		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  "SLURM_PROCID \"%s\" is not below the %zu tasks of %s \"%s\"",
-					  v, lay->n_tasks,
-					  env->tpn != NULL ? env->tpn_var : "tasks_per_node",
-					  env->tpn != NULL ? env->tpn : "(config)");
+		return cr_host->error_set(
+			err, CR_ERR_BACKEND,
+			"SLURM_PROCID \"%s\" is not below the %zu tasks of %s \"%s\"", v,
+			lay->n_tasks, env->tpn != NULL ? env->tpn_var : "tasks_per_node",
+			env->tpn != NULL ? env->tpn : "(config)");
 	*rank = (long)r;
 	return CR_OK;
 }
@@ -122,12 +121,12 @@ static cr_status slurm_check(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 	}
 	if (env->in_step && rank >= 0 && lay->local_node >= 0 &&
 	    lay->node_of[rank] != (uint32_t)lay->local_node)
-		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  "SLURM_PROCID \"%s\" runs on %s by the %s layout, but this "
-					  "is %s",
-					  cr_host->getenv(ctx, "SLURM_PROCID"),
-					  lay->hosts[lay->node_of[rank]], lay->dist,
-					  lay->hosts[lay->local_node]);
+		return cr_host->error_set(
+			err, CR_ERR_BACKEND,
+			"SLURM_PROCID \"%s\" runs on %s by the %s layout, but this "
+			"is %s",
+			cr_host->getenv(ctx, "SLURM_PROCID"), lay->hosts[lay->node_of[rank]],
+			lay->dist, lay->hosts[lay->local_node]);
 	return CR_OK;
 }
 
@@ -139,14 +138,13 @@ static cr_status slurm_check_jobs(const slurm_config *cfg, const slurm_env *env,
 	for (size_t j = 0; j < cfg->n_jobs; j++)
 		sum += cfg->jobs[j].count;
 	if (cfg->n_jobs > 0 && sum != lay->n_tasks)
-		return cr_host->error_set(err, CR_ERR_CONFIG,
-					  "jobs ask for %llu tasks, but %s \"%s\" "
-					  "gives %zu",
-					  (unsigned long long)sum,
-					  cfg->tpn_source == SLURM_TPN_ENV ? env->tpn_var
-									   : "tasks_per_node",
-					  cfg->tpn_source == SLURM_TPN_ENV ? env->tpn : "(config)",
-					  lay->n_tasks);
+		return cr_host->error_set(
+			err, CR_ERR_CONFIG,
+			"jobs ask for %llu tasks, but %s \"%s\" "
+			"gives %zu",
+			(unsigned long long)sum,
+			cfg->tpn_source == SLURM_TPN_ENV ? env->tpn_var : "tasks_per_node",
+			cfg->tpn_source == SLURM_TPN_ENV ? env->tpn : "(config)", lay->n_tasks);
 	if (cfg->port_base + lay->max_tpn - 1 > 65535)
 		return cr_host->error_set(err, CR_ERR_CONFIG,
 					  "port_base %lld + %u tasks on a node "
@@ -162,8 +160,8 @@ typedef struct slurm_ports {
 	uint8_t *len;
 } slurm_ports;
 
-static cr_status slurm_ports_make(const slurm_config *cfg, const slurm_layout *lay,
-				  slurm_ports *p, cr_error *err)
+static cr_status slurm_ports_make(const slurm_config *cfg, const slurm_layout *lay, slurm_ports *p,
+				  cr_error *err)
 {
 	p->text = calloc(lay->max_tpn, sizeof(*p->text));
 	p->len = malloc(lay->max_tpn);
@@ -183,8 +181,8 @@ static void slurm_ports_clear(slurm_ports *p)
 
 /* One job: its tasks are the next @count ranks. */
 static cr_status slurm_emit_job(const slurm_layout *lay, const slurm_ports *ports,
-				const slurm_gpus *gpus, const char *job, size_t start,
-				size_t count, long rank, cr_result_builder *b, cr_error *err)
+				const slurm_gpus *gpus, const char *job, size_t start, size_t count,
+				long rank, cr_result_builder *b, cr_error *err)
 {
 	cr_status st = cr_host->result_add_job(b, job, err);
 	char *addr = NULL;
@@ -224,8 +222,8 @@ static cr_status slurm_emit(const slurm_config *cfg, const slurm_layout *lay,
 	if (st == CR_OK && cfg->n_jobs == 0)
 		st = slurm_emit_job(lay, &ports, gpus, "worker", 0, lay->n_tasks, rank, b, err);
 	for (size_t j = 0; st == CR_OK && j < cfg->n_jobs; j++) {
-		st = slurm_emit_job(lay, &ports, gpus, cfg->jobs[j].name, start,
-				    cfg->jobs[j].count, rank, b, err);
+		st = slurm_emit_job(lay, &ports, gpus, cfg->jobs[j].name, start, cfg->jobs[j].count,
+				    rank, b, err);
 		start += cfg->jobs[j].count;
 	}
 	slurm_ports_clear(&ports);
@@ -236,8 +234,7 @@ static cr_status slurm_emit(const slurm_config *cfg, const slurm_layout *lay,
 	return st;
 }
 
-static cr_status slurm_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
-			       cr_error *err)
+static cr_status slurm_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *err)
 {
 	slurm_state *s = state;
 	slurm_env env;

@@ -57,7 +57,7 @@ typedef struct slurm_layout {
 			     * or the config) */
 	uint32_t *host_len; /* strlen of each name */
 	size_t n_nodes;
-	uint32_t *tpn; /* tasks on each node */
+	uint32_t *tpn;      /* tasks on each node */
 	uint32_t *host_tpn; /* from host->tasks_per_node_expand, or NULL */
 	uint32_t max_tpn;
 	size_t n_tasks;
@@ -85,8 +85,8 @@ cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 			     slurm_layout *lay, cr_error *err);
 void slurm_layout_clear(slurm_layout *lay);
 
-cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg,
-			     const slurm_layout *lay, long rank, slurm_gpus *gpus, cr_error *err);
+cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_layout *lay,
+			     long rank, slurm_gpus *gpus, cr_error *err);
 void slurm_gpus_clear(slurm_gpus *gpus);
 
 #endif /* CR_PLUGIN_SLURM_H */

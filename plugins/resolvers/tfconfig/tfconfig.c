@@ -23,7 +23,8 @@ static cr_status tfc_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	const char *var = cr_host->opt_string(ctx, "variable");
 
 	if (var == NULL || *var == '\0' || strchr(var, '=') != NULL)
-		return cr_host->error_set(err, CR_ERR_CONFIG, "%s:%d: variable must be a variable name",
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "%s:%d: variable must be a variable name",
 					  cr_host->cfg_file(config), cr_host->cfg_line(config));
 	*state = ctx; /* nothing to keep but the context */
 	return CR_OK;
@@ -179,8 +180,10 @@ static cr_status tfc_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 		st = cr_host->result_set_rpc_layer(b, rpc, err);
 	if (st == CR_OK && (env != NULL || cr_host->opt_is_set(ctx, "environment")))
 		st = cr_host->result_set_environment(
-			b, cr_host->opt_is_set(ctx, "environment") ? cr_host->opt_string(ctx, "environment")
-								   : env,
+			b,
+			cr_host->opt_is_set(ctx, "environment")
+				? cr_host->opt_string(ctx, "environment")
+				: env,
 			err);
 	if (st == CR_OK && session != NULL) {
 		st = cr_host->result_set_master(b, session, err);
@@ -201,7 +204,8 @@ out:
 }
 
 static const cr_option tfc_options[] = {
-	CR_OPTION("variable", CR_OPT_STRING, "TF_CONFIG", 0, "environment variable holding the JSON"),
+	CR_OPTION("variable", CR_OPT_STRING, "TF_CONFIG", 0,
+		  "environment variable holding the JSON"),
 	CR_OPTION("environment", CR_OPT_STRING, NULL, 0, "environment name (overrides the JSON's)"),
 	CR_OPTIONS_END,
 };

@@ -43,7 +43,6 @@ static cr_status broken_enumerate(void *state, cr_plugin_ctx *ctx, cr_accel_list
 	return CR_DECLINED;
 }
 
-
 static const cr_accel_ops broken_accel_ops = {
 	.struct_size = sizeof(cr_accel_ops),
 	.create = broken_create,

@@ -9,8 +9,7 @@
 
 #include <cluster-resolver/plugin.h>
 
-static cr_status lacc_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state,
-			     cr_error *err)
+static cr_status lacc_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
 {
 	*state = NULL;
 	return CR_OK;
@@ -20,8 +19,7 @@ static void lacc_destroy(void *state)
 {
 }
 
-static cr_status lacc_enumerate(void *state, cr_plugin_ctx *ctx, cr_accel_list *list,
-				cr_error *err)
+static cr_status lacc_enumerate(void *state, cr_plugin_ctx *ctx, cr_accel_list *list, cr_error *err)
 {
 	static const char *const uuids[] = { "GPU-1e9ac7-0", "GPU-1e9ac7-1" };
 	cr_status st = CR_OK;

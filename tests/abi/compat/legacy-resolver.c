@@ -75,11 +75,13 @@ static cr_status legacy_master(void *state, cr_plugin_ctx *ctx, const char *task
 	return cr_host->text_set(out, "legacy-master:8470", err);
 }
 
+/* clang-format off */
 static const cr_option legacy_options[] = {
 	{ "job", CR_OPT_STRING, "worker", 0, "job of the two tasks" },
 	{ "port", CR_OPT_INT, "2222", 0, "port of every task" },
 	CR_OPTIONS_END,
 };
+/* clang-format on */
 
 static const cr_resolver_ops legacy_ops = {
 	.struct_size = sizeof(cr_resolver_ops),

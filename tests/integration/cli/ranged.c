@@ -53,6 +53,7 @@ static cr_status ranged_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 	return st;
 }
 
+/* clang-format off */
 static const cr_option ranged_options[] = {
 	CR_OPTION("mode", CR_OPT_STRING, "ok", 0, "ok | decline | decline-silent | fail"),
 	CR_OPTION_RANGE("count", CR_OPT_INT, "1", 0, "tasks to report", 1, 10),
@@ -61,6 +62,7 @@ static const cr_option ranged_options[] = {
 	CR_OPTION_RANGE("ratio", CR_OPT_FLOAT, NULL, 0, "a fraction", 0.25, 1e30),
 	CR_OPTIONS_END,
 };
+/* clang-format on */
 
 static const cr_resolver_ops ranged_ops = {
 	.struct_size = sizeof(cr_resolver_ops),

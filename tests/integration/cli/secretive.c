@@ -26,6 +26,7 @@ static cr_status secretive_resolve(void *state, cr_plugin_ctx *ctx, cr_result_bu
 	return cr_host->result_append_task(b, "secret-job", ep, err);
 }
 
+/* clang-format off */
 static const cr_option secretive_options[] = {
 	CR_OPTION("token", CR_OPT_STRING, NULL, CR_OPT_REQUIRED | CR_OPT_SECRET, "API token"),
 	CR_OPTION("endpoint", CR_OPT_STRING, "127.0.0.1:1", 0, "where the job runs"),
@@ -34,6 +35,7 @@ static const cr_option secretive_options[] = {
 	CR_OPTION("password", CR_OPT_STRING, "hunter2", CR_OPT_SECRET, "a secret with a default"),
 	CR_OPTIONS_END,
 };
+/* clang-format on */
 
 static const cr_resolver_ops secretive_ops = {
 	.struct_size = sizeof(cr_resolver_ops),

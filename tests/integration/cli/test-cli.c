@@ -20,25 +20,30 @@
 #define PP "plugin_path = \"@TESTPLUG@\";\naccelerators = ( );\n"
 #define SIMPLE_W0 "{ plugin = \"simple\"; cluster = { worker = [ \"w0:1\" ]; }; }"
 /* A simple resolver with a master of its own; the case closes the group. */
-#define SIMPLE_M1 "{ plugin = \"simple\"; cluster = { worker = [ \"w0:1\", \"w1:1\" ]; }; master = \"m:1\";"
+#define SIMPLE_M1                                                                                  \
+	"{ plugin = \"simple\"; cluster = { worker = [ \"w0:1\", \"w1:1\" ]; }; master = \"m:1\";"
 #define TF_TWO_WORKERS "{\"cluster\": {\"worker\": [\"worker0:2222\", \"worker1:2222\"]}"
 /* simple's create() refuses a task id without a task type: CR_ERR_CONFIG. */
 #define CREATE_FAILS PP "resolvers = (\n  { plugin = \"simple\"; task_id = 1; } );\n"
-#define CREATE_FAILS_ERR                                                                        \
-	PFX "resolver 'simple' (@PLUGINS@/resolvers/simple.so): create failed: @CONF@:4: "      \
+#define CREATE_FAILS_ERR                                                                           \
+	PFX "resolver 'simple' (@PLUGINS@/resolvers/simple.so): create failed: @CONF@:4: "         \
 	    "'task_type' and 'task_id' must be set together\n"
 /* One resolver of each verdict: declined without and with a reason, an
  * optional error, the sufficient answer, and one skipped after it. */
-#define EXPLAIN_CONF                                                                   \
-	PP "resolvers = (\n"                                                          \
-	   "  { plugin = \"ranged\"; name = \"quiet\"; mode = \"decline-silent\"; },\n"    \
-	   "  { plugin = \"tfconfig\"; policy = \"optional\"; },\n"                      \
-	   "  { plugin = \"ranged\"; name = \"broken\"; policy = \"optional\"; mode = \"fail\"; count = 2; },\n" \
-	   "  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"        \
-	   "    cluster = { worker = [ \"w0:1\" ]; }; task_type = \"worker\"; task_id = 0; },\n" \
+#define EXPLAIN_CONF                                                                               \
+	PP "resolvers = (\n"                                                                       \
+	   "  { plugin = \"ranged\"; name = \"quiet\"; mode = \"decline-silent\"; },\n"            \
+	   "  { plugin = \"tfconfig\"; policy = \"optional\"; },\n"                                \
+	   "  { plugin = \"ranged\"; name = \"broken\"; policy = \"optional\"; mode = \"fail\"; "  \
+	   "count = 2; },\n"                                                                       \
+	   "  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"                 \
+	   "    cluster = { worker = [ \"w0:1\" ]; }; task_type = \"worker\"; task_id = 0; },\n"   \
 	   "  { plugin = \"ranged\"; name = \"never\"; } );\n"
-#define TFC_SHAPE "TF_CONFIG: the tasks for job 'worker' must be a list or an object from indices to addresses, not a string"
+#define TFC_SHAPE                                                                                  \
+	"TF_CONFIG: the tasks for job 'worker' must be a list or an object from indices to "       \
+	"addresses, not a string"
 
+/* clang-format off */
 static const crt_cli_case cases[] = {
 	/* ---- schema validation, before any plugin runs ---- */
 	{ "unknown-key-did-you-mean",
@@ -357,6 +362,7 @@ static const crt_cli_case cases[] = {
 	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.1.0 (plugin ABI 1.1)\n", "", 0 },
 	{ NULL },
 };
+/* clang-format on */
 
 static char *path_in_tmp(const char *name)
 {
@@ -390,39 +396,50 @@ static void test_dropins(void)
 	const char *argv_check[] = { "$CR_CLI", "check-config", main_conf, NULL };
 
 	g_assert_cmpint(g_mkdir_with_parents(confd, 0755), ==, 0);
-	crt_write_file(main_conf, "accelerators = ( );\nresolvers = ( { plugin = \"simple\"; name = \"main\";\n"
+	crt_write_file(main_conf, "accelerators = ( );\nresolvers = ( { plugin = \"simple\"; name "
+				  "= \"main\";\n"
 				  "  cluster = { worker = [ \"main:1\" ]; }; } );\n");
-#define DROP(name, text)                                   \
-	f = g_build_filename(confd, name, NULL);           \
-	crt_write_file(f, text);                           \
+#define DROP(name, text)                                                                           \
+	f = g_build_filename(confd, name, NULL);                                                   \
+	crt_write_file(f, text);                                                                   \
 	g_free(f)
-	DROP("20-b.conf", "resolvers = ( { plugin = \"simple\"; name = \"b\"; cluster = { worker = [ \"b:1\" ]; }; } );\n");
-	DROP("10-a.conf", "resolvers = ( { plugin = \"simple\"; name = \"a\"; cluster = { worker = [ \"a:1\" ]; }; } );\n"
+	DROP("20-b.conf", "resolvers = ( { plugin = \"simple\"; name = \"b\"; cluster = { worker = "
+			  "[ \"b:1\" ]; }; } );\n");
+	DROP("10-a.conf", "resolvers = ( { plugin = \"simple\"; name = \"a\"; cluster = { worker = "
+			  "[ \"a:1\" ]; }; } );\n"
 			  "rpc_layer = \"grpc\";\n");
-	DROP("9-z.conf", "resolvers = ( { plugin = \"simple\"; name = \"z\"; cluster = { worker = [ \"z:1\" ]; }; } );\n");
+	DROP("9-z.conf", "resolvers = ( { plugin = \"simple\"; name = \"z\"; cluster = { worker = "
+			 "[ \"z:1\" ]; }; } );\n");
 	DROP("30-c.conf.disabled", "this is not libconfig");
 	DROP(".40-hidden.conf", "this is not libconfig");
 	DROP("README", "this is not libconfig");
 #undef DROP
 	run_expect(argv, NULL,
-		   "{\"cluster\": {\"worker\": [\"main:1\", \"a:1\", \"b:1\", \"z:1\"]}, \"rpc_layer\": \"grpc\"}\n",
+		   "{\"cluster\": {\"worker\": [\"main:1\", \"a:1\", \"b:1\", \"z:1\"]}, "
+		   "\"rpc_layer\": \"grpc\"}\n",
 		   "", 0);
 	run_expect(argv_check, NULL,
 		   "@DIR@/dropins/main.conf: ok\n"
-		   "resolver 'main': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/main.conf:2\n"
+		   "resolver 'main': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy "
+		   "required, at @DIR@/dropins/main.conf:2\n"
 		   "    cluster = { 1 keys }\n"
-		   "resolver 'a': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/10-a.conf:1\n"
+		   "resolver 'a': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy "
+		   "required, at @DIR@/dropins/conf.d/10-a.conf:1\n"
 		   "    cluster = { 1 keys }\n"
-		   "resolver 'b': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/20-b.conf:1\n"
+		   "resolver 'b': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy "
+		   "required, at @DIR@/dropins/conf.d/20-b.conf:1\n"
 		   "    cluster = { 1 keys }\n"
-		   "resolver 'z': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy required, at @DIR@/dropins/conf.d/9-z.conf:1\n"
+		   "resolver 'z': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy "
+		   "required, at @DIR@/dropins/conf.d/9-z.conf:1\n"
 		   "    cluster = { 1 keys }\n",
 		   "", 0);
 	/* An error in a drop-in names the drop-in. */
 	f = g_build_filename(confd, "50-bad.conf", NULL);
 	crt_write_file(f, "resolvers = (\n { plugin = \"simple\"; colour = 1; } );\n");
 	run_expect(argv, NULL, "",
-		   PFX "@DIR@/dropins/conf.d/50-bad.conf:2: resolver 'simple': unknown key 'colour'\n", 2);
+		   PFX
+		   "@DIR@/dropins/conf.d/50-bad.conf:2: resolver 'simple': unknown key 'colour'\n",
+		   2);
 	g_assert_cmpint(g_unlink(f), ==, 0);
 	g_free(f);
 	g_free(main_conf);
@@ -440,8 +457,10 @@ static void test_config_selection(void)
 	const char *argv_cfg[] = { "$CR_CLI", "--config", b, "resolve", NULL };
 	const char *argv_short[] = { "$CR_CLI", "resolve", "-c", b, NULL };
 
-	crt_write_file(a, "accelerators = ( );\nresolvers = ( { plugin = \"simple\"; cluster = { from_env = [ \"a:1\" ]; }; } );\n");
-	crt_write_file(b, "accelerators = ( );\nresolvers = ( { plugin = \"simple\"; cluster = { from_option = [ \"b:1\" ]; }; } );\n");
+	crt_write_file(a, "accelerators = ( );\nresolvers = ( { plugin = \"simple\"; cluster = { "
+			  "from_env = [ \"a:1\" ]; }; } );\n");
+	crt_write_file(b, "accelerators = ( );\nresolvers = ( { plugin = \"simple\"; cluster = { "
+			  "from_option = [ \"b:1\" ]; }; } );\n");
 	run_expect(argv_env, env, "{\"cluster\": {\"from_env\": [\"a:1\"]}}\n", "", 0);
 	run_expect(argv_cfg, env, "{\"cluster\": {\"from_option\": [\"b:1\"]}}\n", "", 0);
 	run_expect(argv_short, env, "{\"cluster\": {\"from_option\": [\"b:1\"]}}\n", "", 0);
@@ -457,18 +476,23 @@ static void test_auto_default(void)
 	const char *argv_check[] = { "$CR_CLI", "check-config", NULL };
 	const char *unset[] = { "CLUSTER_RESOLVER_CONFIG", "TF_CONFIG", NULL };
 	const char *tf[] = { "CLUSTER_RESOLVER_CONFIG",
-			     "TF_CONFIG={\"cluster\": {\"chief\": [\"c:1\"]}, \"task\": {\"type\": \"chief\", \"index\": 0}}",
+			     "TF_CONFIG={\"cluster\": {\"chief\": [\"c:1\"]}, \"task\": {\"type\": "
+			     "\"chief\", \"index\": 0}}",
 			     NULL };
 	char *out = NULL, *err = NULL;
 
 	if (g_file_test("/etc/cluster-resolver/cluster-resolver.conf", G_FILE_TEST_EXISTS)) {
-		g_test_skip("/etc/cluster-resolver/cluster-resolver.conf exists, so no built-in default");
+		g_test_skip("/etc/cluster-resolver/cluster-resolver.conf exists, so no built-in "
+			    "default");
 		return;
 	}
 	run_expect(argv, unset,
-		   "{\"cluster\": {\"worker\": [\"localhost:2222\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}\n",
+		   "{\"cluster\": {\"worker\": [\"localhost:2222\"]}, \"task\": {\"type\": "
+		   "\"worker\", \"index\": 0}}\n",
 		   "", 0);
-	run_expect(argv, tf, "{\"cluster\": {\"chief\": [\"c:1\"]}, \"task\": {\"type\": \"chief\", \"index\": 0}}\n",
+	run_expect(argv, tf,
+		   "{\"cluster\": {\"chief\": [\"c:1\"]}, \"task\": {\"type\": \"chief\", "
+		   "\"index\": 0}}\n",
 		   "", 0);
 	/* check-config names the built-in configuration: tfconfig first, then
 	 * whatever other environment resolvers are built, each on its own line
@@ -476,21 +500,25 @@ static void test_auto_default(void)
 	g_assert_cmpint(crt_run(argv_check, unset, &out, &err), ==, 0);
 	g_assert_cmpstr(err, ==, "");
 	{
-		char *tfc = crt_subst("(built-in auto): ok\nresolver 'tfconfig': plugin tfconfig 1.1.0 "
-				      "(@PLUGINS@/resolvers/tfconfig.so), policy sufficient, at (built-in auto):2\n",
-				      NULL);
+		char *tfc =
+			crt_subst("(built-in auto): ok\nresolver 'tfconfig': plugin tfconfig 1.1.0 "
+				  "(@PLUGINS@/resolvers/tfconfig.so), policy sufficient, at "
+				  "(built-in auto):2\n",
+				  NULL);
 		const char *local = strstr(out, "resolver 'local': ");
 		guint before = 0;
 		char *tail, *want;
 
 		g_assert_true(g_str_has_prefix(out, tfc));
 		g_assert_nonnull(local);
-		for (const char *p = out; local != NULL && (p = strstr(p, "\nresolver '")) != NULL && p < local; p++)
+		for (const char *p = out;
+		     local != NULL && (p = strstr(p, "\nresolver '")) != NULL && p < local; p++)
 			before++;
-		tail = g_strdup_printf("resolver 'local': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), "
-				       "policy sufficient, at (built-in auto):%u\n"
-				       "    cluster = { 1 keys }\n    task_type = \"worker\"\n    task_id = 0\n",
-				       before + 1);
+		tail = g_strdup_printf(
+			"resolver 'local': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), "
+			"policy sufficient, at (built-in auto):%u\n"
+			"    cluster = { 1 keys }\n    task_type = \"worker\"\n    task_id = 0\n",
+			before + 1);
 		want = crt_subst(tail, NULL);
 		g_assert_cmpstr(local, ==, want);
 		g_free(want);
@@ -514,7 +542,8 @@ static void test_usage(void)
 	g_assert_cmpint(crt_run(help, NULL, &hout, &herr), ==, 0);
 	g_assert_cmpstr(herr, ==, "");
 	g_assert_cmpstr(hout, ==, err);
-	g_assert_true(g_str_has_suffix(err, "Exit status: 0 success, 1 resolution failed, 2 usage or configuration error.\n"));
+	g_assert_true(g_str_has_suffix(err, "Exit status: 0 success, 1 resolution failed, 2 usage "
+					    "or configuration error.\n"));
 	g_free(out);
 	g_free(err);
 	g_free(hout);

@@ -50,7 +50,8 @@ static cr_status sup_pass(cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *er
 	if (path == NULL)
 		return CR_OK;
 	if (!CR_HOST_HAS(cr_host, result_pass_fd))
-		return cr_host->error_set(err, CR_ERR_UNSUPPORTED, "the host cannot pass descriptors");
+		return cr_host->error_set(err, CR_ERR_UNSUPPORTED,
+					  "the host cannot pass descriptors");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cr_host->error_set(err, CR_ERR_IO, "cannot open %s", path);
@@ -59,8 +60,7 @@ static cr_status sup_pass(cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *er
 	return st;
 }
 
-static cr_status sup_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
-			     cr_error *err)
+static cr_status sup_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *err)
 {
 	cr_status st;
 
@@ -115,6 +115,7 @@ static cr_status sup_supervise(void *state, cr_plugin_ctx *ctx, const cr_supervi
 	return CR_OK;
 }
 
+/* clang-format off */
 static const cr_option sup_options[] = {
 	CR_OPTION("address", CR_OPT_STRING, "127.0.0.1:1", 0, "the one worker's address"),
 	CR_OPTION("events", CR_OPT_STRING, NULL, 0, "file the supervise events are appended to"),
@@ -124,6 +125,7 @@ static const cr_option sup_options[] = {
 	CR_OPTION("pass_env", CR_OPT_STRING, "CR_TEST_FD", 0, "variable naming the passed descriptor"),
 	CR_OPTIONS_END,
 };
+/* clang-format on */
 
 static const cr_resolver_ops sup_ops = {
 	.struct_size = sizeof(cr_resolver_ops),

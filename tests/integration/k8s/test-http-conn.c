@@ -21,12 +21,21 @@
 
 #define TOKEN "Authorization: Bearer fixture-token-0123456789"
 
-enum ca { CA_NONE, CA_FILE, CA_PEM, CA_COPY };
-enum cert { CERT_NONE, CERT_FILE, CERT_PEM };
+enum ca {
+	CA_NONE,
+	CA_FILE,
+	CA_PEM,
+	CA_COPY
+};
+enum cert {
+	CERT_NONE,
+	CERT_FILE,
+	CERT_PEM
+};
 
 typedef struct http_case {
 	const char *name;
-	char inst;    /* 'a', 'b': instance; '-': no instance (NULL ctx) */
+	char inst; /* 'a', 'b': instance; '-': no instance (NULL ctx) */
 	enum ca ca;
 	enum cert cert;
 	bool token;
@@ -35,6 +44,7 @@ typedef struct http_case {
 	bool rewrite_copy; /* rewrite DIR/ca-copy.crt before the request */
 } http_case;
 
+/* clang-format off */
 static const http_case cases[] = {
 	{ "token-1", 'a', CA_FILE, CERT_NONE, true, false, "GET", false },
 	{ "token-2", 'a', CA_FILE, CERT_NONE, true, false, "GET", false },
@@ -55,11 +65,11 @@ static const http_case cases[] = {
 	{ "no-instance", '-', CA_FILE, CERT_NONE, true, false, "GET", false },
 	{ NULL, 0, CA_NONE, CERT_NONE, false, false, NULL, false },
 };
+/* clang-format on */
 
 static void on_log(cr_log_level level, const char *source, const char *message, void *data)
 {
-	g_string_append_printf(data, "log %d %s: %s\n", (int)level, source ? source : "-",
-			       message);
+	g_string_append_printf(data, "log %d %s: %s\n", (int)level, source ? source : "-", message);
 }
 
 static char *slurp(const char *path)
@@ -73,8 +83,7 @@ static char *slurp(const char *path)
 	return text;
 }
 
-static void run_case(const http_case *tc, const char *dir, int port, cr_instance *a,
-		     cr_instance *b)
+static void run_case(const http_case *tc, const char *dir, int port, cr_instance *a, cr_instance *b)
 {
 	char *ca_file = g_build_filename(dir, "ca.crt", NULL);
 	char *ca_copy = g_build_filename(dir, "ca-copy.crt", NULL);

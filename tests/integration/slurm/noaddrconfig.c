@@ -12,8 +12,7 @@
 #include <netdb.h>
 #include <stddef.h>
 
-typedef int (*gai_fn)(const char *, const char *, const struct addrinfo *,
-		      struct addrinfo **);
+typedef int (*gai_fn)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
 
 int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
 		struct addrinfo **res)

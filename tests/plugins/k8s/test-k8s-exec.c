@@ -15,11 +15,11 @@
 #define SERVER "https://api.test:6443"
 #define PODS SERVER "/api/v1/namespaces/train/pods?labelSelector=job-name%3Dworker&limit=500"
 #define TOKEN "exec-t0ken-v1"
-#define CRED(v, status) \
-	"{\"apiVersion\":\"client.authentication.k8s.io/" v "\",\"kind\":\"ExecCredential\"," \
+#define CRED(v, status)                                                                            \
+	"{\"apiVersion\":\"client.authentication.k8s.io/" v "\",\"kind\":\"ExecCredential\","      \
 	"\"status\":" status "}"
-#define INFO_V1 \
-	"KUBERNETES_EXEC_INFO={\"apiVersion\":\"client.authentication.k8s.io/v1\"," \
+#define INFO_V1                                                                                    \
+	"KUBERNETES_EXEC_INFO={\"apiVersion\":\"client.authentication.k8s.io/v1\","                \
 	"\"kind\":\"ExecCredential\",\"spec\":{\"interactive\":false}}"
 #define WHAT "resolver 'k8s': exec credential plugin './bin/get-token' (user 'u'): "
 
@@ -36,15 +36,21 @@ static const char kubeconfig_fmt[] =
 typedef struct exec_case {
 	const char *name;
 	const char *api_version, *command, *arg; /* of the kubeconfig's exec */
-	const char *config;                       /* extra k8s options */
-	enum { EXITS, TIMES_OUT, CANNOT_START, NOT_RUN } answer;
+	const char *config;                      /* extra k8s options */
+	enum {
+		EXITS,
+		TIMES_OUT,
+		CANNOT_START,
+		NOT_RUN
+	} answer;
 	int exit_status;
-	const char *out, *err;                    /* CANNOT_START: err is the reason */
+	const char *out, *err; /* CANNOT_START: err is the reason */
 	cr_status status;
-	const char *message;                      /* resolve's, or its output on CR_OK */
-	const char *warnings;                     /* warning lines logged */
+	const char *message;  /* resolve's, or its output on CR_OK */
+	const char *warnings; /* warning lines logged */
 } exec_case;
 
+/* clang-format off */
 static const exec_case cases[] = {
 	{ "v1-token", "v1", "./bin/get-token", "v1", "", EXITS, 0, CRED("v1", "{\"token\":\"" TOKEN "\"}"),
 	  "", CR_OK,
@@ -79,6 +85,7 @@ static const exec_case cases[] = {
 	  "" },
 	{ NULL },
 };
+/* clang-format on */
 
 static char *warning_lines(cr_testhost *th)
 {
@@ -112,8 +119,8 @@ static void script(cr_testhost *th, const exec_case *c)
 			memset(big, 'x', (1u << 20) + 1);
 			big[(1u << 20) + 1] = '\0';
 		}
-		g_assert_cmpint(cr_testhost_spawn_exit(th, c->exit_status, big != NULL ? big : c->out,
-						       c->err, &err),
+		g_assert_cmpint(cr_testhost_spawn_exit(th, c->exit_status,
+						       big != NULL ? big : c->out, c->err, &err),
 				==, CR_OK);
 	}
 	if (c->status == CR_OK) {

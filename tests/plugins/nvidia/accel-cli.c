@@ -13,9 +13,15 @@
 
 /* Variables that would leak the test machine's binding into a case. */
 static const char *const accel_scrubbed[] = {
-	"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
-	"TPU_VISIBLE_CHIPS", "TPU_CHIPS_PER_PROCESS_BOUNDS", "TPU_PROCESS_BOUNDS",
-	"FAKE_NVML_CONFIG", "LD_LIBRARY_PATH", NULL,
+	"CUDA_VISIBLE_DEVICES",
+	"NVIDIA_VISIBLE_DEVICES",
+	"CUDA_DEVICE_ORDER",
+	"TPU_VISIBLE_CHIPS",
+	"TPU_CHIPS_PER_PROCESS_BOUNDS",
+	"TPU_PROCESS_BOUNDS",
+	"FAKE_NVML_CONFIG",
+	"LD_LIBRARY_PATH",
+	NULL,
 };
 
 static char *accel_replace(char *text, const char *from, const char *to)

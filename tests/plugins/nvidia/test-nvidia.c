@@ -12,8 +12,8 @@
 #include "thc.h"
 
 /* A resolver so that `accelerators` has a task to answer for. */
-#define SIMPLE                                                                    \
-	"resolvers = ( { plugin = \"simple\"; cluster = { worker = [ \"localhost:2222\" ]; };" \
+#define SIMPLE                                                                                     \
+	"resolvers = ( { plugin = \"simple\"; cluster = { worker = [ \"localhost:2222\" ]; };"     \
 	" task_type = \"worker\"; task_id = 0; } );\n"
 #define LIB(lib) "library = \"" lib "\";"
 #define ROOT(r) "@FIX@/roots/" r
@@ -36,16 +36,17 @@
 #define U6 "GPU-6b1e8f7c-d0aa-4e6b-b9d7-cf80e27daed6"
 #define U7 "GPU-6b2f907d-e1bb-4f7c-8ae8-d091f38ebfe7"
 
-#define DEV(model, i, p, uuid, mem) \
-	"{\"plugin\": \"nvidia\", \"kind\": \"GPU\", \"vendor\": \"nvidia\", \"model\": \"" model \
+#define DEV(model, i, p, uuid, mem)                                                                \
+	"{\"plugin\": \"nvidia\", \"kind\": \"GPU\", \"vendor\": \"nvidia\", \"model\": \"" model  \
 	"\", \"index\": " i ", \"physical_index\": " p ", \"uuid\": \"" uuid "\"" mem
-#define A100(i, p, uuid, bus) \
-	DEV("NVIDIA A100-SXM4-40GB", i, p, uuid, ", \"memory_bytes\": 42949672960") \
+#define A100(i, p, uuid, bus)                                                                      \
+	DEV("NVIDIA A100-SXM4-40GB", i, p, uuid, ", \"memory_bytes\": 42949672960")                \
 	", \"pci_bus_id\": \"" bus "\""
 #define BY(var) ", \"visible_by\": \"" var "\"}"
 #define END "}"
 #define JSON(counts, devices) "{\"num_accelerators\": " counts ", \"devices\": [" devices "]}\n"
 
+/* clang-format off */
 static const thc_case cases[] = {
 	/* An 8-GPU host, nothing masked. */
 	{ "dgx/count", LIB(GOOD), { NULL }, ROOT("cpu-only"), { "accelerators" },
@@ -159,6 +160,7 @@ static const thc_case cases[] = {
 	  ERR "NVIDIA_VISIBLE_DEVICES='0,gpu1': 'gpu1' is not a GPU index, GPU:MIG pair or UUID", CR_ERR_PARSE, NULL, { DGX } },
 	{ NULL },
 };
+/* clang-format on */
 
 /* nvml/mig.conf: GPU 0 in MIG mode (instances in slots 0, 1, 3), GPU 1 whole. */
 #define MIG_GPU0 "GPU-7c3a1b2d-4e5f-4a6b-9c7d-8e9f0a1b2c3d"
@@ -166,12 +168,13 @@ static const thc_case cases[] = {
 #define MIG0 "MIG-0e1f2a3b-4c5d-5e6f-8a7b-9c0d1e2f3a4b"
 #define MIG1 "MIG-1f2a3b4c-5d6e-5f7a-9b8c-0d1e2f3a4b5c"
 #define MIG3 "MIG-2a3b4c5d-6e7f-5a8b-ac9d-1e2f3a4b5c6d"
-#define MIGDEV(i, slot, uuid, profile, mem) \
-	DEV("NVIDIA A100-SXM4-40GB MIG " profile, i, slot, uuid, ", \"memory_bytes\": " mem) \
+#define MIGDEV(i, slot, uuid, profile, mem)                                                        \
+	DEV("NVIDIA A100-SXM4-40GB MIG " profile, i, slot, uuid, ", \"memory_bytes\": " mem)       \
 	", \"pci_bus_id\": \"0000:07:00.0\""
 #define PARENT0 ", \"parent_index\": 0}"
 #define PARENT0_BY(var) ", \"visible_by\": \"" var "\", \"parent_index\": 0}"
 
+/* clang-format off */
 static const thc_case mig_cases[] = {
 	{ "mig/json", LIB(GOOD), { NULL }, ROOT("cpu-only"), { "accelerators", "--json" },
 	  JSON("{\"GPU\": 4}", MIGDEV("0", "0", MIG0, "3g.20gb", "20937965568") PARENT0 ", " MIGDEV("1", "1", MIG1, "2g.10gb", "10468982784") PARENT0 ", " MIGDEV("2", "3", MIG3, "1g.5gb", "5234491392") PARENT0 ", " A100("3", "1", MIG_GPU1, "0000:0f:00.0") END),
@@ -193,11 +196,13 @@ static const thc_case mig_cases[] = {
 	  "", CR_OK, NULL, { NVML("mig.conf") } },
 	{ NULL },
 };
+/* clang-format on */
 
 /* roots/gpu-procfs: 5 V100s in /proc/driver/nvidia, one excluded by the driver. */
-#define V100(i, uuid, bus) \
+#define V100(i, uuid, bus)                                                                         \
 	DEV("Tesla V100-SXM2-16GB", i, i, uuid, "") ", \"pci_bus_id\": \"" bus "\"}"
 
+/* clang-format off */
 static const thc_case fallback_cases[] = {
 	{ "procfs/json", LIB(ABSENT), { NULL }, ROOT("gpu-procfs"), { "accelerators", "--json" },
 	  JSON("{\"GPU\": 4}", V100("0", "GPU-a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "0000:1a:00.0") ", " V100("1", "GPU-b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e", "0000:1c:00.0") ", " V100("2", "GPU-d4e5f6a7-b8c9-4d0e-9f2a-3b4c5d6e7f80", "0000:8a:00.0") ", " V100("3", "GPU-e5f6a7b8-c9d0-4e1f-8a3b-4c5d6e7f8091", "0000:b2:00.0")),
@@ -239,11 +244,17 @@ static const thc_case fallback_cases[] = {
 	  "", CR_OK, NULL, { NVML("no-gpu.conf") } },
 	{ NULL },
 };
+/* clang-format on */
 
 /* The default soname, found through the loader's search path. */
 static const accel_case cli_cases[] = {
-	{ "dgx/soname", SIMPLE "accelerators = ( { plugin = \"nvidia\"; root = \"@FIX@/roots/cpu-only\"; } );\n",
-	  { DGX, "LD_LIBRARY_PATH=@NVML@/good" }, FALSE, 0, "{\"GPU\": 8}\n", NULL },
+	{ "dgx/soname",
+	  SIMPLE "accelerators = ( { plugin = \"nvidia\"; root = \"@FIX@/roots/cpu-only\"; } );\n",
+	  { DGX, "LD_LIBRARY_PATH=@NVML@/good" },
+	  FALSE,
+	  0,
+	  "{\"GPU\": 8}\n",
+	  NULL },
 };
 
 int main(int argc, char **argv)

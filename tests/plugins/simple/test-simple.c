@@ -8,6 +8,7 @@
 
 #define CREATE "resolver 'simple' (@PLUGIN@): create failed: "
 
+/* clang-format off */
 static const thc_case cases[] = {
 	{ "dense",
 	  "cluster = { worker = [ \"w0:2222\", \"w1:2222\" ]; ps = [ \"p0:2222\" ]; };\n"
@@ -215,6 +216,7 @@ static const thc_case cases[] = {
 
 	{ NULL },
 };
+/* clang-format on */
 
 int main(int argc, char **argv)
 {

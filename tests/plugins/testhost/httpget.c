@@ -33,12 +33,14 @@ static cr_status httpget_hosts(cr_plugin_ctx *ctx, const cr_json *root, const ch
 	cr_status st = cr_host->result_add_job(b, job, err);
 
 	if (cr_host->json_type(hosts) != CR_JSON_ARRAY)
-		return cr_host->error_set(err, CR_ERR_PARSE, "%s: \"hosts\" must be an array", what);
+		return cr_host->error_set(err, CR_ERR_PARSE, "%s: \"hosts\" must be an array",
+					  what);
 	for (size_t i = 0; st == CR_OK && i < cr_host->json_length(hosts); i++) {
 		const char *addr = cr_host->json_string(cr_host->json_index(hosts, i));
 
 		if (addr == NULL)
-			return cr_host->error_set(err, CR_ERR_PARSE, "%s: host %zu is not a string", what, i);
+			return cr_host->error_set(err, CR_ERR_PARSE, "%s: host %zu is not a string",
+						  what, i);
 		st = cr_host->result_append_task(b, job, addr, err);
 	}
 	cr_host->log(ctx, CR_LOG_INFO, "%zu hosts", cr_host->json_length(hosts));
@@ -76,7 +78,8 @@ static cr_status httpget_resolve(void *state, cr_plugin_ctx *ctx, cr_result_buil
 	status = cr_host->http_status(resp);
 	if (status != 200) {
 		cr_host->http_response_free(resp);
-		return cr_host->error_set(err, CR_ERR_BACKEND, "%s %s: HTTP %ld", req.method, url, status);
+		return cr_host->error_set(err, CR_ERR_BACKEND, "%s %s: HTTP %ld", req.method, url,
+					  status);
 	}
 	body = cr_host->http_body(resp, &len);
 	job = cr_host->http_header(resp, "x-cluster-job");
@@ -88,6 +91,7 @@ static cr_status httpget_resolve(void *state, cr_plugin_ctx *ctx, cr_result_buil
 	return st;
 }
 
+/* clang-format off */
 static const cr_option httpget_options[] = {
 	CR_OPTION("url", CR_OPT_STRING, NULL, CR_OPT_REQUIRED, "endpoint listing the hosts"),
 	CR_OPTION("method", CR_OPT_STRING, "GET", 0, "HTTP method"),
@@ -95,6 +99,7 @@ static const cr_option httpget_options[] = {
 	CR_OPTION("token", CR_OPT_STRING, NULL, CR_OPT_SECRET, "bearer token"),
 	CR_OPTIONS_END,
 };
+/* clang-format on */
 
 static const cr_resolver_ops httpget_ops = {
 	.struct_size = sizeof(cr_resolver_ops),

@@ -91,6 +91,7 @@ static cr_status spawner_resolve(void *state, cr_plugin_ctx *ctx, cr_result_buil
 	return st;
 }
 
+/* clang-format off */
 static const cr_option spawner_options[] = {
 	CR_OPTION("program", CR_OPT_STRING, "helper", 0, "argv[0]"),
 	CR_OPTION("arg", CR_OPT_STRING, NULL, 0, "argv[1], when set"),
@@ -100,6 +101,7 @@ static const cr_option spawner_options[] = {
 	CR_OPTION("output_cap", CR_OPT_INT, "0", 0, "spawn output cap (0: the host's)"),
 	CR_OPTIONS_END,
 };
+/* clang-format on */
 
 static const cr_resolver_ops spawner_ops = {
 	.struct_size = sizeof(cr_resolver_ops),

@@ -16,7 +16,12 @@
 typedef struct spawn_script {
 	const char *argv[3];
 	const char *env[2];
-	enum { ANSWER_NONE, ANSWER_EXIT, ANSWER_TIMEOUT, ANSWER_FAIL } answer;
+	enum {
+		ANSWER_NONE,
+		ANSWER_EXIT,
+		ANSWER_TIMEOUT,
+		ANSWER_FAIL
+	} answer;
 	int exit_status;
 	const char *out, *err; /* for ANSWER_FAIL, @err is the message */
 } spawn_script;
@@ -34,9 +39,13 @@ typedef struct spawn_case {
 } spawn_case;
 
 #define TAIL "}, \"master\": \"\", \"num_accelerators\": {}}\n"
-#define HELPER_A { "helper", "a" }
+#define HELPER_A                                                                                   \
+	{                                                                                          \
+		"helper", "a"                                                                      \
+	}
 #define RESOLVED "info: resolver 'spawner': resolved (required)\n"
 
+/* clang-format off */
 static const spawn_case cases[] = {
 	{ "exit-and-output", "arg = \"a\"; env = \"X=1\";",
 	  { { HELPER_A, { "X=1" }, ANSWER_EXIT, 3, "o1\no2\n", "e\n" } }, CR_OK,
@@ -90,6 +99,7 @@ static const spawn_case cases[] = {
 	  RESOLVED, CR_ERR_NOT_FOUND, "cr-testhost: 1 of 2 expected spawns were not made; the first: other" },
 	{ NULL },
 };
+/* clang-format on */
 
 static void script(cr_testhost *th, const spawn_script *s)
 {
@@ -98,8 +108,8 @@ static void script(cr_testhost *th, const spawn_script *s)
 	g_assert_cmpint(cr_testhost_expect_spawn(th, s->argv, s->env, &err), ==, CR_OK);
 	switch (s->answer) {
 	case ANSWER_EXIT:
-		g_assert_cmpint(cr_testhost_spawn_exit(th, s->exit_status, s->out, s->err, &err), ==,
-				CR_OK);
+		g_assert_cmpint(cr_testhost_spawn_exit(th, s->exit_status, s->out, s->err, &err),
+				==, CR_OK);
 		break;
 	case ANSWER_TIMEOUT:
 		g_assert_cmpint(cr_testhost_spawn_timeout(th, &err), ==, CR_OK);
@@ -122,8 +132,8 @@ static char *info_lines(cr_testhost *th)
 
 	for (size_t i = 0; (line = cr_testhost_log_line(th, i, &level)) != NULL; i++)
 		if (level <= CR_LOG_INFO)
-			g_string_append_printf(s, "%s: %s\n", level == CR_LOG_INFO ? "info" : "other",
-					       line);
+			g_string_append_printf(s, "%s: %s\n",
+					       level == CR_LOG_INFO ? "info" : "other", line);
 	return g_string_free(s, FALSE);
 }
 

@@ -17,7 +17,9 @@
 #define CONF "url = \"" URL "\"; token = \"" TOKEN "\";"
 #define AUTH "Authorization: Bearer " TOKEN
 #define HOSTS "{\"hosts\": [\"h0:2222\", \"h1:2222\"]}"
-#define OUT_WORKER "{\"cluster\": {\"worker\": [\"h0:2222\", \"h1:2222\"]}, \"master\": \"\", \"num_accelerators\": {}}\n"
+#define OUT_WORKER                                                                                 \
+	"{\"cluster\": {\"worker\": [\"h0:2222\", \"h1:2222\"]}, \"master\": \"\", "               \
+	"\"num_accelerators\": {}}\n"
 
 /* One scripted exchange; @error != CR_OK answers with a transport failure. */
 typedef struct exchange {
@@ -41,8 +43,13 @@ typedef struct http_case {
 	const char *verify_err;
 } http_case;
 
-#define OK_EXCHANGE { "GET", URL, { AUTH, "accept: application/json" }, NULL, 200, { NULL }, HOSTS, CR_OK }
+#define OK_EXCHANGE                                                                                \
+	{                                                                                          \
+		"GET", URL, { AUTH, "accept: application/json" }, NULL, 200, { NULL }, HOSTS,      \
+			CR_OK                                                                      \
+	}
 
+/* clang-format off */
 static const http_case http_cases[] = {
 	{ "answered", CONF, { OK_EXCHANGE }, CR_OK, OUT_WORKER, "", CR_OK, "" },
 	{ "response-header", CONF,
@@ -95,6 +102,7 @@ static const http_case http_cases[] = {
 	  "cr-testhost: 1 of 2 expected requests were not made; the first: GET " OTHER },
 	{ NULL },
 };
+/* clang-format on */
 
 static char *plugin_path(const char *dir_var, const char *file)
 {
@@ -126,14 +134,17 @@ static void check_http(gconstpointer data)
 	const char *out = NULL;
 
 	for (const exchange *x = c->script; x->method != NULL; x++) {
-		g_assert_cmpint(cr_testhost_expect(th, x->method, x->url, x->want, &err), ==, CR_OK);
+		g_assert_cmpint(cr_testhost_expect(th, x->method, x->url, x->want, &err), ==,
+				CR_OK);
 		if (x->want_body != NULL)
 			g_assert_cmpint(cr_testhost_expect_body(th, x->want_body, &err), ==, CR_OK);
 		if (x->error != CR_OK)
-			g_assert_cmpint(cr_testhost_respond_error(th, x->error, x->body, &err), ==, CR_OK);
-		else
-			g_assert_cmpint(cr_testhost_respond(th, x->status, x->headers, x->body, &err), ==,
+			g_assert_cmpint(cr_testhost_respond_error(th, x->error, x->body, &err), ==,
 					CR_OK);
+		else
+			g_assert_cmpint(
+				cr_testhost_respond(th, x->status, x->headers, x->body, &err), ==,
+				CR_OK);
 	}
 	g_assert_cmpint(cr_testhost_resolve(th, "json", &out, &err), ==, c->status);
 	g_assert_cmpstr(out, ==, c->out);
@@ -187,7 +198,8 @@ static void test_script_misuse(void)
 	g_assert_cmpint(cr_testhost_respond(th, 200, NULL, "", &err), ==, CR_ERR_INVALID_ARG);
 	g_assert_cmpstr(err.message, ==, "cr-testhost: no request is expected yet");
 	g_assert_cmpint(cr_testhost_expect(th, "GET", URL, bad, &err), ==, CR_ERR_INVALID_ARG);
-	g_assert_cmpstr(err.message, ==, "cr-testhost: header 'no colon here' is not \"Name: value\"");
+	g_assert_cmpstr(err.message, ==,
+			"cr-testhost: header 'no colon here' is not \"Name: value\"");
 	g_assert_cmpint(cr_testhost_expect(th, "GET", URL, NULL, &err), ==, CR_OK);
 	g_assert_cmpint(cr_testhost_respond(th, 200, NULL, "", &err), ==, CR_OK);
 	g_assert_cmpint(cr_testhost_respond(th, 200, NULL, "", &err), ==, CR_ERR_INVALID_ARG);
@@ -213,8 +225,9 @@ static void test_environment(void)
 	cr_testhost_inherit_env(th, true);
 	g_assert_cmpint(cr_testhost_resolve(th, "tf_config", &out, &err), ==, CR_OK);
 	g_assert_cmpstr(out, ==, "{\"cluster\": {\"real\": [\"r:1\"]}}\n");
-	g_assert_cmpint(cr_testhost_setenv(th, "TF_CONFIG", "{\"cluster\": {\"set\": [\"s:1\"]}}", &err),
-			==, CR_OK);
+	g_assert_cmpint(
+		cr_testhost_setenv(th, "TF_CONFIG", "{\"cluster\": {\"set\": [\"s:1\"]}}", &err),
+		==, CR_OK);
 	g_assert_cmpint(cr_testhost_resolve(th, "tf_config", &out, &err), ==, CR_OK);
 	g_assert_cmpstr(out, ==, "{\"cluster\": {\"set\": [\"s:1\"]}}\n");
 	g_assert_cmpint(cr_testhost_setenv(th, "TF_CONFIG", NULL, &err), ==, CR_OK);
@@ -237,7 +250,8 @@ static void test_files(void)
 	g_assert_cmpint(cr_testhost_enumerate(th, &out, &err), ==, CR_DECLINED);
 	g_assert_cmpstr(err.message, ==, "accelerator 'tpu' declined");
 	g_assert_null(out);
-	for (const char *const *f = (const char *const[]){ "vendor=0x1ae0\n", "device=0x005e\n", NULL };
+	for (const char *const *f =
+		     (const char *const[]){ "vendor=0x1ae0\n", "device=0x005e\n", NULL };
 	     *f != NULL; f++) {
 		char **kv = g_strsplit(*f, "=", 2);
 		char *path = g_strconcat(dev, kv[0], NULL);
@@ -249,24 +263,30 @@ static void test_files(void)
 	g_assert_cmpint(cr_testhost_add_file(th, "/dev/accel0", "", 0, &err), ==, CR_OK);
 	g_assert_cmpint(cr_testhost_add_dir(th, "/dev/vfio", &err), ==, CR_OK);
 	g_assert_cmpint(cr_testhost_enumerate(th, &out, &err), ==, CR_OK);
-	g_assert_cmpstr(out, ==,
-			"{\"num_accelerators\": {\"TPU\": 1}, \"devices\": [{\"plugin\": \"tpu\", \"kind\": \"TPU\", "
-			"\"vendor\": \"google\", \"model\": \"v4\", \"index\": 0, \"physical_index\": 0, "
-			"\"pci_bus_id\": \"0000:00:04.0\"}]}\n");
+	g_assert_cmpstr(
+		out, ==,
+		"{\"num_accelerators\": {\"TPU\": 1}, \"devices\": [{\"plugin\": \"tpu\", "
+		"\"kind\": \"TPU\", "
+		"\"vendor\": \"google\", \"model\": \"v4\", \"index\": 0, \"physical_index\": 0, "
+		"\"pci_bus_id\": \"0000:00:04.0\"}]}\n");
 	g_assert_cmpint(cr_testhost_add_file(th, "relative", "", 0, &err), ==, CR_ERR_INVALID_ARG);
 	g_assert_cmpstr(err.message, ==, "cr-testhost: 'relative': a path must be absolute");
-	g_assert_cmpint(cr_testhost_add_file(th, "/dev/../../x", "", 0, &err), ==, CR_ERR_INVALID_ARG);
+	g_assert_cmpint(cr_testhost_add_file(th, "/dev/../../x", "", 0, &err), ==,
+			CR_ERR_INVALID_ARG);
 	g_assert_cmpstr(err.message, ==, "cr-testhost: /dev/../../x: '..' is not allowed");
 	fixture = g_build_filename(g_getenv("CR_TEST_SOURCE_DIR"), "tests", "fixtures", "accel",
 				   "roots", "tpu-unreadable", NULL);
 	g_assert_cmpint(cr_testhost_set_root(th, fixture, &err), ==, CR_OK);
 	g_assert_cmpint(cr_testhost_enumerate(th, &out, &err), ==, CR_ERR_IO);
 	g_assert_cmpstr(err.message, ==,
-			"accelerator 'tpu': cannot read /sys/bus/pci/devices/0000:00:04.0/vendor: Is a directory");
+			"accelerator 'tpu': cannot read /sys/bus/pci/devices/0000:00:04.0/vendor: "
+			"Is a directory");
 	g_assert_cmpint(cr_testhost_add_dir(th, "/x", &err), ==, CR_ERR_INVALID_ARG);
-	g_assert_true(g_str_has_prefix(err.message, "cr-testhost: /x: files go into the private root, but the root is "));
+	g_assert_true(g_str_has_prefix(
+		err.message, "cr-testhost: /x: files go into the private root, but the root is "));
 	g_assert_cmpint(cr_testhost_set_root(th, "not/absolute", &err), ==, CR_ERR_INVALID_ARG);
-	g_assert_cmpstr(err.message, ==, "cr-testhost: root 'not/absolute' is not an absolute directory");
+	g_assert_cmpstr(err.message, ==,
+			"cr-testhost: root 'not/absolute' is not an absolute directory");
 	g_assert_cmpint(cr_testhost_set_root(th, NULL, &err), ==, CR_OK);
 	g_assert_cmpint(cr_testhost_enumerate(th, &out, &err), ==, CR_OK);
 	g_free(fixture);
@@ -283,24 +303,30 @@ static void test_load_errors(void)
 	char *msg;
 	const char *out = NULL;
 
-	g_assert_cmpint(cr_testhost_load(th, "/nonexistent/x.so", NULL, &err), ==, CR_ERR_NOT_FOUND);
+	g_assert_cmpint(cr_testhost_load(th, "/nonexistent/x.so", NULL, &err), ==,
+			CR_ERR_NOT_FOUND);
 	g_assert_cmpstr(err.message, ==, "plugin /nonexistent/x.so: No such file or directory");
 	g_assert_cmpint(cr_testhost_load(th, simple, "cluster = { w = [ \"a\" ] ;\n", &err), ==,
 			CR_ERR_CONFIG);
 	g_assert_cmpstr(err.message, ==, "(string):3: syntax error");
 	g_assert_cmpint(cr_testhost_load(th, simple, "cluster = { };\n clutser = 1;", &err), ==,
 			CR_ERR_CONFIG);
-	g_assert_cmpstr(err.message, ==,
-			"(string):2: resolver 'simple': unknown key 'clutser' (did you mean 'cluster'?)");
+	g_assert_cmpstr(
+		err.message, ==,
+		"(string):2: resolver 'simple': unknown key 'clutser' (did you mean 'cluster'?)");
 	g_assert_cmpint(cr_testhost_load(th, simple, "cluster = 1;", &err), ==, CR_ERR_CONFIG);
-	g_assert_cmpstr(err.message, ==, "(string):1: resolver 'simple': key 'cluster' must be a group, not an integer");
+	g_assert_cmpstr(
+		err.message, ==,
+		"(string):1: resolver 'simple': key 'cluster' must be a group, not an integer");
 	g_assert_cmpint(cr_testhost_resolve(th, NULL, &out, &err), ==, CR_ERR_INVALID_ARG);
 	g_assert_cmpstr(err.message, ==, "cr-testhost: resolve: no plugin is loaded");
 	g_assert_cmpint(cr_testhost_load(th, tpu, "root = \"relative\";", &err), ==, CR_OK);
 	g_assert_cmpint(cr_testhost_resolve(th, NULL, &out, &err), ==, CR_ERR_INVALID_ARG);
 	g_assert_cmpstr(err.message, ==, "cr-testhost: resolve: 'tpu' is an accelerator plugin");
 	g_assert_cmpint(cr_testhost_probe(th, &err), ==, CR_ERR_CONFIG);
-	msg = g_strdup_printf("accelerator 'tpu' (%s): create failed: option 'root' must be an absolute path, got 'relative'", tpu);
+	msg = g_strdup_printf("accelerator 'tpu' (%s): create failed: option 'root' must be an "
+			      "absolute path, got 'relative'",
+			      tpu);
 	g_assert_cmpstr(err.message, ==, msg);
 	g_assert_cmpint(cr_testhost_load(th, simple, NULL, &err), ==, CR_ERR_INVALID_ARG);
 	g_free(msg);

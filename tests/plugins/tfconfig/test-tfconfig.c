@@ -8,15 +8,16 @@
 
 #define CREATE "resolver 'tfconfig' (@PLUGIN@): create failed: "
 /* TensorFlow's test cluster: ps x2, worker x3, this task ps:0. */
-#define TF_PS_WORKER                                                                    \
-	"{\"cluster\": {\"ps\": [\"ps0:2222\", \"ps1:2222\"], "                          \
-	"\"worker\": [\"worker0:2222\", \"worker1:2222\", \"worker2:2222\"]}, "          \
+#define TF_PS_WORKER                                                                               \
+	"{\"cluster\": {\"ps\": [\"ps0:2222\", \"ps1:2222\"], "                                    \
+	"\"worker\": [\"worker0:2222\", \"worker1:2222\", \"worker2:2222\"]}, "                    \
 	"\"task\": {\"type\": \"ps\", \"index\": 0}"
-#define TF_PS_WORKER_OUT                                                                \
-	"{\"cluster\": {\"ps\": [\"ps0:2222\", \"ps1:2222\"], "                          \
-	"\"worker\": [\"worker0:2222\", \"worker1:2222\", \"worker2:2222\"]}, "          \
+#define TF_PS_WORKER_OUT                                                                           \
+	"{\"cluster\": {\"ps\": [\"ps0:2222\", \"ps1:2222\"], "                                    \
+	"\"worker\": [\"worker0:2222\", \"worker1:2222\", \"worker2:2222\"]}, "                    \
 	"\"task\": {\"type\": \"ps\", \"index\": 0}"
 
+/* clang-format off */
 static const thc_case cases[] = {
 	{ "resolve",
 	  NULL, { "TF_CONFIG=" TF_PS_WORKER "}" }, NULL, { "resolve" },
@@ -198,6 +199,7 @@ static const thc_case cases[] = {
 
 	{ NULL },
 };
+/* clang-format on */
 
 int main(int argc, char **argv)
 {

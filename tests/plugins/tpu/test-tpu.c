@@ -9,8 +9,8 @@
 #include "accel-cli.h"
 #include "thc.h"
 
-#define SIMPLE                                                                    \
-	"resolvers = ( { plugin = \"simple\"; cluster = { worker = [ \"localhost:2222\" ]; };" \
+#define SIMPLE                                                                                     \
+	"resolvers = ( { plugin = \"simple\"; cluster = { worker = [ \"localhost:2222\" ]; };"     \
 	" task_type = \"worker\"; task_id = 0; } );\n"
 #define TPU_GROUP(root) "{ plugin = \"tpu\"; root = \"@FIX@/roots/" root "\"; }"
 #define ROOT(r) "@SRC@/tests/fixtures/accel/roots/" r
@@ -18,10 +18,13 @@
 #define ERR "accelerator 'tpu': "
 #define CHIPS(v) "TPU_VISIBLE_CHIPS=" v
 #define BOUNDS(v) "TPU_CHIPS_PER_PROCESS_BOUNDS=" v
-#define ENUM { "enumerate" }
+#define ENUM                                                                                       \
+	{                                                                                          \
+		"enumerate"                                                                        \
+	}
 
-#define DEV(model, i, p, bus) \
-	"{\"plugin\": \"tpu\", \"kind\": \"TPU\", \"vendor\": \"google\", \"model\": \"" model \
+#define DEV(model, i, p, bus)                                                                      \
+	"{\"plugin\": \"tpu\", \"kind\": \"TPU\", \"vendor\": \"google\", \"model\": \"" model     \
 	"\", \"index\": " i ", \"physical_index\": " p ", \"pci_bus_id\": \"" bus "\""
 #define END "}"
 #define BY(var) ", \"visible_by\": \"" var "\"}"
@@ -32,15 +35,18 @@
 #define V4(i, p, bus) DEV("v4", i, p, bus)
 #define V5E(i, p, bus) DEV("v5e", i, p, bus)
 #define V3(i, p, bus) DEV("v3", i, p, bus)
-#define V4_ALL                                                                    \
-	V4("0", "0", "0000:00:04.0") END ", " V4("1", "1", "0000:00:05.0") END ", "   \
-	V4("2", "2", "0000:00:06.0") END ", " V4("3", "3", "0000:00:07.0") END
-#define V5E_ALL                                                                   \
-	V5E("0", "0", "0000:00:04.0") END ", " V5E("1", "1", "0000:00:05.0") END ", " \
-	V5E("2", "2", "0000:00:06.0") END ", " V5E("3", "3", "0000:00:07.0") END ", " \
-	V5E("4", "4", "0000:00:08.0") END ", " V5E("5", "5", "0000:00:09.0") END ", " \
-	V5E("6", "6", "0000:00:0a.0") END ", " V5E("7", "7", "0000:00:0b.0") END
+#define V4_ALL                                                                                     \
+	V4("0", "0", "0000:00:04.0")                                                               \
+	END ", " V4("1", "1", "0000:00:05.0") END ", " V4("2", "2", "0000:00:06.0") END            \
+		", " V4("3", "3", "0000:00:07.0") END
+#define V5E_ALL                                                                                    \
+	V5E("0", "0", "0000:00:04.0")                                                              \
+	END ", " V5E("1", "1", "0000:00:05.0") END ", " V5E("2", "2", "0000:00:06.0") END          \
+		", " V5E("3", "3", "0000:00:07.0") END ", " V5E("4", "4", "0000:00:08.0") END      \
+		", " V5E("5", "5", "0000:00:09.0") END ", " V5E("6", "6", "0000:00:0a.0") END      \
+		", " V5E("7", "7", "0000:00:0b.0") END
 
+/* clang-format off */
 static const thc_case cases[] = {
 	/* v4: four chips on /dev/accel0..3, one megacore device each. The
 	 * gVNIC (Google vendor id, device 0x0042) is not a TPU. */
@@ -111,8 +117,10 @@ static const thc_case cases[] = {
 	  "no TPU: 0 TPU PCI functions, no usable /dev/accel* or /dev/vfio/N node", CR_DECLINED },
 	{ NULL },
 };
+/* clang-format on */
 
 /* Both plugins on a CPU-only host, and on a host that has both kinds. */
+/* clang-format off */
 static const accel_case cli_cases[] = {
 	{ "both/cpu-only",
 	  SIMPLE "accelerators = ( { plugin = \"nvidia\"; root = \"@FIX@/roots/cpu-only\"; "
@@ -124,6 +132,7 @@ static const accel_case cli_cases[] = {
 	  { "FAKE_NVML_CONFIG=@FIX@/nvml/dgx-a100.conf" }, FALSE, 0, "{\"GPU\": 8, \"TPU\": 4}\n",
 	  NULL },
 };
+/* clang-format on */
 
 int main(int argc, char **argv)
 {

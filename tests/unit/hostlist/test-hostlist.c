@@ -20,6 +20,7 @@ typedef struct expand_case {
 	const char *hosts[16]; /* NULL-terminated expected names */
 } expand_case;
 
+/* clang-format off */
 static const expand_case expand_cases[] = {
 	/* tf-semantics §8.2 */
 	{ "", { END } },
@@ -53,12 +54,14 @@ static const expand_case expand_cases[] = {
 	{ " a , b\t", { "a", "b", END } },
 	{ "n[9-10]", { "n9", "n10", END } },
 };
+/* clang-format on */
 
 typedef struct error_case {
 	const char *expr;
 	const char *message;
 } error_case;
 
+/* clang-format off */
 static const error_case expand_errors[] = {
 	{ "n[1-2", "invalid hostlist \"n[1-2\": unterminated '[' at position 2" },
 	{ "n[1-2],m[", "invalid hostlist \"n[1-2],m[\": unterminated '[' at position 9" },
@@ -91,6 +94,7 @@ static const error_case expand_errors[] = {
 	{ "a,b[0-4095]c[0-4096]",
 	  "invalid hostlist \"a,b[0-4095]c[0-4096]\": expands to more than 16777216 hosts at position 3" },
 };
+/* clang-format on */
 
 /* cr_hostlist_foreach's sink: keep the names (and check @len). */
 static int collect_name(const char *name, size_t len, void *user_data)
@@ -211,8 +215,9 @@ static void test_expand_limit(void)
 	cr_strv_free(hosts);
 	g_assert_cmpint(hostlist_expand_limit("n[1-4],m", 4, &hosts, &count, &err), ==,
 			CR_ERR_PARSE);
-	g_assert_cmpstr(err.message, ==,
-			"invalid hostlist \"n[1-4],m\": expands to more than 4 hosts at position 8");
+	g_assert_cmpstr(
+		err.message, ==,
+		"invalid hostlist \"n[1-4],m\": expands to more than 4 hosts at position 8");
 }
 
 /* The ceiling counts the whole expression, streamed or not. */
@@ -228,8 +233,9 @@ static void test_foreach_limit(void)
 	g_strfreev(hosts);
 	g_assert_null(foreach_names("n[1-4],m", 4, &st, &err));
 	g_assert_cmpint(st, ==, CR_ERR_PARSE);
-	g_assert_cmpstr(err.message, ==,
-			"invalid hostlist \"n[1-4],m\": expands to more than 4 hosts at position 8");
+	g_assert_cmpstr(
+		err.message, ==,
+		"invalid hostlist \"n[1-4],m\": expands to more than 4 hosts at position 8");
 }
 
 /* n[009-1000] and a product of groups: the walk and the vector agree. */
@@ -272,8 +278,7 @@ static void test_foreach_stop(void)
 	g_assert_cmpuint(names->len, ==, 2);
 	g_assert_cmpstr(g_ptr_array_index(names, 1), ==, "a2");
 	g_ptr_array_set_size(names, 0);
-	g_assert_cmpint(cr_hostlist_foreach("a[1],b[1-3]", stop_after_two, names, &err), ==,
-			CR_OK);
+	g_assert_cmpint(cr_hostlist_foreach("a[1],b[1-3]", stop_after_two, names, &err), ==, CR_OK);
 	g_assert_cmpuint(names->len, ==, 2);
 	g_assert_cmpstr(g_ptr_array_index(names, 1), ==, "b1");
 	g_ptr_array_unref(names);
@@ -283,7 +288,8 @@ static void test_foreach_bad_args(void)
 {
 	cr_error err = CR_ERROR_INIT;
 
-	g_assert_cmpint(cr_hostlist_foreach(NULL, collect_name, NULL, &err), ==, CR_ERR_INVALID_ARG);
+	g_assert_cmpint(cr_hostlist_foreach(NULL, collect_name, NULL, &err), ==,
+			CR_ERR_INVALID_ARG);
 	g_assert_cmpstr(err.message, ==, "hostlist: NULL expression");
 	g_assert_cmpint(cr_hostlist_foreach("n1", NULL, NULL, &err), ==, CR_ERR_INVALID_ARG);
 	g_assert_cmpstr(err.message, ==, "hostlist: no callback");
@@ -306,6 +312,7 @@ typedef struct compress_case {
 	const char *expr;
 } compress_case;
 
+/* clang-format off */
 static const compress_case compress_cases[] = {
 	{ { END }, "" },
 	{ { "n1", END }, "n1" },
@@ -331,6 +338,7 @@ static const compress_case compress_cases[] = {
 	{ { "a", "b", END }, "a,b" },
 	{ { "1", "2", "3", END }, "[1-3]" },
 };
+/* clang-format on */
 
 static void test_compress(gconstpointer data)
 {
@@ -365,6 +373,7 @@ static void test_compress_padding_grows(void)
 	cr_strv_free(hosts);
 }
 
+/* clang-format off */
 static const error_case compress_errors[] = {
 	{ "", "cannot compress an empty host name" },
 	{ "a[1", "cannot compress host name \"a[1\": it contains '['" },
@@ -372,6 +381,7 @@ static const error_case compress_errors[] = {
 	{ "a,b", "cannot compress host name \"a,b\": it contains ','" },
 	{ "a b", "cannot compress host name \"a b\": it contains ' '" },
 };
+/* clang-format on */
 
 static void test_compress_error(gconstpointer data)
 {
@@ -410,8 +420,9 @@ static void test_compress_roundtrip_random(void)
 							       g_rand_int_range(rng, 0, 12),
 							       suffixes[suffix]));
 		}
-		g_assert_cmpint(cr_hostlist_compress((const char *const *)names->pdata, n, &expr,
-						     NULL), ==, CR_OK);
+		g_assert_cmpint(
+			cr_hostlist_compress((const char *const *)names->pdata, n, &expr, NULL), ==,
+			CR_OK);
 		g_assert_cmpint(cr_hostlist_expand(expr, &back, &count, NULL), ==, CR_OK);
 		g_assert_cmpuint(count, ==, n);
 		for (guint i = 0; i < n; i++)
@@ -431,6 +442,7 @@ typedef struct tpn_case {
 	uint32_t counts[8];
 } tpn_case;
 
+/* clang-format off */
 static const tpn_case tpn_cases[] = {
 	/* tf-semantics §8.3 */
 	{ "3(x2),2,1", 4, { 3, 3, 2, 1 } },
@@ -446,7 +458,9 @@ static const tpn_case tpn_cases[] = {
 	{ "1(x3)", 3, { 1, 1, 1 } },
 	{ "4294967295", 1, { 4294967295u } },
 };
+/* clang-format on */
 
+/* clang-format off */
 static const error_case tpn_errors[] = {
 	{ "", "invalid tasks-per-node list \"\": empty list" },
 	{ "3,", "invalid tasks-per-node list \"3,\": trailing ',' at position 2" },
@@ -466,6 +480,7 @@ static const error_case tpn_errors[] = {
 	{ "1(x16777216),1",
 	  "invalid tasks-per-node list \"1(x16777216),1\": more than 16777216 entries" },
 };
+/* clang-format on */
 
 static void test_tpn(gconstpointer data)
 {

@@ -78,8 +78,8 @@ static void test_foreign_library(void)
 
 	if (g_test_subprocess()) {
 		const char *path = g_getenv("CR_FOREIGN_SO");
-		char *want = g_strdup_printf("HTTP module %s: no usable cr_http_module_entry_v1",
-					     path);
+		char *want =
+			g_strdup_printf("HTTP module %s: no usable cr_http_module_entry_v1", path);
 
 		g_assert_cmpint(get(path, &err), ==, CR_ERR_PLUGIN);
 		g_assert_cmpstr(err.message, ==, want);

@@ -15,7 +15,7 @@ typedef struct task {
 	const char *job;
 	int index; /* -1 = append */
 	const char *address;
-	int gpus;  /* > 0: per-task GPU count */
+	int gpus; /* > 0: per-task GPU count */
 } task;
 
 /* An answer of @n tasks, labelled @label (as a loaded instance would be). */
@@ -34,8 +34,10 @@ static cr_result_builder *answer(cr_instance *inst, const task *tasks, size_t n)
 		if (t->index < 0) {
 			size_t count = 0;
 
-			g_assert_cmpint(host_result_append_task(b, t->job, t->address, NULL), ==, CR_OK);
-			g_assert_cmpint(cr_spec_num_tasks(b->spec, t->job, &count, NULL), ==, CR_OK);
+			g_assert_cmpint(host_result_append_task(b, t->job, t->address, NULL), ==,
+					CR_OK);
+			g_assert_cmpint(cr_spec_num_tasks(b->spec, t->job, &count, NULL), ==,
+					CR_OK);
 			index = (int64_t)count - 1;
 		} else {
 			g_assert_cmpint(host_result_add_task(b, t->job, t->index, t->address, NULL),
@@ -86,7 +88,10 @@ static char *task_gpus(const cr_result *res, const char *job, int64_t index)
 	return json;
 }
 
-#define T(job, index, addr, gpus) { job, index, addr, gpus }
+#define T(job, index, addr, gpus)                                                                  \
+	{                                                                                          \
+		job, index, addr, gpus                                                             \
+	}
 
 static void test_one_answer_whole(void)
 {
@@ -106,7 +111,8 @@ static void test_one_answer_whole(void)
 	/* the answer's spec itself, not a copy */
 	g_assert_true(cr_result_spec(res) == answered);
 	s = cluster_json(res);
-	g_assert_cmpstr(s, ==, "{\"ps\": [\"p0:1\"], \"worker\": [\"w0:1\", \"w1:1\"], \"chief\": []}");
+	g_assert_cmpstr(s, ==,
+			"{\"ps\": [\"p0:1\"], \"worker\": [\"w0:1\", \"w1:1\"], \"chief\": []}");
 	g_free(s);
 	s = task_gpus(res, "worker", 1);
 	g_assert_cmpstr(s, ==, "{\"GPU\": 2}");
@@ -133,9 +139,10 @@ static void test_dense_answers_follow(void)
 	union_take(f.u, answer(&f.inst[1], b, G_N_ELEMENTS(b)));
 	g_assert_cmpint(union_merge(f.u, &f.over, &res, NULL), ==, CR_OK);
 	s = cluster_json(res);
-	g_assert_cmpstr(s, ==,
-			"{\"ps\": [\"p0:1\"], \"worker\": [\"a0:1\", \"a1:1\", \"b0:1\", \"b1:1\"], "
-			"\"chief\": [\"c0:1\"]}");
+	g_assert_cmpstr(
+		s, ==,
+		"{\"ps\": [\"p0:1\"], \"worker\": [\"a0:1\", \"a1:1\", \"b0:1\", \"b1:1\"], "
+		"\"chief\": [\"c0:1\"]}");
 	g_free(s);
 	/* b's tasks 0 and 1 are now 2 and 3, with their counts */
 	static const char *const want[] = { "{\"GPU\": 1}", "{}", "{\"GPU\": 3}", "{\"GPU\": 4}" };
@@ -210,9 +217,12 @@ static void test_shared_counts_copy_on_change(void)
 	t1 = g_hash_table_lookup(b->task_accel, "worker\n1");
 	g_assert_nonnull(t0);
 	g_assert_true(t0 == t1);
-	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 1, "TPU", 4, NULL), ==, CR_OK);
-	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 0, "GPU", 8, NULL), ==, CR_OK);
-	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 3, "GPU", 5, NULL), ==, CR_OK);
+	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 1, "TPU", 4, NULL), ==,
+			CR_OK);
+	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 0, "GPU", 8, NULL), ==,
+			CR_OK);
+	g_assert_cmpint(host_result_set_task_accelerators(b, "worker", 3, "GPU", 5, NULL), ==,
+			CR_OK);
 	union_take(f.u, b);
 	g_assert_cmpint(union_merge(f.u, &f.over, &res, NULL), ==, CR_OK);
 	static const char *const want[] = { "{\"GPU\": 8}", "{\"GPU\": 1, \"TPU\": 4}",
@@ -301,6 +311,7 @@ typedef struct cluster_case {
 	const char *after;
 } cluster_case;
 
+/* clang-format off */
 static const cluster_case cluster_cases[] = {
 	{ "dense-sparse-empty", NULL,
 	  "{\"w\": [\"a\", \"b\"], \"ps\": {\"3\": \"p3\", \"1\": \"p1\"}, \"e\": [], \"f\": {}}",
@@ -330,6 +341,7 @@ static const cluster_case cluster_cases[] = {
 	  "t: job 'w' task 4: address must be a string, not an object", "{}" },
 	{ NULL },
 };
+/* clang-format on */
 
 static void test_add_cluster_json(gconstpointer data)
 {
@@ -339,8 +351,8 @@ static void test_add_cluster_json(gconstpointer data)
 	cr_json *before = NULL, *cluster = NULL;
 
 	if (c->before != NULL) {
-		g_assert_cmpint(host_json_parse(c->before, strlen(c->before), "b", &before, NULL), ==,
-				CR_OK);
+		g_assert_cmpint(host_json_parse(c->before, strlen(c->before), "b", &before, NULL),
+				==, CR_OK);
 		g_assert_cmpint(host_result_add_cluster_json(b, before, "b", NULL), ==, CR_OK);
 	}
 	g_assert_cmpint(host_json_parse(c->cluster, strlen(c->cluster), "t", &cluster, NULL), ==,
@@ -364,14 +376,15 @@ static void test_add_cluster_json(gconstpointer data)
 typedef struct devices_case {
 	const char *name;
 	const char *devices[6]; /* see add_device() */
-	const char *own_job; /* this process's task, or NULL (unknown) */
+	const char *own_job;    /* this process's task, or NULL (unknown) */
 	int own_index;
 	const char *ask_job; /* the task asked about; NULL = this process's */
 	int ask_index;
-	const char *json; /* cr_result_accelerators_json(.., devices = false) */
+	const char *json;   /* cr_result_accelerators_json(.., devices = false) */
 	const char *listed; /* the "devices" array (.., devices = true) */
 } devices_case;
 
+/* clang-format off */
 static const devices_case devices_cases[] = {
 	{ "unassigned-count-for-me", { "GPU", "GPU", "TPU" }, "worker", 0, NULL, -1,
 	  "{\"GPU\": 2, \"TPU\": 1}",
@@ -399,6 +412,7 @@ static const devices_case devices_cases[] = {
 	  "[{\"plugin\": \"\", \"kind\": \"GPU\"}]" },
 	{ NULL },
 };
+/* clang-format on */
 
 static void add_device(cr_accel_list *list, const char *spec)
 {
@@ -446,14 +460,16 @@ static void test_devices_of_task(gconstpointer data)
 		if (accel_count_devices(res, res->task_type, res->task_id, res->accel) > 0)
 			res->accel_source = g_strdup("local devices");
 	}
-	g_assert_cmpint(cr_result_accelerators_json(res, c->ask_job, c->ask_index, false, &json, NULL),
-			==, CR_OK);
+	g_assert_cmpint(
+		cr_result_accelerators_json(res, c->ask_job, c->ask_index, false, &json, NULL), ==,
+		CR_OK);
 	g_assert_cmpstr(json, ==, c->json);
 	g_free(json);
-	g_assert_cmpint(cr_result_accelerators_json(res, c->ask_job, c->ask_index, true, &json, NULL),
-			==, CR_OK);
-	devices = g_strdup_printf("{\"num_accelerators\": %s, \"devices\": %s}", c->json,
-				  c->listed);
+	g_assert_cmpint(
+		cr_result_accelerators_json(res, c->ask_job, c->ask_index, true, &json, NULL), ==,
+		CR_OK);
+	devices =
+		g_strdup_printf("{\"num_accelerators\": %s, \"devices\": %s}", c->json, c->listed);
 	g_assert_cmpstr(json, ==, devices);
 	g_free(devices);
 	g_free(json);
@@ -467,6 +483,7 @@ typedef struct parse_case {
 	const char *out; /* json-c's plain form, or the exact error */
 } parse_case;
 
+/* clang-format off */
 static const parse_case parse_cases[] = {
 	{ "number-at-end", "1", "1" },
 	{ "negative-float-at-end", "-2.5", "-2.5" },
@@ -479,6 +496,7 @@ static const parse_case parse_cases[] = {
 	{ "empty", "", "v: invalid JSON at line 1, column 1 (offset 0): unexpected end of data" },
 	{ NULL, NULL, NULL },
 };
+/* clang-format on */
 
 static void test_json_parse(gconstpointer data)
 {
@@ -489,7 +507,8 @@ static void test_json_parse(gconstpointer data)
 
 	if (st == CR_OK)
 		g_assert_cmpstr(json_object_to_json_string_ext((json_object *)(void *)root,
-							       JSON_C_TO_STRING_PLAIN), ==, c->out);
+							       JSON_C_TO_STRING_PLAIN),
+				==, c->out);
 	else
 		g_assert_cmpstr(err.message, ==, c->out);
 	host_json_free(root);

@@ -29,6 +29,7 @@ typedef struct spawn_case {
 	const char *out, *err;
 } spawn_case;
 
+/* clang-format off */
 static const spawn_case cases[] = {
 	{ "exit-status-and-output", "echo out; echo err >&2; exit 3", NULL, { NULL }, 0, 0, CR_OK, "",
 	  true, 3, 0, "out\n", "err\n" },
@@ -50,6 +51,7 @@ static const spawn_case cases[] = {
 	  "spawn sh: environment entry 1 is not NAME=value", false, 0, 0, NULL, NULL },
 	{ NULL },
 };
+/* clang-format on */
 
 static void check_case(gconstpointer data)
 {

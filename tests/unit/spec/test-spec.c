@@ -28,6 +28,7 @@ typedef struct json_case {
 	const char *jobs; /* job names in order, joined by ',' */
 } json_case;
 
+/* clang-format off */
 static const json_case json_cases[] = {
 	{ "dense", "{\"ps\": [\"ps0:1111\"], \"worker\": [\"worker0:3333\", \"worker1:4444\"]}",
 	  "{\"ps\": [\"ps0:1111\"], \"worker\": [\"worker0:3333\", \"worker1:4444\"]}", "ps,worker" },
@@ -73,6 +74,7 @@ static const json_case json_cases[] = {
 	  "{\"w\": {\"1\": \"abcdefgh\\\\\", \"3\": \"abcdefghij\"}}", "w" },
 	{ NULL, NULL, NULL, NULL },
 };
+/* clang-format on */
 
 static void test_json(gconstpointer data)
 {
@@ -104,17 +106,18 @@ typedef struct access_case {
 	const char *name;
 	const char *spec;
 	const char *job;
-	long long index;      /* for task_address */
-	int status;           /* of every accessor on @job (task_address separately) */
-	const char *message;  /* expected message when status != 0 */
+	long long index;     /* for task_address */
+	int status;          /* of every accessor on @job (task_address separately) */
+	const char *message; /* expected message when status != 0 */
 	long long num_tasks;
-	const char *indices;  /* "1,3" */
-	const char *slots;    /* job_tasks: "-,a,-,b" ('-' = hole) */
+	const char *indices; /* "1,3" */
+	const char *slots;   /* job_tasks: "-,a,-,b" ('-' = hole) */
 	bool dense;
 	int addr_status;
-	const char *addr;     /* address, or the error message */
+	const char *addr; /* address, or the error message */
 } access_case;
 
+/* clang-format off */
 static const access_case access_cases[] = {
 	{ "dense", "{\"worker\": [\"w0:2222\", \"w1:2222\", \"w2:2222\"]}", "worker", 2, 0, NULL, 3,
 	  "0,1,2", "w0:2222,w1:2222,w2:2222", true, 0, "w2:2222" },
@@ -139,6 +142,7 @@ static const access_case access_cases[] = {
 	{ "empty-name", "{\"\": [\"a:1\"]}", "", 0, 0, NULL, 1, "0", "a:1", true, 0, "a:1" },
 	{ NULL },
 };
+/* clang-format on */
 
 static char *join_indices(const int32_t *idx, size_t n)
 {
@@ -207,7 +211,7 @@ static void test_access(gconstpointer data)
 /* ---- building through the C API ---------------------------------------- */
 
 typedef struct build_op {
-	char op;        /* 'j' add_job, 't' add_task, 'a' append_task */
+	char op; /* 'j' add_job, 't' add_task, 'a' append_task */
 	const char *job;
 	long long index;
 	const char *address;
@@ -221,6 +225,7 @@ typedef struct build_case {
 	const char *json; /* the spec afterwards */
 } build_case;
 
+/* clang-format off */
 static const build_case build_cases[] = {
 	{ "append-dense",
 	  { { 'a', "worker", 0, "w0", 0, NULL }, { 'a', "worker", 0, "w1", 0, NULL },
@@ -253,6 +258,7 @@ static const build_case build_cases[] = {
 	  "{}" },
 	{ NULL },
 };
+/* clang-format on */
 
 static void test_build(gconstpointer data)
 {
@@ -309,8 +315,9 @@ static void test_build_many(void)
 		g_assert_cmpint(cr_spec_append_task(s, "worker", a, NULL), ==, CR_OK);
 		g_string_append_printf(want_w, "%s\"%s\"", i ? ", " : "", a);
 		if (i % 10000 == 0)
-			g_assert_cmpint(cr_spec_append_task(s, "ps", i == 20000 ? big : "p:1", NULL),
-					==, CR_OK);
+			g_assert_cmpint(
+				cr_spec_append_task(s, "ps", i == 20000 ? big : "p:1", NULL), ==,
+				CR_OK);
 	}
 	g_string_append_c(want_w, ']');
 	g_assert_cmpint(cr_spec_add_task(s, "sparse", 7, big + 3 * 1024 * 1024 - 5000, NULL), ==,
@@ -346,6 +353,7 @@ typedef struct eq_case {
 	bool equal;
 } eq_case;
 
+/* clang-format off */
 static const eq_case eq_cases[] = {
 	{ "dense-vs-sparse", "{\"job\": {\"0\": \"host:2222\"}}", "{\"job\": [\"host:2222\"]}", true },
 	{ "job-order-ignored", "{\"a\": [\"x\"], \"b\": [\"y\"]}", "{\"b\": [\"y\"], \"a\": [\"x\"]}",
@@ -360,6 +368,7 @@ static const eq_case eq_cases[] = {
 	{ "extra-job", "{\"w\": [\"a\"]}", "{\"w\": [\"a\"], \"ps\": []}", false },
 	{ NULL },
 };
+/* clang-format on */
 
 static void test_equal(gconstpointer data)
 {
@@ -385,6 +394,7 @@ typedef struct err_case {
 	const char *message;
 } err_case;
 
+/* clang-format off */
 static const err_case err_cases[] = {
 	{ "truncated", "{\"worker\": [\"a\"", "TF_CONFIG", CR_ERR_PARSE,
 	  "TF_CONFIG: invalid JSON at line 1, column 16 (offset 15): unexpected end of data" },
@@ -428,6 +438,7 @@ static const err_case err_cases[] = {
 	  "x: job 'worker': task index \"99999999999999999999999\" is not a canonical decimal in 0..2147483647" },
 	{ NULL },
 };
+/* clang-format on */
 
 static void test_json_error(gconstpointer data)
 {
@@ -447,6 +458,7 @@ typedef struct url_case {
 	const char *address, *rpc_layer, *url;
 } url_case;
 
+/* clang-format off */
 static const url_case url_cases[] = {
 	{ "grpc", "worker0:2222", "grpc", "grpc://worker0:2222" },
 	{ "no-layer", "worker2:2222", NULL, "worker2:2222" },
@@ -459,6 +471,7 @@ static const url_case url_cases[] = {
 	{ "other-layer", "worker1:2222", "test", "test://worker1:2222" },
 	{ NULL },
 };
+/* clang-format on */
 
 static void test_url(gconstpointer data)
 {
@@ -478,6 +491,7 @@ typedef struct pb_case {
 	const char *hex;  /* expected bytes, or NULL */
 } pb_case;
 
+/* clang-format off */
 static const pb_case pb_cases[] = {
 	{ "sorted-jobs", "{\"worker\": [\"a:1\", \"b:2\"], \"ps\": [\"c:3\"]}",
 	  "job {\n  name: \"ps\"\n  tasks {\n    key: 0\n    value: \"c:3\"\n  }\n}\n"
@@ -514,6 +528,7 @@ static const pb_case pb_cases[] = {
 	  "0a160a01771206" "08ac02120168" "120908ffffffff071201" "6d" },
 	{ NULL },
 };
+/* clang-format on */
 
 static char *hex_of(const uint8_t *b, size_t n)
 {
@@ -530,8 +545,9 @@ static GBytes *protoc(const char *mode, const void *input, size_t len)
 	char *dir = g_build_filename(g_getenv("CR_TEST_SOURCE_DIR"), "tests/fixtures/proto", NULL);
 	char *in = g_build_filename(crt_tmpdir(), "protoc.in", NULL);
 	char *out = g_build_filename(crt_tmpdir(), "protoc.out", NULL);
-	char *cmd = g_strdup_printf("protoc %s=tensorflow.ClusterDef -I '%s' cluster.proto < '%s' > '%s'",
-				    mode, dir, in, out);
+	char *cmd = g_strdup_printf(
+		"protoc %s=tensorflow.ClusterDef -I '%s' cluster.proto < '%s' > '%s'", mode, dir,
+		in, out);
 	gchar *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	gchar *err = NULL, *data = NULL;
 	gsize outlen = 0;
@@ -598,10 +614,11 @@ static void test_hand_blob(void)
 		blob[i] = (uint8_t)g_ascii_strtoull(pair, NULL, 16);
 	}
 	text = protoc("--decode", blob, sizeof(blob));
-	g_assert_cmpstr(g_bytes_get_data(text, NULL), ==,
-			"job {\n  name: \"worker\"\n  tasks {\n    key: 0\n    value: \"a:1\"\n  }\n"
-			"  tasks {\n    key: 1\n    value: \"b:2\"\n  }\n}\n"
-			"job {\n  name: \"ps\"\n  tasks {\n    key: 0\n    value: \"c:3\"\n  }\n}\n");
+	g_assert_cmpstr(
+		g_bytes_get_data(text, NULL), ==,
+		"job {\n  name: \"worker\"\n  tasks {\n    key: 0\n    value: \"a:1\"\n  }\n"
+		"  tasks {\n    key: 1\n    value: \"b:2\"\n  }\n}\n"
+		"job {\n  name: \"ps\"\n  tasks {\n    key: 0\n    value: \"c:3\"\n  }\n}\n");
 	g_bytes_unref(text);
 }
 
@@ -623,11 +640,11 @@ static void test_null_args(void)
 	cr_spec_free(NULL);
 }
 
-#define ADD_CASES(prefix, table, fn)                                               \
-	for (size_t i = 0; table[i].name != NULL; i++) {                           \
-		char *p = g_strdup_printf("/spec/%s/%s", prefix, table[i].name); \
-		g_test_add_data_func(p, &table[i], fn);                            \
-		g_free(p);                                                         \
+#define ADD_CASES(prefix, table, fn)                                                               \
+	for (size_t i = 0; table[i].name != NULL; i++) {                                           \
+		char *p = g_strdup_printf("/spec/%s/%s", prefix, table[i].name);                   \
+		g_test_add_data_func(p, &table[i], fn);                                            \
+		g_free(p);                                                                         \
 	}
 
 int main(int argc, char **argv)

@@ -24,8 +24,12 @@ typedef struct merge_case {
 	const char *expect; /* `json` format, or the error message */
 } merge_case;
 
-#define NONE { NULL, -1, NULL, false }
+#define NONE                                                                                       \
+	{                                                                                          \
+		NULL, -1, NULL, false                                                              \
+	}
 
+/* clang-format off */
 static const merge_case cases[] = {
 	{ "one-answer-whole",
 	  { { "worker=w0:1,worker=w1:1", "worker", 1, "grpc" } }, NONE, 0,
@@ -58,6 +62,7 @@ static const merge_case cases[] = {
 	  CR_ERR_CONFLICT,
 	  "job 'worker' task 1 is defined by both resolver 'a' (a.conf:1) and resolver 'b' (a.conf:2)" },
 };
+/* clang-format on */
 
 static cr_result_builder *build(cr_instance *inst, const answer *a)
 {
@@ -70,8 +75,10 @@ static cr_result_builder *build(cr_instance *inst, const answer *a)
 		*eq = '\0';
 		if (hash != NULL) {
 			*hash = '\0';
-			g_assert_cmpint(host_result_add_task(b, *t, g_ascii_strtoll(hash + 1, NULL, 10),
-							     eq + 1, NULL), ==, CR_OK);
+			g_assert_cmpint(host_result_add_task(b, *t,
+							     g_ascii_strtoll(hash + 1, NULL, 10),
+							     eq + 1, NULL),
+					==, CR_OK);
 		} else {
 			g_assert_cmpint(host_result_append_task(b, *t, eq + 1, NULL), ==, CR_OK);
 		}

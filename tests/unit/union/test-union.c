@@ -15,24 +15,25 @@ typedef struct master_check {
 	long long task_id;     /* -1 */
 	const char *rpc_layer; /* NULL = effective */
 	int status;
-	const char *url;       /* or the error message */
+	const char *url; /* or the error message */
 } master_check;
 
 typedef struct union_case {
 	const char *name;
 	const char *config;
-	const char *env[4];       /* "NAME=value" injected into the context */
-	const char *set_type;     /* cr_context_set_task, when set_id >= -1 */
-	long long set_id;         /* -2: no call */
-	const char *set_rpc;      /* cr_context_set_rpc_layer when non-NULL */
+	const char *env[4];   /* "NAME=value" injected into the context */
+	const char *set_type; /* cr_context_set_task, when set_id >= -1 */
+	long long set_id;     /* -2: no call */
+	const char *set_rpc;  /* cr_context_set_rpc_layer when non-NULL */
 	int status;
-	const char *expect;       /* `json` format output, or the error message */
-	const char *log;          /* log lines at WARNING and above, '\n'-joined */
+	const char *expect; /* `json` format output, or the error message */
+	const char *log;    /* log lines at WARNING and above, '\n'-joined */
 	master_check masters[4];
 } union_case;
 
 #define NO_SET NULL, -2, NULL
 
+/* clang-format off */
 static const union_case cases[] = {
 	/* ---- merging (§5 consequences) ---- */
 	{ "list-concat",
@@ -331,6 +332,7 @@ static const union_case cases[] = {
 	  "" },
 	{ NULL },
 };
+/* clang-format on */
 
 static void collect_log(cr_log_level level, const char *source, const char *message, void *data)
 {
@@ -401,9 +403,9 @@ static void test_union(gconstpointer data)
 
 		if (m->url == NULL)
 			break;
-		g_assert_cmpint(cr_result_master(res, m->task_type, m->task_id, m->rpc_layer, &url,
-						 &merr),
-				==, m->status);
+		g_assert_cmpint(
+			cr_result_master(res, m->task_type, m->task_id, m->rpc_layer, &url, &merr),
+			==, m->status);
 		g_assert_cmpstr(m->status == 0 ? url : merr.message, ==, m->url);
 		cr_free(url);
 	}

@@ -112,7 +112,8 @@ static int fake_line(const char *line, nvmlReturn_t *init_rc)
 	if (strncmp(line, "gpu ", 4) == 0 && fake_ngpus < FAKE_MAX_GPUS) {
 		d = &fake_gpus[fake_ngpus];
 		if (sscanf(line, "gpu %95s %llu %31s %u %u %n", d->uuid, &d->memory, d->pci,
-			   &d->minor, &d->mig_mode, &used) < 5 || used == 0)
+			   &d->minor, &d->mig_mode, &used) < 5 ||
+		    used == 0)
 			return -1;
 		fake_rest(d->name, sizeof(d->name), line + used);
 		fake_ngpus++;
@@ -185,17 +186,28 @@ nvmlReturn_t nvmlShutdown(void)
 const char *nvmlErrorString(nvmlReturn_t result)
 {
 	switch (result) {
-	case 0: return "Success";
-	case 1: return "Uninitialized";
-	case 2: return "Invalid Argument";
-	case 3: return "Not Supported";
-	case 4: return "Insufficient Permissions";
-	case 6: return "Not Found";
-	case 7: return "Insufficient Size";
-	case 9: return "Driver Not Loaded";
-	case 12: return "NVML Shared Library Not Found";
-	case 15: return "GPU is lost";
-	default: return "Unknown Error";
+	case 0:
+		return "Success";
+	case 1:
+		return "Uninitialized";
+	case 2:
+		return "Invalid Argument";
+	case 3:
+		return "Not Supported";
+	case 4:
+		return "Insufficient Permissions";
+	case 6:
+		return "Not Found";
+	case 7:
+		return "Insufficient Size";
+	case 9:
+		return "Driver Not Loaded";
+	case 12:
+		return "NVML Shared Library Not Found";
+	case 15:
+		return "GPU is lost";
+	default:
+		return "Unknown Error";
 	}
 }
 
@@ -223,8 +235,7 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *dev
 	return NVML_SUCCESS;
 }
 
-static nvmlReturn_t fake_text(nvmlDevice_t device, char *out, unsigned int length,
-			      const char *text)
+static nvmlReturn_t fake_text(nvmlDevice_t device, char *out, unsigned int length, const char *text)
 {
 	if (fake_refs == 0)
 		return NVML_ERROR_UNINITIALIZED;
@@ -285,8 +296,7 @@ nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor)
 	return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current,
-				  unsigned int *pending)
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current, unsigned int *pending)
 {
 	if (fake_refs == 0)
 		return NVML_ERROR_UNINITIALIZED;
