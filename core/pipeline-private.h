@@ -72,6 +72,10 @@ void builder_free(cr_result_builder *b);
 cr_result *result_new(void);
 void accel_device_free(gpointer p);
 void accel_counts_put(GHashTable *counts, const char *kind, int64_t n);
+/* An empty kind -> count table (builder.c). */
+GHashTable *accel_counts_new(void);
+/* Close a passed descriptor and free its record (builder.c). */
+void passed_fd_free(gpointer p);
 char *task_key(const char *job, int64_t index);
 /* "layer://addr", or addr when layer is NULL/empty, or "" when addr is empty. */
 char *format_master_url(const char *address, const char *rpc_layer);
