@@ -206,8 +206,9 @@ void loader_plugin_free(cr_plugin *plugin)
 {
 	if (plugin == NULL)
 		return;
-	/* CR_PLUGIN_NO_DLCLOSE=1 keeps symbols for valgrind's leak stacks. */
-	if (plugin->handle != NULL && g_strcmp0(g_getenv("CR_PLUGIN_NO_DLCLOSE"), "1") != 0)
+	/* CLUSTER_RESOLVER_NO_DLCLOSE=1 (cluster-resolver(1)) keeps a plugin's
+	 * symbols for valgrind's leak stacks. */
+	if (plugin->handle != NULL && g_strcmp0(g_getenv("CLUSTER_RESOLVER_NO_DLCLOSE"), "1") != 0)
 		dlclose(plugin->handle);
 	g_free(plugin->path);
 	g_free(plugin->name);

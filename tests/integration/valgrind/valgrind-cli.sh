@@ -11,7 +11,7 @@ command -v valgrind > /dev/null || { echo "FAIL: valgrind is not installed (scri
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-export CR_PLUGIN_NO_DLCLOSE=1
+export CLUSTER_RESOLVER_NO_DLCLOSE=1
 unset TF_CONFIG
 vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
     --show-leak-kinds=definite --suppressions=/usr/share/glib-2.0/valgrind/glib.supp)
