@@ -13,22 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 url=http://127.0.0.1:8080/v1/hosts
 
-# expect NAME RC STDOUT STDERR -- COMMAND...
-expect() {
-	name=$1 rc=$2 out=$3 err=$4
-	shift 5
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got_rc=$?
-	got_out=$(cat "$tmp/out") got_err=$(cat "$tmp/err")
-	if [ "$got_rc" != "$rc" ] || [ "$got_out" != "$out" ] || [ "$got_err" != "$err" ]; then
-		echo "FAIL $name: exit $got_rc (want $rc)"
-		echo "  stdout: [$got_out]"; echo "    want: [$out]"
-		echo "  stderr: [$got_err]"; echo "    want: [$err]"
-		fail=1
-	else
-		echo "ok $name"
-	fi
-}
+. "${CR_TEST_SOURCE_DIR:?}/tests/common/expect.sh"
 
 cat >"$tmp/pages.http" <<EOS
 # one answer with a job header, a body over two lines
