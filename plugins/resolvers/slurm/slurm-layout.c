@@ -690,27 +690,6 @@ void slurm_cursor_init(const slurm_layout *lay, slurm_cursor *c, size_t rank)
 	c->local = c->round * lay->plane + c->j;
 }
 
-void slurm_cursor_next(const slurm_layout *lay, slurm_cursor *c)
-{
-	c->rank++;
-	if (lay->node_of != NULL) {
-		if (c->rank < lay->n_tasks) {
-			c->node = lay->node_of[c->rank];
-			c->local = lay->local_of[c->rank];
-		}
-		return;
-	}
-	if (++c->j >= c->width) {
-		c->j = 0;
-		if (++c->node == lay->n_nodes) {
-			c->node = 0;
-			if (++c->round == c->full)
-				c->width = c->rem;
-		}
-	}
-	c->local = c->round * lay->plane + c->j;
-}
-
 void slurm_locate(const slurm_layout *lay, size_t rank, uint32_t *node, uint32_t *local)
 {
 	slurm_cursor c;

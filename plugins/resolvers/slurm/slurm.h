@@ -106,7 +106,28 @@ void slurm_layout_clear(slurm_layout *lay);
 /* The node of @rank and its index among that node's tasks. */
 void slurm_locate(const slurm_layout *lay, size_t rank, uint32_t *node, uint32_t *local);
 void slurm_cursor_init(const slurm_layout *lay, slurm_cursor *c, size_t rank);
-void slurm_cursor_next(const slurm_layout *lay, slurm_cursor *c);
+
+/* On to the next rank (inline: it runs once a task). */
+static inline void slurm_cursor_next(const slurm_layout *lay, slurm_cursor *c)
+{
+	c->rank++;
+	if (lay->node_of != NULL) {
+		if (c->rank < lay->n_tasks) {
+			c->node = lay->node_of[c->rank];
+			c->local = lay->local_of[c->rank];
+		}
+		return;
+	}
+	if (++c->j >= c->width) {
+		c->j = 0;
+		if (++c->node == lay->n_nodes) {
+			c->node = 0;
+			if (++c->round == c->full)
+				c->width = c->rem;
+		}
+	}
+	c->local = c->round * lay->plane + c->j;
+}
 
 cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_layout *lay,
 			     long rank, slurm_gpus *gpus, cr_error *err);
