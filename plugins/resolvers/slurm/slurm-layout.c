@@ -58,19 +58,22 @@ static cr_status slurm_nomem(cr_error *err)
 }
 
 /* The nodelist streamed by host->hostlist_foreach into one buffer of
- * NUL-terminated names (not one allocation per node) and a pointer to each.
- * Both are sized once from the node count Slurm gives and the first name's
- * length; they grow only when that count is missing or wrong. */
+ * NUL-terminated names (not one allocation per node), sized once from the
+ * node count Slurm gives and the first name's length (it grows only when
+ * that count is missing or wrong). While every name has the first one's
+ * length they lie @stride apart and need no pointer each; the first name of
+ * another length starts the pointer array. */
 typedef struct slurm_names {
 	char *buf;
 	size_t len, cap;
-	const char **hosts; /* into buf; room for one more (the end) */
+	size_t stride;      /* the first name's length + 1 */
+	const char **hosts; /* NULL, or into buf with room for one more (the end) */
 	size_t n, cap_n;
 	size_t hint; /* nodes expected, or 0 */
 	bool nomem;
 } slurm_names;
 
-/* Room in buf for a name of @need bytes; the names placed follow the buffer
+/* Room in buf for a name of @need bytes; the pointers follow the buffer
  * when it moves. */
 static bool slurm_names_grow(slurm_names *nm, size_t need)
 {
@@ -85,7 +88,7 @@ static bool slurm_names_grow(slurm_names *nm, size_t need)
 	if (buf == NULL)
 		return false;
 	p = buf;
-	if (buf != nm->buf)
+	if (buf != nm->buf && nm->hosts != NULL)
 		for (size_t i = 0; i < nm->n; i++) {
 			nm->hosts[i] = p;
 			p += strlen(p) + 1;
@@ -95,22 +98,41 @@ static bool slurm_names_grow(slurm_names *nm, size_t need)
 	return true;
 }
 
+/* Room for one more pointer and the end; the first time, pointers to the
+ * names so far (all @stride apart). */
+static bool slurm_names_point(slurm_names *nm)
+{
+	size_t cap;
+	const char **hosts;
+
+	if (nm->n + 1 < nm->cap_n)
+		return true;
+	cap = nm->cap_n ? nm->cap_n * 2 : (nm->hint > nm->n ? nm->hint : nm->n * 2) + 2;
+	hosts = realloc(nm->hosts, cap * sizeof(*hosts));
+	if (hosts == NULL)
+		return false;
+	if (nm->hosts == NULL)
+		for (size_t i = 0; i < nm->n; i++)
+			hosts[i] = nm->buf + i * nm->stride;
+	nm->hosts = hosts;
+	nm->cap_n = cap;
+	return true;
+}
+
 static int slurm_names_add(const char *name, size_t len, void *data)
 {
 	slurm_names *nm = data;
 
+	if (nm->n == 0)
+		nm->stride = len + 1;
 	if (nm->len + len + 1 > nm->cap && !slurm_names_grow(nm, len + 1))
 		return nm->nomem = true;
-	if (nm->n + 1 >= nm->cap_n) {
-		size_t cap = nm->cap_n ? nm->cap_n * 2 : nm->hint > 0 ? nm->hint + 1 : 256;
-		const char **hosts = realloc(nm->hosts, cap * sizeof(*hosts));
-
-		if (hosts == NULL)
+	if (nm->hosts != NULL || len + 1 != nm->stride) {
+		if (!slurm_names_point(nm))
 			return nm->nomem = true;
-		nm->hosts = hosts;
-		nm->cap_n = cap;
+		nm->hosts[nm->n] = nm->buf + nm->len;
 	}
-	nm->hosts[nm->n++] = nm->buf + nm->len;
+	nm->n++;
 	memcpy(nm->buf + nm->len, name, len + 1);
 	nm->len += len + 1;
 	return 0;
@@ -147,9 +169,11 @@ static cr_status slurm_nodelist(cr_plugin_ctx *ctx, const slurm_env *env, slurm_
 		st = cr_host->error_set(err, CR_ERR_BACKEND, "%s \"%s\" names no node",
 					env->nodelist_var, env->nodelist);
 	if (st == CR_OK) {
-		nm.hosts[nm.n] = nm.buf + nm.len;
+		if (nm.hosts != NULL)
+			nm.hosts[nm.n] = nm.buf + nm.len;
 		lay->host_names = nm.buf;
 		lay->hosts = nm.hosts;
+		lay->stride = nm.stride;
 		lay->n_nodes = nm.n;
 	} else {
 		free(nm.buf);
@@ -292,7 +316,7 @@ static long slurm_find_node(const slurm_layout *lay, const uint32_t *sorted, con
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(name, lay->hosts[sorted[mid]]);
+		int c = strcmp(name, slurm_host(lay, sorted[mid]));
 
 		if (c == 0)
 			return sorted[mid];
@@ -481,7 +505,7 @@ static long slurm_local_node(cr_plugin_ctx *ctx, const slurm_layout *lay)
 	long node = -1;
 
 	for (size_t i = 0; name != NULL && i < lay->n_nodes && node < 0; i++)
-		if (strcmp(lay->hosts[i], name) == 0)
+		if (strcmp(slurm_host(lay, i), name) == 0)
 			node = (long)i;
 	if (node >= 0 || id == NULL)
 		return node;
@@ -592,17 +616,17 @@ static cr_status slurm_distribute(cr_plugin_ctx *ctx, const slurm_env *env, slur
 		err, CR_ERR_BACKEND,
 		"SLURM_GTIDS \"%s\" (the ranks on %s) do not fit %s%s%s over "
 		"%s \"%s\" and %s \"%s\"",
-		cr_host->getenv(ctx, "SLURM_GTIDS"), lay->hosts[lay->local_node],
+		cr_host->getenv(ctx, "SLURM_GTIDS"), slurm_host(lay, (size_t)lay->local_node),
 		given->given ? "SLURM_DISTRIBUTION \"" : "a block or cyclic layout",
 		given->given ? cr_host->getenv(ctx, "SLURM_DISTRIBUTION") : "",
 		given->given ? "\"" : "", env->nodelist_var, env->nodelist, env->tpn_var, env->tpn);
 }
 
-static int slurm_cmp_names(const void *a, const void *b, void *names)
+static int slurm_cmp_names(const void *a, const void *b, void *layout)
 {
-	const char **n = names;
+	const slurm_layout *lay = layout;
 
-	return strcmp(n[*(const uint32_t *)a], n[*(const uint32_t *)b]);
+	return strcmp(slurm_host(lay, *(const uint32_t *)a), slurm_host(lay, *(const uint32_t *)b));
 }
 
 cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
@@ -629,7 +653,7 @@ cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 		}
 		for (uint32_t i = 0; i < lay->n_nodes; i++)
 			sorted[i] = i;
-		qsort_r(sorted, lay->n_nodes, sizeof(*sorted), slurm_cmp_names, (void *)lay->hosts);
+		qsort_r(sorted, lay->n_nodes, sizeof(*sorted), slurm_cmp_names, lay);
 	}
 	/* SLURM_GTIDS describes the step's own layout: only a step's task list
 	 * taken from the environment can be checked against it. */

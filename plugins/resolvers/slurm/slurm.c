@@ -128,8 +128,8 @@ static cr_status slurm_check(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 				err, CR_ERR_BACKEND,
 				"SLURM_PROCID \"%s\" runs on %s by the %s layout, but this "
 				"is %s",
-				cr_host->getenv(ctx, "SLURM_PROCID"), lay->hosts[node], lay->dist,
-				lay->hosts[lay->local_node]);
+				cr_host->getenv(ctx, "SLURM_PROCID"), slurm_host(lay, node),
+				lay->dist, slurm_host(lay, (size_t)lay->local_node));
 	}
 	return CR_OK;
 }
@@ -205,7 +205,7 @@ static cr_status slurm_emit_job(const slurm_layout *lay, const slurm_ports *port
 			if ((addr = malloc(cap)) == NULL)
 				return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
 		}
-		memcpy(addr, lay->hosts[node], len);
+		memcpy(addr, slurm_host(lay, node), len);
 		memcpy(addr + len, ports->text[local], 8);
 		st = cr_host->result_append_task(b, job, addr, err);
 		if (st == CR_OK && gpus->known)

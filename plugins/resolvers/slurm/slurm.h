@@ -53,8 +53,10 @@ typedef struct slurm_env {
 /* Where every rank runs. */
 typedef struct slurm_layout {
 	char *host_names;   /* the nodes' names, NUL-separated, in nodelist order */
-	const char **hosts; /* n_nodes + 1 pointers into host_names: name i is
+	const char **hosts; /* NULL: name i is at host_names + i * stride; else
+			     * n_nodes + 1 pointers into host_names: name i is
 			     * hosts[i], hosts[i + 1] - hosts[i] - 1 bytes long */
+	size_t stride;
 	size_t n_nodes;
 	uint32_t *tpn;      /* tasks on each node */
 	uint32_t *host_tpn; /* from host->tasks_per_node_expand, or NULL */
@@ -81,9 +83,15 @@ typedef struct slurm_cursor {
 	size_t rank;
 } slurm_cursor;
 
+static inline const char *slurm_host(const slurm_layout *lay, size_t node)
+{
+	return lay->hosts != NULL ? lay->hosts[node] : lay->host_names + node * lay->stride;
+}
+
 static inline size_t slurm_host_len(const slurm_layout *lay, size_t node)
 {
-	return (size_t)(lay->hosts[node + 1] - lay->hosts[node]) - 1;
+	return lay->hosts != NULL ? (size_t)(lay->hosts[node + 1] - lay->hosts[node]) - 1
+				  : lay->stride - 1;
 }
 
 /* GPUs of the tasks, when Slurm or the config says anything about them. */
