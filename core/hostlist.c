@@ -331,11 +331,13 @@ static size_t hl_item_max_len(const GArray *segs, const GArray *ranges)
 static bool hl_bump(const GArray *segs, const GArray *ranges, const hl_cursor *cur, guint i,
 		    char *name, const size_t *start)
 {
-	char *first = name + start[i], *d = name + start[i + 1];
+	char *first, *d;
 
 	if (g_array_index(segs, hl_seg, i).text != NULL ||
 	    cur[i].value == g_array_index(ranges, hl_range, cur[i].range).lo)
-		return false;
+		return false; /* (the first name too: nothing written yet) */
+	first = name + start[i];
+	d = name + start[i + 1];
 	while (d > first) {
 		if (*--d != '9') {
 			(*d)++;
