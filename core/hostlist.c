@@ -325,6 +325,29 @@ static size_t hl_item_max_len(const GArray *segs, const GArray *ranges)
 	return len;
 }
 
+/* When group @i only went one up in its range, add one to the digits it
+ * wrote last time, in place, and return true; false when they must be
+ * written whole (a new range, or a carry out of them: 99 to 100). */
+static bool hl_bump(const GArray *segs, const GArray *ranges, const hl_cursor *cur, guint i,
+		    char *name, const size_t *start)
+{
+	char *first, *d;
+
+	if (g_array_index(segs, hl_seg, i).text != NULL ||
+	    cur[i].value == g_array_index(ranges, hl_range, cur[i].range).lo)
+		return false; /* (the first name too: nothing written yet) */
+	first = name + start[i];
+	d = name + start[i + 1];
+	while (d > first) {
+		if (*--d != '9') {
+			(*d)++;
+			return true;
+		}
+		*d = '0';
+	}
+	return false;
+}
+
 /* Call @fn for each of the @count names of one item; false when it stopped.
  * Each name is rebuilt only from the leftmost segment that changed (in
  * node[00001-16384] only the number is written again). */
@@ -347,6 +370,8 @@ static bool hl_emit(const GArray *segs, const GArray *ranges, size_t count, cr_h
 	}
 	start[0] = 0;
 	for (size_t k = 0; k < count && go_on; k++) {
+		if (from < segs->len && hl_bump(segs, ranges, cur, from, name, start))
+			from++;
 		for (guint i = from; i < segs->len; i++) {
 			const hl_seg *seg = &g_array_index(segs, hl_seg, i);
 			size_t len = start[i];

@@ -164,8 +164,12 @@ cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 						lay->max_tpn, gpt, l.n);
 			goto out;
 		}
-		if (rank >= 0)
-			first = (size_t)lay->local_of[rank] * gpt;
+		if (rank >= 0) {
+			uint32_t node, local;
+
+			slurm_locate(lay, (size_t)rank, &node, &local);
+			first = (size_t)local * gpt;
+		}
 	}
 	gpus->known = true;
 	gpus->per_task = gpt;

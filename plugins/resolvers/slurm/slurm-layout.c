@@ -58,73 +58,160 @@ static cr_status slurm_nomem(cr_error *err)
 }
 
 /* The nodelist streamed by host->hostlist_foreach into one buffer of
- * NUL-terminated names (not one allocation per node); offsets until the
- * buffer stops moving. */
+ * NUL-terminated names (not one allocation per node), sized once from the
+ * node count Slurm gives and the first name's length (it grows only when
+ * that count is missing or wrong). While every name has the first one's
+ * length they lie @stride apart and need no pointer each; the first name of
+ * another length starts the pointer array. */
 typedef struct slurm_names {
 	char *buf;
 	size_t len, cap;
-	size_t *off;
+	size_t stride;      /* the first name's length + 1 */
+	const char **hosts; /* NULL, or into buf with room for one more (the end) */
 	size_t n, cap_n;
+	size_t hint; /* nodes expected, or 0 */
 	bool nomem;
 } slurm_names;
+
+/* Room in buf for a name of @need bytes; the pointers follow the buffer
+ * when it moves. */
+static bool slurm_names_grow(slurm_names *nm, size_t need)
+{
+	size_t cap;
+	char *buf, *p;
+
+	if (nm->cap == 0 && nm->hint > 0 && need < ((size_t)1 << 20))
+		cap = nm->hint * (need + 8); /* numbers may grow a few digits */
+	else
+		cap = (nm->cap ? nm->cap * 2 : 4096) + need;
+	buf = realloc(nm->buf, cap);
+	if (buf == NULL)
+		return false;
+	p = buf;
+	if (buf != nm->buf && nm->hosts != NULL)
+		for (size_t i = 0; i < nm->n; i++) {
+			nm->hosts[i] = p;
+			p += strlen(p) + 1;
+		}
+	nm->buf = buf;
+	nm->cap = cap;
+	return true;
+}
+
+/* Room for one more pointer and the end; the first time, pointers to the
+ * names so far (all @stride apart). */
+static bool slurm_names_point(slurm_names *nm)
+{
+	size_t cap;
+	const char **hosts;
+
+	if (nm->n + 1 < nm->cap_n)
+		return true;
+	cap = nm->cap_n ? nm->cap_n * 2 : (nm->hint > nm->n ? nm->hint : nm->n * 2) + 2;
+	hosts = realloc(nm->hosts, cap * sizeof(*hosts));
+	if (hosts == NULL)
+		return false;
+	if (nm->hosts == NULL)
+		for (size_t i = 0; i < nm->n; i++)
+			hosts[i] = nm->buf + i * nm->stride;
+	nm->hosts = hosts;
+	nm->cap_n = cap;
+	return true;
+}
 
 static int slurm_names_add(const char *name, size_t len, void *data)
 {
 	slurm_names *nm = data;
 
-	if (nm->len + len + 1 > nm->cap) {
-		size_t cap = (nm->cap ? nm->cap * 2 : 4096) + len + 1;
-		char *buf = realloc(nm->buf, cap);
-
-		if (buf == NULL)
+	if (nm->n == 0)
+		nm->stride = len + 1;
+	if (nm->len + len + 1 > nm->cap && !slurm_names_grow(nm, len + 1))
+		return nm->nomem = true;
+	if (nm->hosts != NULL || len + 1 != nm->stride) {
+		if (!slurm_names_point(nm))
 			return nm->nomem = true;
-		nm->buf = buf;
-		nm->cap = cap;
+		nm->hosts[nm->n] = nm->buf + nm->len;
 	}
-	if (nm->n == nm->cap_n) {
-		size_t cap = nm->cap_n ? nm->cap_n * 2 : 256;
-		size_t *off = realloc(nm->off, cap * sizeof(*off));
-
-		if (off == NULL)
-			return nm->nomem = true;
-		nm->off = off;
-		nm->cap_n = cap;
-	}
-	nm->off[nm->n++] = nm->len;
+	nm->n++;
 	memcpy(nm->buf + nm->len, name, len + 1);
 	nm->len += len + 1;
 	return 0;
 }
 
-static cr_status slurm_nodelist(const slurm_env *env, slurm_layout *lay, cr_error *err)
+/* The number of nodes Slurm says the list has, or 0. Only a size hint. */
+static size_t slurm_nodes_hint(cr_plugin_ctx *ctx, const slurm_env *env)
+{
+	const char *v =
+		cr_host->getenv(ctx, env->in_step ? "SLURM_STEP_NUM_NODES" : "SLURM_JOB_NUM_NODES");
+	uint32_t n = 0;
+
+	if (v == NULL && !env->in_step)
+		v = cr_host->getenv(ctx, "SLURM_NNODES");
+	if (v == NULL || slurm_parse_uint("", v, &n, NULL) != CR_OK || n > (1u << 24))
+		return 0;
+	return n;
+}
+
+static cr_status slurm_nodelist(cr_plugin_ctx *ctx, const slurm_env *env, slurm_layout *lay,
+				cr_error *err)
 {
 	cr_error inner = CR_ERROR_INIT;
 	slurm_names nm = { 0 };
 	cr_status st = CR_OK;
 
+	nm.hint = slurm_nodes_hint(ctx, env);
 	if (cr_host->hostlist_foreach(env->nodelist, slurm_names_add, &nm, &inner) != CR_OK)
 		st = cr_host->error_set(err, CR_ERR_BACKEND, "%s: %s", env->nodelist_var,
 					inner.message);
-	else if (nm.nomem || (nm.n > 0 && (lay->hosts = malloc(nm.n * sizeof(char *))) == NULL))
+	else if (nm.nomem)
 		st = slurm_nomem(err);
 	else if (nm.n == 0)
 		st = cr_host->error_set(err, CR_ERR_BACKEND, "%s \"%s\" names no node",
 					env->nodelist_var, env->nodelist);
 	if (st == CR_OK) {
-		for (size_t i = 0; i < nm.n; i++)
-			lay->hosts[i] = nm.buf + nm.off[i];
+		if (nm.hosts != NULL)
+			nm.hosts[nm.n] = nm.buf + nm.len;
 		lay->host_names = nm.buf;
+		lay->hosts = nm.hosts;
+		lay->stride = nm.stride;
 		lay->n_nodes = nm.n;
-		nm.buf = NULL;
+	} else {
+		free(nm.buf);
+		free(nm.hosts);
 	}
-	free(nm.buf);
-	free(nm.off);
 	return st;
 }
 
+/* The config's hosts (tasks_per_node = { ... }) copied the same way. */
+static cr_status slurm_nodes_from_config(const slurm_config *cfg, slurm_layout *lay, cr_error *err)
+{
+	size_t total = 0;
+	char *p;
+
+	for (size_t i = 0; i < cfg->tpn_n; i++)
+		total += strlen(cfg->tpn_hosts[i]) + 1;
+	lay->host_names = malloc(total ? total : 1);
+	lay->hosts = malloc((cfg->tpn_n + 1) * sizeof(*lay->hosts));
+	lay->tpn = malloc((cfg->tpn_n ? cfg->tpn_n : 1) * sizeof(*lay->tpn));
+	if (lay->host_names == NULL || lay->hosts == NULL || lay->tpn == NULL)
+		return slurm_nomem(err);
+	p = lay->host_names;
+	for (size_t i = 0; i < cfg->tpn_n; i++) {
+		size_t len = strlen(cfg->tpn_hosts[i]) + 1;
+
+		lay->hosts[i] = p;
+		memcpy(p, cfg->tpn_hosts[i], len);
+		p += len;
+	}
+	lay->hosts[cfg->tpn_n] = p;
+	lay->n_nodes = cfg->tpn_n;
+	memcpy(lay->tpn, cfg->tpn_counts, cfg->tpn_n * sizeof(*lay->tpn));
+	return CR_OK;
+}
+
 /* Hosts and tasks per node from the environment (or tasks_per_node = N). */
-static cr_status slurm_nodes_from_env(const slurm_config *cfg, const slurm_env *env,
-				      slurm_layout *lay, cr_error *err)
+static cr_status slurm_nodes_from_env(cr_plugin_ctx *ctx, const slurm_config *cfg,
+				      const slurm_env *env, slurm_layout *lay, cr_error *err)
 {
 	cr_error inner = CR_ERROR_INIT;
 	size_t n = 0;
@@ -134,7 +221,7 @@ static cr_status slurm_nodes_from_env(const slurm_config *cfg, const slurm_env *
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "%s is not set: not inside a Slurm job?",
 					  env->nodelist_var);
-	st = slurm_nodelist(env, lay, err);
+	st = slurm_nodelist(ctx, env, lay, err);
 	if (st != CR_OK)
 		return st;
 	if (cfg->tpn_source == SLURM_TPN_INT) {
@@ -162,29 +249,23 @@ static cr_status slurm_nodes_from_env(const slurm_config *cfg, const slurm_env *
 	return CR_OK;
 }
 
-static cr_status slurm_nodes(const slurm_config *cfg, const slurm_env *env, slurm_layout *lay,
-			     cr_error *err)
+static cr_status slurm_nodes(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
+			     slurm_layout *lay, cr_error *err)
 {
 	cr_status st;
 
-	if (cfg->tpn_source == SLURM_TPN_GROUP) {
-		lay->hosts = cfg->tpn_hosts;
-		lay->n_nodes = cfg->tpn_n;
-		lay->tpn = malloc(cfg->tpn_n * sizeof(*lay->tpn));
-		if (lay->tpn == NULL)
-			return slurm_nomem(err);
-		memcpy(lay->tpn, cfg->tpn_counts, cfg->tpn_n * sizeof(*lay->tpn));
-	} else if ((st = slurm_nodes_from_env(cfg, env, lay, err)) != CR_OK) {
+	if (cfg->tpn_source == SLURM_TPN_GROUP)
+		st = slurm_nodes_from_config(cfg, lay, err);
+	else
+		st = slurm_nodes_from_env(ctx, cfg, env, lay, err);
+	if (st != CR_OK)
 		return st;
-	}
-	lay->host_len = malloc(lay->n_nodes * sizeof(*lay->host_len));
-	if (lay->host_len == NULL)
-		return slurm_nomem(err);
+	lay->uniform = true;
 	for (size_t i = 0; i < lay->n_nodes; i++) {
-		lay->host_len[i] = (uint32_t)strlen(lay->hosts[i]);
 		lay->n_tasks += lay->tpn[i];
 		if (lay->tpn[i] > lay->max_tpn)
 			lay->max_tpn = lay->tpn[i];
+		lay->uniform = lay->uniform && lay->tpn[i] == lay->tpn[0];
 	}
 	if (lay->n_tasks > (1u << 24))
 		return cr_host->error_set(err, CR_ERR_BACKEND, "%zu tasks: more than %u",
@@ -235,7 +316,7 @@ static long slurm_find_node(const slurm_layout *lay, const uint32_t *sorted, con
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(name, lay->hosts[sorted[mid]]);
+		int c = strcmp(name, slurm_host(lay, sorted[mid]));
 
 		if (c == 0)
 			return sorted[mid];
@@ -424,7 +505,7 @@ static long slurm_local_node(cr_plugin_ctx *ctx, const slurm_layout *lay)
 	long node = -1;
 
 	for (size_t i = 0; name != NULL && i < lay->n_nodes && node < 0; i++)
-		if (strcmp(lay->hosts[i], name) == 0)
+		if (strcmp(slurm_host(lay, i), name) == 0)
 			node = (long)i;
 	if (node >= 0 || id == NULL)
 		return node;
@@ -440,11 +521,30 @@ static int slurm_cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The rank of the @local-th task of @node in a computed layout. */
+static size_t slurm_rank_of(const slurm_layout *lay, uint32_t node, uint32_t local)
+{
+	uint32_t p = lay->plane, full = lay->max_tpn / p, round = local / p;
+	size_t span = lay->n_nodes * p;
+
+	if (round < full)
+		return round * span + (size_t)node * p + local % p;
+	return full * span + (size_t)node * (lay->max_tpn - full * p) + (local - full * p);
+}
+
 /* Whether the layout puts exactly @gtids (sorted) on node @local. */
 static bool slurm_gtids_match(const slurm_layout *lay, long local, const uint32_t *gtids, size_t n)
 {
 	size_t k = 0;
 
+	if (lay->node_of == NULL) {
+		if (n != lay->max_tpn)
+			return false;
+		for (; k < n; k++)
+			if (gtids[k] != slurm_rank_of(lay, (uint32_t)local, (uint32_t)k))
+				return false;
+		return true;
+	}
 	for (size_t r = 0; r < lay->n_tasks; r++) {
 		if (lay->node_of[r] != (uint32_t)local)
 			continue;
@@ -455,35 +555,47 @@ static bool slurm_gtids_match(const slurm_layout *lay, long local, const uint32_
 	return k == n;
 }
 
+/* Block, cyclic and plane over a uniform list are computed per rank; the
+ * others (and any distribution over an uneven list) are stored. */
 static cr_status slurm_apply(cr_plugin_ctx *ctx, slurm_layout *lay, const slurm_dist *d,
-			     uint32_t *filled, const uint32_t *sorted, cr_error *err)
+			     const uint32_t *sorted, cr_error *err)
 {
-	memset(filled, 0, lay->n_nodes * sizeof(*filled));
-	switch (d->kind) {
-	case SLURM_DIST_BLOCK:
-		lay->dist = "block";
-		slurm_layout_block(lay, filled);
+	static const char *const names[] = { "block", "cyclic", "plane", "arbitrary" };
+	uint32_t plane = d->kind == SLURM_DIST_BLOCK   ? lay->max_tpn
+			 : d->kind == SLURM_DIST_PLANE ? d->plane
+						       : 1;
+	uint32_t *filled;
+	cr_status st = CR_OK;
+
+	lay->dist = names[d->kind];
+	if (lay->uniform && d->kind != SLURM_DIST_ARBITRARY) {
+		lay->plane = plane < lay->max_tpn ? plane : lay->max_tpn;
 		return CR_OK;
-	case SLURM_DIST_CYCLIC:
-		lay->dist = "cyclic";
-		slurm_layout_plane(lay, filled, 1);
-		return CR_OK;
-	case SLURM_DIST_PLANE:
-		lay->dist = "plane";
-		slurm_layout_plane(lay, filled, d->plane);
-		return CR_OK;
-	case SLURM_DIST_ARBITRARY:
-		lay->dist = "arbitrary";
-		return slurm_layout_arbitrary(ctx, lay, filled, sorted, err);
 	}
-	return CR_ERR_INTERNAL;
+	if (lay->node_of == NULL) {
+		lay->node_of = malloc(lay->n_tasks * sizeof(*lay->node_of));
+		lay->local_of = malloc(lay->n_tasks * sizeof(*lay->local_of));
+	}
+	filled = calloc(lay->n_nodes, sizeof(*filled));
+	if (lay->node_of == NULL || lay->local_of == NULL || filled == NULL) {
+		free(filled);
+		return slurm_nomem(err);
+	}
+	if (d->kind == SLURM_DIST_BLOCK)
+		slurm_layout_block(lay, filled);
+	else if (d->kind == SLURM_DIST_ARBITRARY)
+		st = slurm_layout_arbitrary(ctx, lay, filled, sorted, err);
+	else
+		slurm_layout_plane(lay, filled, plane);
+	free(filled);
+	return st;
 }
 
 /* Lay the ranks out by @d, or (not given) by block, else cyclic, whichever
  * matches SLURM_GTIDS; an error when none does. */
 static cr_status slurm_distribute(cr_plugin_ctx *ctx, const slurm_env *env, slurm_layout *lay,
 				  const slurm_dist *given, const uint32_t *gtids, size_t n_gtids,
-				  uint32_t *filled, const uint32_t *sorted, cr_error *err)
+				  const uint32_t *sorted, cr_error *err)
 {
 	slurm_dist d = *given;
 	bool check = gtids != NULL && lay->local_node >= 0;
@@ -491,12 +603,12 @@ static cr_status slurm_distribute(cr_plugin_ctx *ctx, const slurm_env *env, slur
 
 	if (!d.given)
 		d.kind = SLURM_DIST_BLOCK;
-	st = slurm_apply(ctx, lay, &d, filled, sorted, err);
+	st = slurm_apply(ctx, lay, &d, sorted, err);
 	if (st != CR_OK || !check || slurm_gtids_match(lay, lay->local_node, gtids, n_gtids))
 		return st;
 	if (!d.given) {
 		d.kind = SLURM_DIST_CYCLIC;
-		st = slurm_apply(ctx, lay, &d, filled, sorted, err);
+		st = slurm_apply(ctx, lay, &d, sorted, err);
 		if (st != CR_OK || slurm_gtids_match(lay, lay->local_node, gtids, n_gtids))
 			return st;
 	}
@@ -504,39 +616,32 @@ static cr_status slurm_distribute(cr_plugin_ctx *ctx, const slurm_env *env, slur
 		err, CR_ERR_BACKEND,
 		"SLURM_GTIDS \"%s\" (the ranks on %s) do not fit %s%s%s over "
 		"%s \"%s\" and %s \"%s\"",
-		cr_host->getenv(ctx, "SLURM_GTIDS"), lay->hosts[lay->local_node],
+		cr_host->getenv(ctx, "SLURM_GTIDS"), slurm_host(lay, (size_t)lay->local_node),
 		given->given ? "SLURM_DISTRIBUTION \"" : "a block or cyclic layout",
 		given->given ? cr_host->getenv(ctx, "SLURM_DISTRIBUTION") : "",
 		given->given ? "\"" : "", env->nodelist_var, env->nodelist, env->tpn_var, env->tpn);
 }
 
-static int slurm_cmp_names(const void *a, const void *b, void *names)
+static int slurm_cmp_names(const void *a, const void *b, void *layout)
 {
-	const char **n = names;
+	const slurm_layout *lay = layout;
 
-	return strcmp(n[*(const uint32_t *)a], n[*(const uint32_t *)b]);
+	return strcmp(slurm_host(lay, *(const uint32_t *)a), slurm_host(lay, *(const uint32_t *)b));
 }
 
 cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
 			     slurm_layout *lay, cr_error *err)
 {
-	uint32_t *filled = NULL, *sorted = NULL, *gtids = NULL;
+	uint32_t *sorted = NULL, *gtids = NULL;
 	size_t n_gtids = 0;
 	slurm_dist dist;
 	cr_status st;
 
 	memset(lay, 0, sizeof(*lay));
 	lay->local_node = -1;
-	st = slurm_nodes(cfg, env, lay, err);
+	st = slurm_nodes(ctx, cfg, env, lay, err);
 	if (st != CR_OK)
 		goto out;
-	lay->node_of = malloc(lay->n_tasks * sizeof(*lay->node_of));
-	lay->local_of = malloc(lay->n_tasks * sizeof(*lay->local_of));
-	filled = malloc(lay->n_nodes * sizeof(*filled));
-	if (lay->node_of == NULL || lay->local_of == NULL || filled == NULL) {
-		st = slurm_nomem(err);
-		goto out;
-	}
 	lay->local_node = slurm_local_node(ctx, lay);
 	st = slurm_dist_read(ctx, &dist, err);
 	if (st == CR_OK && dist.given && dist.kind == SLURM_DIST_ARBITRARY) {
@@ -548,7 +653,7 @@ cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 		}
 		for (uint32_t i = 0; i < lay->n_nodes; i++)
 			sorted[i] = i;
-		qsort_r(sorted, lay->n_nodes, sizeof(*sorted), slurm_cmp_names, (void *)lay->hosts);
+		qsort_r(sorted, lay->n_nodes, sizeof(*sorted), slurm_cmp_names, lay);
 	}
 	/* SLURM_GTIDS describes the step's own layout: only a step's task list
 	 * taken from the environment can be checked against it. */
@@ -558,9 +663,8 @@ cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 		goto out;
 	if (gtids != NULL)
 		qsort(gtids, n_gtids, sizeof(*gtids), slurm_cmp_u32);
-	st = slurm_distribute(ctx, env, lay, &dist, gtids, n_gtids, filled, sorted, err);
+	st = slurm_distribute(ctx, env, lay, &dist, gtids, n_gtids, sorted, err);
 out:
-	free(filled);
 	free(sorted);
 	free(gtids);
 	return st;
@@ -568,10 +672,8 @@ out:
 
 void slurm_layout_clear(slurm_layout *lay)
 {
-	if (lay->host_names != NULL)
-		free((void *)lay->hosts);
+	free((void *)lay->hosts);
 	free(lay->host_names);
-	free(lay->host_len);
 	if (lay->tpn != lay->host_tpn)
 		free(lay->tpn);
 	cr_host->free(lay->host_tpn);
@@ -579,4 +681,44 @@ void slurm_layout_clear(slurm_layout *lay)
 	free(lay->local_of);
 	memset(lay, 0, sizeof(*lay));
 	lay->local_node = -1;
+}
+
+void slurm_cursor_init(const slurm_layout *lay, slurm_cursor *c, size_t rank)
+{
+	size_t span, off;
+
+	memset(c, 0, sizeof(*c));
+	c->rank = rank;
+	if (rank >= lay->n_tasks)
+		return;
+	if (lay->node_of != NULL) {
+		c->node = lay->node_of[rank];
+		c->local = lay->local_of[rank];
+		return;
+	}
+	/* full rounds of n_nodes * plane ranks, then one of n_nodes * rem */
+	span = lay->n_nodes * lay->plane;
+	c->full = lay->max_tpn / lay->plane;
+	c->rem = lay->max_tpn - c->full * lay->plane;
+	if (rank < c->full * span) {
+		c->round = (uint32_t)(rank / span);
+		off = rank % span;
+		c->width = lay->plane;
+	} else {
+		c->round = c->full;
+		off = rank - c->full * span;
+		c->width = c->rem;
+	}
+	c->node = (uint32_t)(off / c->width);
+	c->j = (uint32_t)(off % c->width);
+	c->local = c->round * lay->plane + c->j;
+}
+
+void slurm_locate(const slurm_layout *lay, size_t rank, uint32_t *node, uint32_t *local)
+{
+	slurm_cursor c;
+
+	slurm_cursor_init(lay, &c, rank);
+	*node = c.node;
+	*local = c.local;
 }

@@ -119,14 +119,18 @@ static cr_status slurm_check(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 						  env->ntasks_var, env->ntasks, env->tpn_var,
 						  env->tpn, lay->n_tasks);
 	}
-	if (env->in_step && rank >= 0 && lay->local_node >= 0 &&
-	    lay->node_of[rank] != (uint32_t)lay->local_node)
-		return cr_host->error_set(
-			err, CR_ERR_BACKEND,
-			"SLURM_PROCID \"%s\" runs on %s by the %s layout, but this "
-			"is %s",
-			cr_host->getenv(ctx, "SLURM_PROCID"), lay->hosts[lay->node_of[rank]],
-			lay->dist, lay->hosts[lay->local_node]);
+	if (env->in_step && rank >= 0 && lay->local_node >= 0) {
+		uint32_t node, local;
+
+		slurm_locate(lay, (size_t)rank, &node, &local);
+		if (node != (uint32_t)lay->local_node)
+			return cr_host->error_set(
+				err, CR_ERR_BACKEND,
+				"SLURM_PROCID \"%s\" runs on %s by the %s layout, but this "
+				"is %s",
+				cr_host->getenv(ctx, "SLURM_PROCID"), slurm_host(lay, node),
+				lay->dist, slurm_host(lay, (size_t)lay->local_node));
+	}
 	return CR_OK;
 }
 
@@ -187,11 +191,13 @@ static cr_status slurm_emit_job(const slurm_layout *lay, const slurm_ports *port
 	cr_status st = cr_host->result_add_job(b, job, err);
 	char *addr = NULL;
 	size_t cap = 0;
+	slurm_cursor c;
 
-	for (size_t i = 0; st == CR_OK && i < count; i++) {
+	slurm_cursor_init(lay, &c, start);
+	for (size_t i = 0; st == CR_OK && i < count; i++, slurm_cursor_next(lay, &c)) {
 		size_t r = start + i;
-		uint32_t node = lay->node_of[r], local = lay->local_of[r];
-		size_t len = lay->host_len[node];
+		uint32_t node = c.node, local = c.local;
+		size_t len = slurm_host_len(lay, node);
 
 		if (len + 8 > cap) {
 			free(addr);
@@ -199,7 +205,7 @@ static cr_status slurm_emit_job(const slurm_layout *lay, const slurm_ports *port
 			if ((addr = malloc(cap)) == NULL)
 				return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
 		}
-		memcpy(addr, lay->hosts[node], len);
+		memcpy(addr, slurm_host(lay, node), len);
 		memcpy(addr + len, ports->text[local], 8);
 		st = cr_host->result_append_task(b, job, addr, err);
 		if (st == CR_OK && gpus->known)

@@ -52,20 +52,47 @@ typedef struct slurm_env {
 
 /* Where every rank runs. */
 typedef struct slurm_layout {
-	char *host_names;   /* the nodelist's names, NUL-separated, or NULL */
-	const char **hosts; /* node names in nodelist order (into host_names
-			     * or the config) */
-	uint32_t *host_len; /* strlen of each name */
+	char *host_names;   /* the nodes' names, NUL-separated, in nodelist order */
+	const char **hosts; /* NULL: name i is at host_names + i * stride; else
+			     * n_nodes + 1 pointers into host_names: name i is
+			     * hosts[i], hosts[i + 1] - hosts[i] - 1 bytes long */
+	size_t stride;
 	size_t n_nodes;
 	uint32_t *tpn;      /* tasks on each node */
 	uint32_t *host_tpn; /* from host->tasks_per_node_expand, or NULL */
 	uint32_t max_tpn;
+	bool uniform; /* max_tpn tasks on every node */
 	size_t n_tasks;
-	uint32_t *node_of;  /* rank -> node index */
+	/* Block, cyclic and plane over a uniform list are computed from the
+	 * rank (slurm_locate) with this plane size (block: max_tpn); other
+	 * layouts are stored per rank: */
+	uint32_t plane;
+	uint32_t *node_of;  /* rank -> node index, or NULL */
 	uint32_t *local_of; /* rank -> index among the tasks of its node */
 	const char *dist;   /* distribution used: "block", "cyclic", ... */
 	long local_node;    /* this process's node, or -1 when unknown */
 } slurm_layout;
+
+/* Walks the ranks in order from a start rank (no division per rank). */
+typedef struct slurm_cursor {
+	uint32_t node, local;
+	/* computed layouts: the plane round, the index in this node's part of
+	 * it and that part's size; full rounds (every node takes a plane) and
+	 * what each node takes in the last, partial one */
+	uint32_t round, j, width, full, rem;
+	size_t rank;
+} slurm_cursor;
+
+static inline const char *slurm_host(const slurm_layout *lay, size_t node)
+{
+	return lay->hosts != NULL ? lay->hosts[node] : lay->host_names + node * lay->stride;
+}
+
+static inline size_t slurm_host_len(const slurm_layout *lay, size_t node)
+{
+	return lay->hosts != NULL ? (size_t)(lay->hosts[node + 1] - lay->hosts[node]) - 1
+				  : lay->stride - 1;
+}
 
 /* GPUs of the tasks, when Slurm or the config says anything about them. */
 typedef struct slurm_gpus {
@@ -84,6 +111,31 @@ cr_status slurm_parse_uint(const char *var, const char *value, uint32_t *out, cr
 cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
 			     slurm_layout *lay, cr_error *err);
 void slurm_layout_clear(slurm_layout *lay);
+/* The node of @rank and its index among that node's tasks. */
+void slurm_locate(const slurm_layout *lay, size_t rank, uint32_t *node, uint32_t *local);
+void slurm_cursor_init(const slurm_layout *lay, slurm_cursor *c, size_t rank);
+
+/* On to the next rank (inline: it runs once a task). */
+static inline void slurm_cursor_next(const slurm_layout *lay, slurm_cursor *c)
+{
+	c->rank++;
+	if (lay->node_of != NULL) {
+		if (c->rank < lay->n_tasks) {
+			c->node = lay->node_of[c->rank];
+			c->local = lay->local_of[c->rank];
+		}
+		return;
+	}
+	if (++c->j >= c->width) {
+		c->j = 0;
+		if (++c->node == lay->n_nodes) {
+			c->node = 0;
+			if (++c->round == c->full)
+				c->width = c->rem;
+		}
+	}
+	c->local = c->round * lay->plane + c->j;
+}
 
 cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_layout *lay,
 			     long rank, slurm_gpus *gpus, cr_error *err);
