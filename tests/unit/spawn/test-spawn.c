@@ -39,9 +39,9 @@ static const spawn_case cases[] = {
 	  "" },
 	{ "signal-death", "kill -TERM $$", NULL, { NULL }, 0, 0, CR_OK, "", true, 128 + SIGTERM,
 	  SIGTERM, "", "" },
-	{ "output-cap", "head -c 5000 /dev/zero | tr '\\0' a", NULL, { NULL }, 0, 1000, CR_ERR_IO,
+	{ "output-cap", "head -c 5000 /dev/zero | tr '\\0' a; exec sleep 30", NULL, { NULL }, 0, 1000, CR_ERR_IO,
 	  "sh: more than 1000 bytes of output: killed", true, 128 + SIGKILL, SIGKILL, NULL, "" },
-	{ "stderr-cap", "head -c 5000 /dev/zero >&2", NULL, { NULL }, 0, 1000, CR_ERR_IO,
+	{ "stderr-cap", "head -c 5000 /dev/zero >&2; exec sleep 30", NULL, { NULL }, 0, 1000, CR_ERR_IO,
 	  "sh: more than 1000 bytes of output: killed", true, 128 + SIGKILL, SIGKILL, "", NULL },
 	{ "missing-program", NULL, "cr-no-such-program", { NULL }, 0, 0, CR_ERR_IO,
 	  "Failed to execute child process \xe2\x80\x9c" "cr-no-such-program\xe2\x80\x9d (No such file or "
@@ -113,12 +113,10 @@ static void test_timeout_kills_group(void)
 	cr_spawn_result *r = NULL;
 	cr_error err = CR_ERROR_INIT;
 	char *text = NULL;
-	gint64 t0 = g_get_monotonic_time();
 	pid_t grandchild;
 
-	g_assert_cmpint(host_api()->spawn(NULL, argv, NULL, 300, 0, &r, &err), ==, CR_ERR_TIMEOUT);
-	g_assert_cmpstr(err.message, ==, "sh: still running after 0.3 s: killed");
-	g_assert_cmpint(g_get_monotonic_time() - t0, <, 5 * G_USEC_PER_SEC);
+	g_assert_cmpint(host_api()->spawn(NULL, argv, NULL, 3000, 0, &r, &err), ==, CR_ERR_TIMEOUT);
+	g_assert_cmpstr(err.message, ==, "sh: still running after 3.0 s: killed");
 	g_assert_nonnull(r);
 	g_assert_cmpstr(r->out, ==, "started\n");
 	g_assert_cmpint(r->exit_status, ==, 128 + SIGKILL);
