@@ -107,6 +107,12 @@ void slurm_config_clear(slurm_config *cfg);
 
 void slurm_env_read(cr_plugin_ctx *ctx, slurm_env *env);
 cr_status slurm_parse_uint(const char *var, const char *value, uint32_t *out, cr_error *err);
+cr_status slurm_nomem(cr_error *err);
+
+/* The step's nodes in Slurm's order and the tasks on each (slurm-nodes.c),
+ * from the environment or the config's fixed lists. */
+cr_status slurm_nodes(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
+		      slurm_layout *lay, cr_error *err);
 
 cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
 			     slurm_layout *lay, cr_error *err);
