@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 fmt=${CLANG_FORMAT:-clang-format}
 command -v "$fmt" >/dev/null || { echo "format.sh: $fmt is not installed (scripts/deps.sh test)" >&2; exit 2; }
-files=$(git ls-files '*.c' '*.h' | grep -v '^tests/abi/sdk-1.0/')
+files=$(git ls-files --cached --others --exclude-standard '*.c' '*.h' | grep -v '^tests/abi/sdk-1.0/')
 if [ "${1:-}" = --check ]; then
 	bad=
 	for f in $files; do

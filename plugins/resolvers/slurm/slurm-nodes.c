@@ -204,7 +204,7 @@ static cr_status slurm_nodes_from_env(cr_plugin_ctx *ctx, const slurm_config *cf
 }
 
 cr_status slurm_nodes(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
-			     slurm_layout *lay, cr_error *err)
+		      slurm_layout *lay, cr_error *err)
 {
 	cr_status st;
 
