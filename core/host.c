@@ -257,22 +257,28 @@ void ctx_set_io(cr_context *ctx, const io_ops *io, void *data)
 	ctx->io_data = io != NULL ? data : NULL;
 }
 
-/* The seam of @pctx's context; the real world without one. */
-static const io_ops *pctx_io(cr_plugin_ctx *pctx, void **data)
+const io_ops *ctx_io(cr_context *ctx, void **data)
 {
-	if (pctx == NULL || pctx->ctx == NULL) {
+	if (ctx == NULL) {
 		*data = NULL;
 		return io_real();
 	}
-	*data = pctx->ctx->io_data;
-	return pctx->ctx->io;
+	*data = ctx->io_data;
+	return ctx->io;
+}
+
+/* The seam of @pctx's context; the real world without one. */
+static const io_ops *pctx_io(cr_plugin_ctx *pctx, void **data)
+{
+	return ctx_io(pctx != NULL ? pctx->ctx : NULL, data);
 }
 
 const char *ctx_getenv(cr_context *ctx, const char *name)
 {
-	if (ctx == NULL)
-		return g_getenv(name);
-	return ctx->io->getenv(ctx->io_data, name);
+	void *data;
+	const io_ops *io = ctx_io(ctx, &data);
+
+	return io->getenv(data, name);
 }
 
 static const char *host_getenv(cr_plugin_ctx *pctx, const char *name)
@@ -339,9 +345,11 @@ static void host_dl_close(void *handle)
 		dlclose(handle);
 }
 
+/* The 1.0 clock has no context: always the real one (now_ms is the
+ * context's). */
 static int64_t host_monotonic_ms(void)
 {
-	return g_get_monotonic_time() / 1000;
+	return io_real()->now_ms(NULL);
 }
 
 static void host_sleep_ms(cr_plugin_ctx *pctx, int64_t ms)
@@ -370,14 +378,11 @@ static cr_status spawn_check(const char *const *argv, const char *const *env, cr
 		*out = NULL;
 	if (argv == NULL || argv[0] == NULL || *argv[0] == '\0' || out == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "spawn: no program to run");
-	for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
-		const char *eq = strchr(env[i], '=');
+	size_t bad = spawn_env_bad_entry(env);
 
-		if (eq == NULL || eq == env[i])
-			return error_set(err, CR_ERR_INVALID_ARG,
-					 "spawn %s: environment entry %zu is not NAME=value",
-					 argv[0], i + 1);
-	}
+	if (bad != 0)
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "spawn %s: environment entry %zu is not NAME=value", argv[0], bad);
 	return CR_OK;
 }
 

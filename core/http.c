@@ -148,6 +148,8 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 		       cr_error *err)
 {
 	cr_context *ctx = pctx != NULL ? pctx->ctx : NULL;
+	const io_ops *io;
+	void *io_data;
 	cr_http_response *r;
 	cr_status st;
 
@@ -159,10 +161,8 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 	r = response_new(req);
 	if (pctx != NULL && pctx->inst != NULL)
 		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
-	if (ctx != NULL)
-		st = ctx->io->http(ctx->io_data, pctx, req, r, err);
-	else
-		st = http_transport(pctx, req, r, err);
+	io = ctx_io(ctx, &io_data);
+	st = io->http(io_data, pctx, req, r, err);
 	if (st == CR_OK && r->body->len > r->max_body)
 		st = error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes", req->method,
 			       req->url, r->max_body);

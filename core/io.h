@@ -68,6 +68,9 @@ cr_status io_spawn_real(const char *const *argv, const char *const *env, int64_t
 cr_spawn_result *spawn_result_new(void);
 void spawn_result_free(cr_spawn_result *result);
 cr_status spawn_timeout_error(cr_error *err, const char *argv0, int64_t timeout_ms);
+/* The 1-based number of the first @env entry that is not NAME=value, or 0
+ * when all are (NULL @env too). */
+size_t spawn_env_bad_entry(const char *const *env);
 cr_status spawn_cap_error(cr_error *err, const char *argv0, size_t output_cap);
 
 /* http.c: the real transport, the libcurl module loaded on first use. */

@@ -57,7 +57,7 @@ struct cr_instance {
 	bool created;
 	bool declined; /* the last probe/resolve/enumerate said CR_DECLINED */
 	struct cr_plugin_ctx pctx;
-	http_conn *http; /* its libcurl handle (http.c), made on first use */
+	http_conn *http; /* its connection (made by the HTTP module on first use) */
 	/* The last run, for `explain`. */
 	run_verdict verdict;
 	char *reason;       /* one line: why it declined/failed, or what it found */
@@ -159,6 +159,8 @@ const char *ctx_getenv(cr_context *ctx, const char *name);
 /* Put @io (with its @data) between @ctx and the world; NULL for the real
  * world again. */
 void ctx_set_io(cr_context *ctx, const io_ops *io, void *data);
+/* @ctx's seam and its data; the real world (io_real()) for a NULL @ctx. */
+const io_ops *ctx_io(cr_context *ctx, void **data);
 
 /* ---- HTTP (http.c) ------------------------------------------------------- */
 /* The host table's http_request, through the context's I/O seam. */

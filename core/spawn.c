@@ -41,6 +41,14 @@ void spawn_result_free(cr_spawn_result *result)
 	g_free(result);
 }
 
+size_t spawn_env_bad_entry(const char *const *env)
+{
+	for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+		if (env[i][0] == '=' || strchr(env[i], '=') == NULL)
+			return i + 1;
+	return 0;
+}
+
 cr_status spawn_timeout_error(cr_error *err, const char *argv0, int64_t timeout_ms)
 {
 	return error_set(err, CR_ERR_TIMEOUT, "%s: still running after %.1f s: killed", argv0,

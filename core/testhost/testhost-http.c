@@ -104,7 +104,6 @@ static char *show_header(const char *name, const char *value)
 void th_script_free(cr_testhost *th)
 {
 	g_ptr_array_unref(th->script);
-	g_free(th->mismatch);
 }
 
 static th_exchange *last_exchange(cr_testhost *th, cr_error *err)
@@ -268,21 +267,6 @@ static char *compare(const th_exchange *x, const cr_http_request *req)
 	return why;
 }
 
-static cr_status mismatch(cr_testhost *th, const cr_http_request *req, char *why, cr_error *err)
-{
-	char *msg = g_strdup_printf("cr-testhost: request %u: %s", th->requests, why);
-	cr_status st = error_set(err, CR_ERR_NETWORK, "%s", msg);
-
-	g_free(why);
-	if (th->mismatch == NULL)
-		th->mismatch = msg;
-	else
-		g_free(msg);
-	th->call_mismatch = true;
-	(void)req;
-	return st;
-}
-
 cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_response *reply,
 			 cr_error *err)
 {
@@ -291,20 +275,20 @@ cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_re
 
 	th->requests++;
 	if (th->next >= th->script->len)
-		return mismatch(th, req,
-				g_strdup_printf("unexpected %s %s (the script has %u request%s)",
-						req->method, req->url, th->script->len,
-						th->script->len == 1 ? "" : "s"),
-				err);
+		return th_mismatch(th, "request", th->requests,
+				   g_strdup_printf("unexpected %s %s (the script has %u request%s)",
+						   req->method, req->url, th->script->len,
+						   th->script->len == 1 ? "" : "s"),
+				   err);
 	x = g_ptr_array_index(th->script, th->next);
 	why = compare(x, req);
 	if (why != NULL)
-		return mismatch(th, req, why, err);
+		return th_mismatch(th, "request", th->requests, why, err);
 	if (!x->answered)
-		return mismatch(th, req,
-				g_strdup_printf("%s %s: the script has no answer for it",
-						req->method, req->url),
-				err);
+		return th_mismatch(th, "request", th->requests,
+				   g_strdup_printf("%s %s: the script has no answer for it",
+						   req->method, req->url),
+				   err);
 	th->next++;
 	if (x->fail != CR_OK)
 		return error_set(err, x->fail, "%s %s: %s", req->method, req->url, x->fail_message);

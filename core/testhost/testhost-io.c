@@ -91,5 +91,4 @@ void th_io_init(cr_testhost *th)
 void th_io_free(cr_testhost *th)
 {
 	g_hash_table_unref(th->env);
-	g_free(th->file_root);
 }

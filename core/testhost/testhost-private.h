@@ -54,6 +54,10 @@ struct cr_testhost {
  * "deadline = now + timeout" arithmetic has room either side. */
 #define TH_CLOCK_START_MS ((int64_t)1000000)
 
+/* testhost.c: record a script violation (the first one is kept for
+ * verify) and fail the call with "cr-testhost: WHAT N: WHY"; frees @why. */
+cr_status th_mismatch(cr_testhost *th, const char *what, guint n, char *why, cr_error *err);
+
 /* testhost-io.c */
 void th_io_init(cr_testhost *th);
 void th_io_free(cr_testhost *th);

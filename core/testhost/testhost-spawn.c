@@ -8,6 +8,7 @@
  * Environment values are compared but never written into a message: they
  * may be credentials.
  */
+#include <signal.h>
 #include <string.h>
 
 #include "testhost-private.h"
@@ -58,15 +59,14 @@ static char *show_argv(const char *const *argv)
 cr_status cr_testhost_expect_spawn(cr_testhost *th, const char *const *argv, const char *const *env,
 				   cr_error *err)
 {
+	size_t bad = spawn_env_bad_entry(env);
 	th_spawn *s;
 
 	if (th == NULL || argv == NULL || argv[0] == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_expect_spawn: no argv");
-	for (size_t i = 0; env != NULL && env[i] != NULL; i++)
-		if (strchr(env[i], '=') == NULL || env[i][0] == '=')
-			return error_set(err, CR_ERR_INVALID_ARG,
-					 "cr-testhost: environment entry %zu is not NAME=value",
-					 i + 1);
+	if (bad != 0)
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "cr-testhost: environment entry %zu is not NAME=value", bad);
 	s = g_new0(th_spawn, 1);
 	s->argv = g_strdupv((char **)argv);
 	s->env = env != NULL ? g_strdupv((char **)env) : g_new0(char *, 1);
@@ -172,20 +172,6 @@ static char *compare(const th_spawn *s, const char *const *argv, const char *con
 	return NULL;
 }
 
-static cr_status spawn_mismatch(cr_testhost *th, char *why, cr_error *err)
-{
-	char *msg = g_strdup_printf("cr-testhost: spawn %u: %s", th->spawn_count, why);
-	cr_status st = error_set(err, CR_ERR_NETWORK, "%s", msg);
-
-	g_free(why);
-	if (th->mismatch == NULL)
-		th->mismatch = msg;
-	else
-		g_free(msg);
-	th->call_mismatch = true;
-	return st;
-}
-
 static cr_status answer(cr_testhost *th, const th_spawn *s, int64_t timeout_ms, size_t output_cap,
 			cr_spawn_result **out, cr_error *err)
 {
@@ -197,8 +183,8 @@ static cr_status answer(cr_testhost *th, const th_spawn *s, int64_t timeout_ms, 
 	*out = r;
 	if (s->end == TH_TIMEOUT) {
 		th->clock_ms += timeout_ms;
-		r->term_signal = 9;
-		r->exit_status = 128 + 9;
+		r->term_signal = SIGKILL;
+		r->exit_status = 128 + SIGKILL;
 		r->out = g_strdup("");
 		r->err = g_strdup("");
 		return spawn_timeout_error(err, s->argv[0], timeout_ms);
@@ -209,8 +195,8 @@ static cr_status answer(cr_testhost *th, const th_spawn *s, int64_t timeout_ms, 
 	r->err_len = strlen(s->err);
 	r->err = g_strdup(s->err);
 	if (r->out_len > output_cap || r->err_len > output_cap) {
-		r->term_signal = 9;
-		r->exit_status = 128 + 9;
+		r->term_signal = SIGKILL;
+		r->exit_status = 128 + SIGKILL;
 		return spawn_cap_error(err, s->argv[0], output_cap);
 	}
 	return CR_OK;
@@ -230,15 +216,16 @@ cr_status th_spawn_answer(cr_testhost *th, const char *const *argv, const char *
 		why = g_strdup_printf("unexpected '%s' (the script has %u spawn%s)", a,
 				      th->spawns->len, th->spawns->len == 1 ? "" : "s");
 		g_free(a);
-		return spawn_mismatch(th, why, err);
+		return th_mismatch(th, "spawn", th->spawn_count, why, err);
 	}
 	s = g_ptr_array_index(th->spawns, th->next_spawn);
 	why = compare(s, argv, env);
 	if (why != NULL)
-		return spawn_mismatch(th, why, err);
+		return th_mismatch(th, "spawn", th->spawn_count, why, err);
 	if (s->end == 0)
-		return spawn_mismatch(
-			th, g_strdup_printf("%s: the script has no answer for it", argv[0]), err);
+		return th_mismatch(th, "spawn", th->spawn_count,
+				   g_strdup_printf("%s: the script has no answer for it", argv[0]),
+				   err);
 	th->next_spawn++;
 	return answer(th, s, timeout_ms, output_cap, out, err);
 }

@@ -3,7 +3,8 @@
  * testhost.c - cr-testhost: one plugin in a real cr_context whose I/O seam
  * (testhost-io.c: environment, files, HTTP, clock, spawn) and log handler
  * are the testhost's. Loading, schema checks and runs go through the core's own
- * code, so messages are the host's. The HTTP script is in testhost-http.c.
+ * code, so messages are the host's. The scripts of expected exchanges are in
+ * testhost-http.c (HTTP requests) and testhost-spawn.c (child processes).
  */
 #include <ftw.h>
 #include <stdio.h>
@@ -86,7 +87,23 @@ void cr_testhost_free(cr_testhost *th)
 	th_script_free(th);
 	th_spawn_free(th);
 	th_io_free(th);
+	g_free(th->file_root);
+	g_free(th->mismatch);
 	g_free(th);
+}
+
+cr_status th_mismatch(cr_testhost *th, const char *what, guint n, char *why, cr_error *err)
+{
+	char *msg = g_strdup_printf("cr-testhost: %s %u: %s", what, n, why);
+	cr_status st = error_set(err, CR_ERR_NETWORK, "%s", msg);
+
+	g_free(why);
+	if (th->mismatch == NULL)
+		th->mismatch = msg;
+	else
+		g_free(msg);
+	th->call_mismatch = true;
+	return st;
 }
 
 /* ---- loading ------------------------------------------------------------- */

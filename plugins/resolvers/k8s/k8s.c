@@ -172,11 +172,11 @@ static cr_status k8s_parse_enums(cr_plugin_ctx *ctx, const cr_cfg *config, struc
 	return CR_OK;
 }
 
-static cr_status k8s_check_ranges(cr_plugin_ctx *ctx, const cr_cfg *config, struct k8s *st,
-				  cr_error *err)
+/* port, page_size, retries and the times have ranges in the schema (the
+ * host refuses a value outside them before create); the namespace is left. */
+static cr_status k8s_check_namespace(cr_plugin_ctx *ctx, const cr_cfg *config, struct k8s *st,
+				     cr_error *err)
 {
-	/* port, page_size, retries and the times have ranges in the schema:
-	 * the host refuses a value outside them before create. */
 	if (st->namespace && st->namespace[0] == '\0')
 		return k8s_opt_error(ctx, config, "namespace", "namespace \"\" is empty", err);
 	return CR_OK;
@@ -203,12 +203,6 @@ static void k8s_read_scalars(cr_plugin_ctx *ctx, struct k8s *st)
 	st->request_timeout_ms = k8s_seconds_ms(ctx, "request_timeout");
 	st->max_retry_wait_ms = k8s_seconds_ms(ctx, "max_retry_wait");
 	st->exec_timeout_ms = k8s_seconds_ms(ctx, "exec_timeout");
-	if (st->connect_timeout_ms <= 0)
-		st->connect_timeout_ms = 1;
-	if (st->request_timeout_ms <= 0)
-		st->request_timeout_ms = 1;
-	if (st->exec_timeout_ms <= 0)
-		st->exec_timeout_ms = 1;
 }
 
 static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
@@ -221,7 +215,7 @@ static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	if (rc == CR_OK)
 		rc = k8s_parse_enums(ctx, config, st, err);
 	if (rc == CR_OK)
-		rc = k8s_check_ranges(ctx, config, st, err);
+		rc = k8s_check_namespace(ctx, config, st, err);
 	if (rc != CR_OK) {
 		k8s_free(st);
 		return rc;

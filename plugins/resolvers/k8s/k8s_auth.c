@@ -181,10 +181,6 @@ static cr_status k8s_exec_spawn(const struct k8s *st, cr_plugin_ctx *ctx, const 
 	cr_error serr = CR_ERROR_INIT;
 	cr_status rc;
 
-	if (!CR_HOST_HAS(cr_host, spawn))
-		return cr_host->error_set(err, CR_ERR_UNSUPPORTED,
-					  "%s: this host cannot run programs (ABI 1.1 needed)",
-					  what);
 	rc = cr_host->spawn(ctx, (const char *const *)argv, (const char *const *)envp,
 			    st->exec_timeout_ms, K8S_EXEC_MAX_OUTPUT, res, &serr);
 	if (rc != CR_OK) {
