@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "io.h"
+#include "values-private.h"
 
 cr_status io_read_path(const char *real_path, const char *path, size_t max, char **data,
 		       size_t *len, cr_error *err)

@@ -9,9 +9,9 @@
 #ifndef CR_IO_H
 #define CR_IO_H
 
-#include <cluster-resolver/plugin.h>
+#include <glib.h>
 
-#include "values-private.h"
+#include <cluster-resolver/plugin.h>
 
 /* An HTTP answer, filled by the transport (or a test's script). */
 struct cr_http_response {

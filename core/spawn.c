@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "io.h"
+#include "values-private.h"
 
 cr_spawn_result *spawn_result_new(void)
 {
