@@ -196,8 +196,7 @@ cr_status cr_result_accelerators_json(const cr_result *r, const char *task_type,
 	if ((task_type == NULL) != (task_id < 0))
 		return error_set(err, CR_ERR_INVALID_ARG,
 				 "accelerators of one task need both a task type and a task id");
-	own = task_type == NULL ||
-	      (g_strcmp0(task_type, r->task_type) == 0 && task_id == r->task_id);
+	own = is_own_task(r, task_type, task_id);
 	if (!own && cr_spec_task_address(r->spec, task_type, task_id, NULL, err) != CR_OK)
 		return err != NULL ? err->code : CR_ERR_NOT_FOUND;
 	if (own) {
@@ -209,8 +208,7 @@ cr_status cr_result_accelerators_json(const cr_result *r, const char *task_type,
 		g_free(key);
 		/* Nothing from a resolver: the local devices given to that task. */
 		if (counts == NULL) {
-			own_devices =
-				g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+			own_devices = accel_counts_new();
 			accel_count_devices(r, task_type, task_id, own_devices);
 			counts = own_devices;
 		}

@@ -35,16 +35,6 @@ char *task_key(const char *job, int64_t index)
 	return key;
 }
 
-void accel_counts_put(GHashTable *counts, const char *kind, int64_t n)
-{
-	g_hash_table_insert(counts, g_strdup(kind), g_memdup2(&n, sizeof(n)));
-}
-
-GHashTable *accel_counts_new(void)
-{
-	return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-}
-
 void passed_fd_free(gpointer p)
 {
 	passed_fd *pf = p;

@@ -13,7 +13,7 @@
 
 #include <glib.h>
 
-#include "pipeline-private.h"
+#include "plugins-private.h"
 
 static const char *const top_keys[] = { "plugin_path", "rpc_layer",    "task", "num_accelerators",
 					"resolvers",   "accelerators", NULL };
@@ -29,12 +29,20 @@ const char *cfg_file_of(const config_setting_t *s)
 	return "(built-in)";
 }
 
-static int line_of(const config_setting_t *s)
+GHashTable *accel_counts_new(void)
+{
+	return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}
+
+void accel_counts_put(GHashTable *counts, const char *kind, int64_t n)
+{
+	g_hash_table_insert(counts, g_strdup(kind), g_memdup2(&n, sizeof(n)));
+}
+
+int cfg_line_of(const config_setting_t *s)
 {
 	return s != NULL ? (int)config_setting_source_line(s) : 0;
 }
-
-#define AT(s) cfg_file_of(s), line_of(s)
 
 /* A config's display name (file or "(built-in auto)") rides on the root
  * setting's hook; libconfig 1.5 has no per-config hook. */
@@ -328,7 +336,7 @@ cr_plan *plan_new(void)
 	plan->resolvers = g_ptr_array_new_with_free_func(entry_free);
 	plan->accelerators = g_ptr_array_new_with_free_func(entry_free);
 	plan->task_id = -1;
-	plan->num_accelerators = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	plan->num_accelerators = accel_counts_new();
 	return plan;
 }
 

@@ -95,8 +95,7 @@ static cr_status check_fresh(cr_context *ctx, cr_error *err)
 static cr_status load_entry(cr_context *ctx, plan_entry *e, cr_instance **out, cr_error *err)
 {
 	cr_plugin *plugin = NULL;
-	char *label = NULL;
-	cr_status st = loader_load_entry(&ctx->loader, e, &plugin, &label, err);
+	cr_status st = loader_load_entry(&ctx->loader, e, &plugin, err);
 
 	*out = NULL;
 	if (st != CR_OK)
@@ -105,7 +104,6 @@ static cr_status load_entry(cr_context *ctx, plan_entry *e, cr_instance **out, c
 			    e->group);
 	(*out)->where = g_strdup(e->where);
 	(*out)->policy = e->policy;
-	g_free(label);
 	return CR_OK;
 }
 

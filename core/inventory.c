@@ -35,11 +35,7 @@ static void write_bound(GString *out, const char *key, double v)
 {
 	char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
-	if (v == (double)(int64_t)v && v > -1e15 && v < 1e15)
-		g_string_append_printf(out, ", \"%s\": %" G_GINT64_FORMAT, key, (int64_t)v);
-	else
-		g_string_append_printf(out, ", \"%s\": %s", key,
-				       g_ascii_formatd(buf, sizeof(buf), "%g", v));
+	g_string_append_printf(out, ", \"%s\": %s", key, schema_bound_text(buf, v));
 }
 
 static void write_schema(GString *out, const cr_plugin_desc *d)
@@ -251,8 +247,7 @@ static cr_status describe_instance(GString *out, cr_instance *inst, cr_error *er
 		const char *key = config_setting_name(s);
 		const cr_option *o;
 
-		if (strcmp(key, "plugin") == 0 || strcmp(key, "name") == 0 ||
-		    strcmp(key, "policy") == 0)
+		if (schema_is_host_key(key))
 			continue;
 		o = schema_find(inst->plugin->desc, key);
 		g_string_append_printf(out, "    %s = ", key);

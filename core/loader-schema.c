@@ -9,19 +9,12 @@
 
 #include <glib.h>
 
-#include "pipeline-private.h"
+#include "plugins-private.h"
 
 /* Keys of a resolver/accelerator group that belong to the host. */
 static const char *const host_keys[] = { "plugin", "name", "policy", NULL };
 
-static const char *file_of(const config_setting_t *s)
-{
-	return cfg_file_of(s);
-}
-
-#define AT(s) file_of(s), (int)config_setting_source_line(s)
-
-static bool is_host_key(const char *s)
+bool schema_is_host_key(const char *s)
 {
 	for (const char *const *k = host_keys; *k != NULL; k++)
 		if (strcmp(*k, s) == 0)
@@ -181,12 +174,11 @@ bool schema_has_bound(const cr_plugin_desc *desc, const cr_option *o, uint32_t f
 }
 
 /* A bound as an admin wrote it: 1, 0.5, 86400, 1e+30. */
-static void bound_text(char *buf, size_t len, double v)
+const char *schema_bound_text(char *buf, double v)
 {
 	if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v)
-		g_snprintf(buf, len, "%.0f", v);
-	else
-		g_snprintf(buf, len, "%g", v);
+		return g_ascii_formatd(buf, G_ASCII_DTOSTR_BUF_SIZE, "%.0f", v);
+	return g_ascii_formatd(buf, G_ASCII_DTOSTR_BUF_SIZE, "%g", v);
 }
 
 static cr_status check_range(const cr_plugin_desc *desc, const cr_option *o,
@@ -196,16 +188,17 @@ static cr_status check_range(const cr_plugin_desc *desc, const cr_option *o,
 	double v = config_setting_type(s) == CONFIG_TYPE_FLOAT
 			   ? config_setting_get_float(s)
 			   : (double)config_setting_get_int64(s);
-	char value[64], min[32], max[32];
+	char value[G_ASCII_DTOSTR_BUF_SIZE], min[G_ASCII_DTOSTR_BUF_SIZE],
+		max[G_ASCII_DTOSTR_BUF_SIZE];
 
 	if ((!lo || v >= o->min) && (!hi || v <= o->max) && v == v) /* NaN is out */
 		return CR_OK;
 	if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
-		g_snprintf(value, sizeof(value), "%g", v);
+		g_ascii_formatd(value, sizeof(value), "%g", v);
 	else
 		g_snprintf(value, sizeof(value), "%lld", config_setting_get_int64(s));
-	bound_text(min, sizeof(min), o->min);
-	bound_text(max, sizeof(max), o->max);
+	schema_bound_text(min, o->min);
+	schema_bound_text(max, o->max);
 	if (lo && hi)
 		return error_set(err, CR_ERR_CONFIG,
 				 "%s:%d: %s: key '%s' is %s, out of its range %s..%s", AT(s), label,
@@ -223,7 +216,7 @@ cr_status schema_check_group(const cr_plugin_desc *desc, const config_setting_t 
 		const cr_option *o;
 		cr_status st;
 
-		if (key == NULL || is_host_key(key))
+		if (key == NULL || schema_is_host_key(key))
 			continue;
 		o = schema_find(desc, key);
 		if (o == NULL) {

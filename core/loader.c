@@ -15,7 +15,7 @@
 
 #include <glib.h>
 
-#include "pipeline-private.h"
+#include "plugins-private.h"
 
 /* The end of the ABI 1.0 part of each struct a plugin hands us. */
 #define DESC_MIN_SIZE (offsetof(cr_plugin_desc, flags) + sizeof(uint64_t))
@@ -372,15 +372,13 @@ cr_status loader_load(loader *l, const char *name, cr_plugin_kind kind, cr_plugi
 	return CR_OK;
 }
 
-#define AT(s) cfg_file_of(s), (int)config_setting_source_line(s)
-
-cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, char **label, cr_error *err)
+cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, cr_error *err)
 {
 	cr_plugin *plugin = NULL;
+	char *label;
 	cr_status st;
 
 	*out = NULL;
-	*label = NULL;
 	st = loader_load(l, e->plugin, e->kind, &plugin, err);
 	if (st != CR_OK)
 		return e->plugin_at != NULL ? error_prefix(err, "%s:%d: ", AT(e->plugin_at)) : st;
@@ -389,15 +387,13 @@ cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, char **la
 	if (e->bad_name != NULL)
 		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: name must be a string",
 				 AT(e->bad_name), kind_name(e->kind));
-	*label = g_strdup_printf("%s '%s'", kind_name(e->kind),
-				 e->name != NULL ? e->name : plugin->name);
-	st = schema_check_group(plugin->desc, e->group, *label, err);
-	if (st != CR_OK) {
-		g_clear_pointer(label, g_free);
-		return st;
-	}
-	*out = plugin;
-	return CR_OK;
+	label = g_strdup_printf("%s '%s'", kind_name(e->kind),
+				e->name != NULL ? e->name : plugin->name);
+	st = schema_check_group(plugin->desc, e->group, label, err);
+	g_free(label);
+	if (st == CR_OK)
+		*out = plugin;
+	return st;
 }
 
 cr_status loader_installed(loader *l, const char *const *names, cr_plugin_kind kind,

@@ -71,9 +71,6 @@ cr_result_builder *builder_new(cr_instance *inst);
 void builder_free(cr_result_builder *b);
 cr_result *result_new(void);
 void accel_device_free(gpointer p);
-void accel_counts_put(GHashTable *counts, const char *kind, int64_t n);
-/* An empty kind -> count table (builder.c). */
-GHashTable *accel_counts_new(void);
 /* Close a passed descriptor and free its record (builder.c). */
 void passed_fd_free(gpointer p);
 char *task_key(const char *job, int64_t index);

@@ -109,6 +109,14 @@ cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_erro
 cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
 			     const char *plugin_path, plan_entry **out, cr_error *err);
 const char *cfg_file_of(const config_setting_t *s);
+/* Accelerator counts, kind -> int64_t: the config's num_accelerators, and
+ * the tables the pipeline keeps per task (config.c). */
+GHashTable *accel_counts_new(void);
+void accel_counts_put(GHashTable *counts, const char *kind, int64_t n);
+/* The line of @s, or 0 for NULL. */
+int cfg_line_of(const config_setting_t *s);
+/* "%s:%d" arguments naming where @s was read. */
+#define AT(s) cfg_file_of(s), cfg_line_of(s)
 void config_name_set(config_t *cfg, const char *name);
 const char *config_name_get(const config_t *cfg);
 const char *policy_name(cr_policy p);
@@ -134,7 +142,7 @@ cr_status loader_open_file(const char *path, const char *expect_name, cr_plugin 
 /* Load @e's plugin (by path when @e->kind is 0) and check its group against
  * the plugin's schema (keys, types, required keys, ranges), naming
  * FILE:LINE. *@label: "resolver 'NAME'" (transfer full). */
-cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, char **label, cr_error *err);
+cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, cr_error *err);
 /* Which of @names (NULL-ended) are installed as @kind plugins; a file that
  * is there but broken is an error. *@out: (transfer container) NULL-ended. */
 cr_status loader_installed(loader *l, const char *const *names, cr_plugin_kind kind,
@@ -146,6 +154,11 @@ const cr_option *schema_option_at(const cr_plugin_desc *desc, size_t i);
 /* Whether @o (an entry of @desc's schema) has the bound of @flag
  * (CR_OPT_MIN / CR_OPT_MAX): flagged, and inside the plugin's option_size. */
 bool schema_has_bound(const cr_plugin_desc *desc, const cr_option *o, uint32_t flag);
+/* Whether @key of a plugin's group is the host's (plugin, name, policy). */
+bool schema_is_host_key(const char *key);
+/* A bound as the messages and `plugins` show it: an integer when it is
+ * one, else %g, in the C locale. @buf has G_ASCII_DTOSTR_BUF_SIZE bytes. */
+const char *schema_bound_text(char *buf, double v);
 /* Check @g's keys against @desc's schema (loader-schema.c); @label names
  * the instance in messages. */
 cr_status schema_check_group(const cr_plugin_desc *desc, const config_setting_t *g,
