@@ -492,9 +492,10 @@ cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
 				 "%s: the config text must be the keys of one group (a stray '}'?)",
 				 name);
 	st = read_entry(g, 0, out, err);
-	if (st == CR_OK) {
+	if (st == CR_OK) { /* the plugin is the file given, not a `plugin` key */
 		g_free((*out)->plugin);
 		(*out)->plugin = g_strdup(plugin_path);
+		(*out)->plugin_at = NULL;
 	}
 	return st;
 }

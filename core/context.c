@@ -193,7 +193,7 @@ cr_status context_load_single(cr_context *ctx, const char *plugin_path, const ch
 		return st;
 	st = config_parse_group(ctx->plan, group_text, name, plugin_path, &e, err);
 	if (st == CR_OK) {
-		g_ptr_array_add(ctx->plan->resolvers, e); /* the plan owns it */
+		g_ptr_array_add(ctx->plan->resolvers, e); /* the plan owns it, whatever its kind */
 		st = load_entry(ctx, e, out, err);
 	}
 	if (st != CR_OK) { /* nothing was made: the context stays fresh */
@@ -202,13 +202,8 @@ cr_status context_load_single(cr_context *ctx, const char *plugin_path, const ch
 		return st;
 	}
 	ctx->accelerators_listed = true; /* only this plugin */
-	if (e->kind == CR_PLUGIN_ACCELERATOR) {
-		g_ptr_array_steal_index(ctx->plan->resolvers, 0);
-		g_ptr_array_add(ctx->plan->accelerators, e);
-		g_ptr_array_add(ctx->accelerators, *out);
-	} else {
-		g_ptr_array_add(ctx->resolvers, *out);
-	}
+	g_ptr_array_add(e->kind == CR_PLUGIN_ACCELERATOR ? ctx->accelerators : ctx->resolvers,
+			*out);
 	return CR_OK;
 }
 
@@ -316,7 +311,10 @@ cr_status instance_normalise(cr_instance *inst, cr_status st, cr_error *err)
 cr_status instance_probe(cr_instance *inst, cr_error *err)
 {
 	cr_status (*probe)(void *state, cr_plugin_ctx *pctx, cr_error *perr);
-	cr_status st = instance_create(inst, err);
+	cr_status st;
+
+	inst->declined = false;
+	st = instance_create(inst, err);
 
 	if (st != CR_OK)
 		return st;

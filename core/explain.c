@@ -90,11 +90,6 @@ cr_status cr_context_explain(cr_context *ctx, bool json, char **text, cr_error *
 	if (st == CR_OK)
 		st = cr_result_format(res, "json", NULL, &merged, NULL, &rerr);
 	cr_result_free(res);
-	if (ctx->plan == NULL) { /* the configuration did not load */
-		if (err != NULL)
-			*err = rerr;
-		return st;
-	}
 	out = g_string_new(NULL);
 	if (json) {
 		g_string_append(out, "{\"config\": ");

@@ -261,12 +261,6 @@ cr_status cr_testhost_set_rpc_layer(cr_testhost *th, const char *rpc_layer, cr_e
 				 "cr_testhost_set_rpc_layer: NULL testhost");
 	g_free(th->rpc_layer);
 	th->rpc_layer = g_strdup(rpc_layer);
-	if (rpc_layer == NULL) {
-		g_free(th->ctx->rpc_layer);
-		th->ctx->rpc_layer = NULL;
-		th->ctx->rpc_layer_set = false;
-		return CR_OK;
-	}
 	return cr_context_set_rpc_layer(th->ctx, rpc_layer, err);
 }
 
@@ -290,7 +284,6 @@ static cr_status begin_call(cr_testhost *th, cr_plugin_kind kind, const char *ca
 				 call, th->inst->plugin->name,
 				 th->inst->kind == CR_PLUGIN_ACCELERATOR ? "n" : "",
 				 kind_name(th->inst->kind));
-	th->inst->declined = false;
 	return CR_OK;
 }
 
