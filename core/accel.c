@@ -10,31 +10,6 @@
 
 #include "pipeline-private.h"
 
-/* Accelerator plugins tried, in this order, when the config lists none. */
-static const char *const auto_accel[] = { "nvidia", "tpu", NULL };
-
-static cr_status auto_instances(cr_context *ctx, cr_error *err)
-{
-	for (const char *const *n = auto_accel; *n != NULL; n++) {
-		cr_plugin *plugin = NULL;
-		/* Not installed, or only a resolver of that name: skip it, as
-		 * the built-in `auto` does for resolvers. A broken file is fatal. */
-		cr_status st = loader_load(&ctx->loader, *n, CR_PLUGIN_ACCELERATOR, &plugin, err);
-
-		if (st == CR_ERR_NOT_FOUND || st == CR_ERR_CONFIG)
-			continue;
-		if (st != CR_OK)
-			return st;
-		cr_instance *inst = instance_new(ctx, CR_PLUGIN_ACCELERATOR, plugin, *n, NULL);
-
-		inst->where = g_strdup("(built-in)");
-		inst->policy = CR_POLICY_OPTIONAL;
-		g_ptr_array_add(ctx->accelerators, inst);
-	}
-	ctx->accelerators_listed = true;
-	return CR_OK;
-}
-
 static cr_status run_accel(cr_instance *inst, cr_result *res, cr_error *err)
 {
 	cr_accel_list list = { .inst = inst, .devices = res->devices };
@@ -47,13 +22,10 @@ static cr_status run_accel(cr_instance *inst, cr_result *res, cr_error *err)
 	return instance_normalise(inst, st, err);
 }
 
-cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err)
+cr_status accel_layer_run(cr_context *ctx, GHashTable *cfg_accel, cr_result *res, cr_error *err)
 {
-	GHashTable *cfg_accel = context_config_accel(ctx);
 	cr_status st = CR_OK;
 
-	if (!ctx->accelerators_listed && (st = auto_instances(ctx, err)) != CR_OK)
-		return st;
 	for (guint i = 0; i < ctx->accelerators->len; i++) {
 		cr_instance *inst = g_ptr_array_index(ctx->accelerators, i);
 		cr_error aerr = CR_ERROR_INIT;

@@ -207,9 +207,35 @@ cr_status context_load_single(cr_context *ctx, const char *plugin_path, const ch
 	return CR_OK;
 }
 
-GHashTable *context_config_accel(const cr_context *ctx)
+/* Accelerator plugins tried, in this order, when the config lists none. */
+static const char *const auto_accel[] = { "nvidia", "tpu", NULL };
+
+/* The config listed no accelerators: every installed one of auto_accel,
+ * optional (the loader skips what is not there, as for `auto`). */
+static cr_status auto_accelerators(cr_context *ctx, cr_error *err)
 {
-	return ctx->plan != NULL ? ctx->plan->num_accelerators : NULL;
+	GPtrArray *installed = NULL;
+	cr_status st =
+		loader_installed(&ctx->loader, auto_accel, CR_PLUGIN_ACCELERATOR, &installed, err);
+
+	for (guint i = 0; st == CR_OK && i + 1 < installed->len; i++) {
+		const char *name = g_ptr_array_index(installed, i);
+		cr_plugin *plugin = NULL;
+		cr_instance *inst;
+
+		st = loader_load(&ctx->loader, name, CR_PLUGIN_ACCELERATOR, &plugin, err);
+		if (st != CR_OK)
+			break;
+		inst = instance_new(ctx, CR_PLUGIN_ACCELERATOR, plugin, name, NULL);
+		inst->where = g_strdup("(built-in)");
+		inst->policy = CR_POLICY_OPTIONAL;
+		g_ptr_array_add(ctx->accelerators, inst);
+	}
+	if (installed != NULL)
+		g_ptr_array_unref(installed);
+	if (st == CR_OK)
+		ctx->accelerators_listed = true;
+	return st;
 }
 
 cr_status cr_context_set_task(cr_context *ctx, const char *task_type, int64_t task_id,
@@ -504,8 +530,10 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 	if (st == CR_OK)
 		st = union_merge(u, &over, &res, err);
 	union_free(u);
+	if (st == CR_OK && !ctx->accelerators_listed)
+		st = auto_accelerators(ctx, err);
 	if (st == CR_OK)
-		st = accel_layer_run(ctx, res, err);
+		st = accel_layer_run(ctx, ctx->plan->num_accelerators, res, err);
 	if (st != CR_OK) {
 		cr_result_free(res);
 		return st;

@@ -165,9 +165,10 @@ cr_status instance_normalise(cr_instance *inst, cr_status st, cr_error *err);
  * (cr-testhost): the same plan, loader and checks as a config file. */
 cr_status context_load_single(cr_context *ctx, const char *plugin_path, const char *group_text,
 			      const char *name, cr_instance **out, cr_error *err);
-/* The config's num_accelerators (kind -> count), or NULL. */
-GHashTable *context_config_accel(const cr_context *ctx);
-cr_status accel_layer_run(cr_context *ctx, cr_result *res, cr_error *err);
+/* Run @ctx's accelerator instances into @res, then settle this task's
+ * counts: @cfg_accel (the config's num_accelerators; NULL or empty for
+ * none) beats a resolver's answer, which beats the local devices. */
+cr_status accel_layer_run(cr_context *ctx, GHashTable *cfg_accel, cr_result *res, cr_error *err);
 /* Add to @counts (kind -> count) the local devices of task (@job, @index):
  * those a plugin gave to that task, and for this process's own task (or
  * @job NULL) the unassigned ones. Returns: how many devices counted. */

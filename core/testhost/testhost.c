@@ -382,7 +382,7 @@ cr_status cr_testhost_enumerate(cr_testhost *th, const char **out, cr_error *err
 	if (st != CR_OK)
 		return st;
 	res = result_new();
-	st = accel_layer_run(th->ctx, res, err);
+	st = accel_layer_run(th->ctx, NULL, res, err);
 	if (st == CR_OK && th->inst->declined)
 		st = error_set(err, CR_DECLINED, "%s declined", th->inst->label);
 	if (st == CR_OK)
