@@ -21,8 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cluster-resolver/hostlist.h>
-
 #include "commands.h"
 
 #define EXEC_USAGE                                                                                 \
@@ -33,20 +31,13 @@
 static int exec_set_format(const cr_result *res, const char *format, const char *jobs)
 {
 	cr_error err = CR_ERROR_INIT;
-	char *jobs_opt = NULL;
-	const char *opts[2] = { NULL, NULL };
+	char *jobs_opt = jobs != NULL && strcmp(format, "tf_config") != 0
+				 ? cli_format_option("jobs", jobs)
+				 : NULL;
+	const char *opts[2] = { jobs_opt, NULL };
 	char **pairs = NULL;
 	cr_status st;
 
-	if (jobs != NULL && strcmp(format, "tf_config") != 0) {
-		size_t n = strlen(jobs) + sizeof("jobs=");
-
-		jobs_opt = malloc(n);
-		if (jobs_opt == NULL)
-			abort();
-		snprintf(jobs_opt, n, "jobs=%s", jobs);
-		opts[0] = jobs_opt;
-	}
 	st = cr_result_env_vars(res, format, opts, &pairs, &err);
 	free(jobs_opt);
 	if (st != CR_OK) {
@@ -127,25 +118,19 @@ static bool exec_parse_timeout(const char *text, double *out)
 /* One option at argv[*i]: 1 taken, 0 unknown, -1 invalid value. */
 static int exec_option(int argc, char **argv, int *i, exec_opts *x)
 {
-	const char *a = argv[*i];
+	const char *v = NULL;
 
-	if (strcmp(a, "--supervise") == 0)
+	if (strcmp(argv[*i], "--supervise") == 0) {
 		x->supervise = true;
-	else if (strcmp(a, "--format") == 0 && *i + 1 < argc)
-		x->formats = argv[++*i];
-	else if (strncmp(a, "--format=", 9) == 0)
-		x->formats = a + 9;
-	else if (strcmp(a, "--jobs") == 0 && *i + 1 < argc)
-		x->jobs = argv[++*i];
-	else if (strncmp(a, "--jobs=", 7) == 0)
-		x->jobs = a + 7;
-	else if (strcmp(a, "--stop-timeout") == 0 && *i + 1 < argc)
-		return exec_parse_timeout(argv[++*i], &x->stop_timeout) ? 1 : -1;
-	else if (strncmp(a, "--stop-timeout=", 15) == 0)
-		return exec_parse_timeout(a + 15, &x->stop_timeout) ? 1 : -1;
-	else
-		return 0;
-	return 1;
+		return 1;
+	}
+	if (cli_opt_value(argc, argv, i, "--format", &v))
+		x->formats = v;
+	else if (cli_opt_value(argc, argv, i, "--jobs", &v))
+		x->jobs = v;
+	else if (cli_opt_value(argc, argv, i, "--stop-timeout", &v) && v != NULL)
+		return exec_parse_timeout(v, &x->stop_timeout) ? 1 : -1;
+	return v != NULL ? 1 : 0;
 }
 
 /* Options up to "--"; returns the index of "--", or -1 after an error. */
@@ -182,25 +167,16 @@ static int exec_parse(int argc, char **argv, exec_opts *x)
 int cli_cmd_exec(const cli_opts *o, int argc, char **argv)
 {
 	exec_opts x = { .formats = "tf_config", .stop_timeout = -1 };
-	cr_error err = CR_ERROR_INIT;
 	cr_context *ctx = NULL;
 	cr_result *res = NULL;
-	cr_status st;
 	int i, rc;
 
 	i = exec_parse(argc, argv, &x);
 	if (i < 0)
 		return CLI_USAGE;
-	rc = cli_open(o, &ctx);
-	if (rc != CLI_OK)
-		return rc;
-	st = cr_context_resolve(ctx, &res, &err);
-	if (st != CR_OK) {
-		cli_error("%s", err.message);
-		cr_context_free(ctx);
-		return cli_exit_status(st, CLI_PHASE_RESOLVE);
-	}
-	rc = exec_set_env(res, x.formats, x.jobs);
+	rc = cli_resolve(o, &ctx, &res);
+	if (rc == CLI_OK)
+		rc = exec_set_env(res, x.formats, x.jobs);
 	if (rc == CLI_OK && x.supervise)
 		rc = cli_supervise(ctx, res, &argv[i + 1],
 				   x.stop_timeout >= 0 ? x.stop_timeout : CLI_STOP_TIMEOUT);

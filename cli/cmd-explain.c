@@ -38,7 +38,5 @@ int cli_cmd_explain(const cli_opts *o, int argc, char **argv)
 	if (st == CR_OK)
 		return CLI_OK;
 	cli_error("%s", err.message);
-	/* As `resolve`: a configuration or plugin problem is 2, the rest 1. */
-	return st == CR_ERR_CONFIG || st == CR_ERR_PLUGIN || st == CR_ERR_ABI ? CLI_USAGE
-									      : CLI_FAIL;
+	return cli_exit_status(st, CLI_PHASE_RESOLVE);
 }

@@ -6,56 +6,6 @@
 
 #include "commands.h"
 
-/* Parse "--name VALUE" / "--name=VALUE" at argv[*i]. */
-static bool opt_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n) != 0)
-		return false;
-	if (argv[*i][n] == '=') {
-		*val = argv[*i] + n + 1;
-		return true;
-	}
-	if (argv[*i][n] != '\0')
-		return false;
-	if (*i + 1 >= argc) {
-		*val = NULL;
-		return true;
-	}
-	*val = argv[++*i];
-	return true;
-}
-
-/* "key=value" for cr_result_format's options; free(). Aborts when out of memory. */
-static char *cli_format_option(const char *key, const char *value)
-{
-	size_t n = strlen(key) + strlen(value) + 2;
-	char *s = malloc(n);
-
-	if (s == NULL)
-		abort();
-	snprintf(s, n, "%s=%s", key, value);
-	return s;
-}
-
-static int resolve_ctx(const cli_opts *o, cr_context **ctx, cr_result **res)
-{
-	cr_error err = CR_ERROR_INIT;
-	int rc = cli_open(o, ctx);
-	cr_status st;
-
-	*res = NULL;
-	if (rc != CLI_OK)
-		return rc;
-	st = cr_context_resolve(*ctx, res, &err);
-	if (st != CR_OK) {
-		cli_error("%s", err.message);
-		return cli_exit_status(st, CLI_PHASE_RESOLVE);
-	}
-	return CLI_OK;
-}
-
 int cli_cmd_resolve(const cli_opts *o, int argc, char **argv)
 {
 	const char *format = "tf_config", *dialect = NULL, *jobs = NULL;
@@ -68,11 +18,11 @@ int cli_cmd_resolve(const cli_opts *o, int argc, char **argv)
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
-		if (opt_value(argc, argv, &i, "--format", &format) && format != NULL)
+		if (cli_opt_value(argc, argv, &i, "--format", &format) && format != NULL)
 			continue;
-		if (opt_value(argc, argv, &i, "--dialect", &dialect) && dialect != NULL)
+		if (cli_opt_value(argc, argv, &i, "--dialect", &dialect) && dialect != NULL)
 			continue;
-		if (opt_value(argc, argv, &i, "--jobs", &jobs) && jobs != NULL)
+		if (cli_opt_value(argc, argv, &i, "--jobs", &jobs) && jobs != NULL)
 			continue;
 		cli_error("resolve: unexpected argument '%s'", argv[i]);
 		return CLI_USAGE;
@@ -82,7 +32,7 @@ int cli_cmd_resolve(const cli_opts *o, int argc, char **argv)
 		fopts[nopts++] = cli_format_option("dialect", dialect);
 	if (jobs != NULL)
 		fopts[nopts++] = cli_format_option("jobs", jobs);
-	rc = resolve_ctx(o, &ctx, &res);
+	rc = cli_resolve(o, &ctx, &res);
 	if (rc == CLI_OK) {
 		st = cr_result_format(res, format, (const char *const *)fopts, &text, &len, &err);
 		if (st != CR_OK) {
@@ -122,7 +72,7 @@ int cli_cmd_master(const cli_opts *o, int argc, char **argv)
 		cli_error("master: unexpected argument '%s'", argv[1]);
 		return CLI_USAGE;
 	}
-	rc = resolve_ctx(o, &ctx, &res);
+	rc = cli_resolve(o, &ctx, &res);
 	if (rc == CLI_OK) {
 		st = cr_result_master(res, both ? o->task_type : NULL, both ? o->task_id : -1,
 				      o->rpc_layer, &url, &err);
@@ -158,7 +108,7 @@ int cli_cmd_accelerators(const cli_opts *o, int argc, char **argv)
 		cli_error("accelerators: unexpected argument '%s'", argv[i]);
 		return CLI_USAGE;
 	}
-	rc = resolve_ctx(o, &ctx, &res);
+	rc = cli_resolve(o, &ctx, &res);
 	if (rc == CLI_OK) {
 		cr_status st = cr_result_accelerators_json(res, NULL, -1, devices, &json, &err);
 

@@ -40,6 +40,14 @@ typedef enum {
 int cli_exit_status(cr_status st, cli_phase phase);
 /* Make a context, load the config, apply --task-type/--task-id/--rpc-layer. */
 int cli_open(const cli_opts *o, cr_context **ctx);
+/* cli_open, then resolve; *@ctx and *@res are the caller's to free, also
+ * after a failure. */
+int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res);
+/* "--name VALUE" / "--name=VALUE" at argv[*i]: true when argv[*i] is that
+ * option (*@val NULL when its value is missing). */
+bool cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
+/* "key=value" for cr_result_format's options; free(). */
+char *cli_format_option(const char *key, const char *value);
 /* Parse a non-negative task id; false (with a message) when invalid. */
 bool cli_parse_task_id(const char *text, int64_t *out);
 

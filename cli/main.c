@@ -41,6 +41,56 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 success, 1 resolution failed, 2 usage or configuration error.\n";
 
+/* Parse "--name VALUE" / "--name=VALUE" at argv[*i]. */
+bool cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n) != 0)
+		return false;
+	if (argv[*i][n] == '=') {
+		*val = argv[*i] + n + 1;
+		return true;
+	}
+	if (argv[*i][n] != '\0')
+		return false;
+	if (*i + 1 >= argc) {
+		*val = NULL;
+		return true;
+	}
+	*val = argv[++*i];
+	return true;
+}
+
+/* "key=value" for cr_result_format's options; free(). Aborts when out of memory. */
+char *cli_format_option(const char *key, const char *value)
+{
+	size_t n = strlen(key) + strlen(value) + 2;
+	char *s = malloc(n);
+
+	if (s == NULL)
+		abort();
+	snprintf(s, n, "%s=%s", key, value);
+	return s;
+}
+
+int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res)
+{
+	cr_error err = CR_ERROR_INIT;
+	int rc = cli_open(o, ctx);
+	cr_status st;
+
+	*res = NULL;
+	if (rc != CLI_OK)
+		return rc;
+	st = cr_context_resolve(*ctx, res, &err);
+	if (st != CR_OK) {
+		cli_error("%s", err.message);
+		return cli_exit_status(st, CLI_PHASE_RESOLVE);
+	}
+	return CLI_OK;
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -281,16 +281,6 @@ cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *clus
 	return CR_OK;
 }
 
-static bool env_name_valid(const char *name)
-{
-	if (name == NULL || !(g_ascii_isalpha(*name) || *name == '_'))
-		return false;
-	for (const char *p = name; *p != '\0'; p++)
-		if (!g_ascii_isalnum(*p) && *p != '_')
-			return false;
-	return true;
-}
-
 /* The copy is close-on-exec and at 3 or above, so no path but `exec`'s
  * (which clears the flag) lets it escape; a name passed twice keeps the
  * later descriptor. */

@@ -313,8 +313,8 @@ cr_status instance_create(cr_instance *inst, cr_error *err)
 	if (st != CR_OK) {
 		if (err != NULL && err->message[0] == '\0')
 			error_set(err, st, "%s", cr_strerror(st));
-		return error_prefix(err, "%s (%s): create failed: ", inst->label,
-				    inst->plugin->path);
+		error_prefix(err, "%s (%s): create failed: ", inst->label, inst->plugin->path);
+		return st;
 	}
 	inst->created = true;
 	return CR_OK;

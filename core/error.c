@@ -64,14 +64,14 @@ cr_status error_set(cr_error *err, cr_status code, const char *fmt, ...)
 	return code;
 }
 
-cr_status error_prefix(cr_error *err, const char *fmt, ...)
+void error_prefix(cr_error *err, const char *fmt, ...)
 {
 	char prefix[CR_ERROR_MSG_MAX];
 	char old[CR_ERROR_MSG_MAX];
 	va_list ap;
 
 	if (err == NULL)
-		return CR_ERR_INTERNAL;
+		return;
 	va_start(ap, fmt);
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
@@ -79,7 +79,6 @@ cr_status error_prefix(cr_error *err, const char *fmt, ...)
 	g_strlcpy(old, err->message, sizeof(old));
 	g_strlcpy(err->message, prefix, sizeof(err->message));
 	g_strlcat(err->message, old, sizeof(err->message));
-	return err->code;
 }
 
 void cr_free(void *ptr)

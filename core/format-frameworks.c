@@ -400,9 +400,9 @@ cr_status cr_result_env_vars(const cr_result *result, const char *format,
 
 /* ---- shell output -------------------------------------------------------- */
 
-static bool fw_shell_name(const char *name)
+bool env_name_valid(const char *name)
 {
-	if (!g_ascii_isalpha(name[0]) && name[0] != '_')
+	if (name == NULL || (!g_ascii_isalpha(name[0]) && name[0] != '_'))
 		return false;
 	for (const char *p = name; *p != '\0'; p++)
 		if (!g_ascii_isalnum(*p) && *p != '_')
@@ -432,7 +432,7 @@ static cr_status fw_print_exports(const cr_result *r, const char *format,
 	for (guint i = 0; st == CR_OK && i + 1 < pairs->len; i += 2) {
 		const char *name = g_ptr_array_index(pairs, i);
 
-		if (!fw_shell_name(name))
+		if (!env_name_valid(name))
 			st = error_set(
 				err, CR_ERR_INVALID_ARG,
 				"format '%s': variable name '%s' cannot be exported by a shell",

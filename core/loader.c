@@ -380,8 +380,11 @@ cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, cr_error 
 
 	*out = NULL;
 	st = loader_load(l, e->plugin, e->kind, &plugin, err);
-	if (st != CR_OK)
-		return e->plugin_at != NULL ? error_prefix(err, "%s:%d: ", AT(e->plugin_at)) : st;
+	if (st != CR_OK) {
+		if (e->plugin_at != NULL)
+			error_prefix(err, "%s:%d: ", AT(e->plugin_at));
+		return st;
+	}
 	if (e->kind == 0)
 		e->kind = plugin->desc->kind;
 	if (e->bad_name != NULL)

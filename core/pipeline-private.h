@@ -71,6 +71,9 @@ cr_result_builder *builder_new(cr_instance *inst);
 void builder_free(cr_result_builder *b);
 cr_result *result_new(void);
 void accel_device_free(gpointer p);
+/* Whether @name is a shell variable name, [A-Za-z_][A-Za-z0-9_]*
+ * (format-frameworks.c; also the names of passed descriptors). */
+bool env_name_valid(const char *name);
 /* Close a passed descriptor and free its record (builder.c). */
 void passed_fd_free(gpointer p);
 char *task_key(const char *job, int64_t index);

@@ -121,7 +121,8 @@ cr_status builder_master(const cr_result_builder *b, const char *rpc_layer, char
 		if (st != CR_DECLINED) {
 			if (err != NULL && err->message[0] == '\0')
 				error_set(err, st, "%s", cr_strerror(st));
-			return error_prefix(err, "%s: master: ", b->inst->label);
+			error_prefix(err, "%s: master: ", b->inst->label);
+			return st;
 		}
 	}
 	*out = g_strdup(b->master);

@@ -131,9 +131,11 @@ static cr_status address_error(cr_error *err, const char *what, const char *job,
 static cr_status add_task(cr_spec *spec, const char *job, int64_t idx, json_object *a,
 			  const char *what, cr_error *err)
 {
-	if (cr_spec_add_task(spec, job, idx, json_object_get_string(a), err) != CR_OK)
-		return error_prefix(err, "%s: ", what);
-	return CR_OK;
+	cr_status st = cr_spec_add_task(spec, job, idx, json_object_get_string(a), err);
+
+	if (st != CR_OK)
+		error_prefix(err, "%s: ", what);
+	return st;
 }
 
 static cr_status add_dense_job(cr_spec *spec, const char *job, json_object *tasks, const char *what,

@@ -22,8 +22,9 @@ cr_status error_setv(cr_error *err, cr_status code, const char *fmt, va_list ap)
 	G_GNUC_PRINTF(3, 0);
 /* Sort callback for GPtrArray of strings (g_ptr_array_sort). */
 gint str_ptr_cmp(gconstpointer a, gconstpointer b);
-/* Prepend text to the message already in @err; returns err->code. */
-cr_status error_prefix(cr_error *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* Prepend text to the message already in @err (nullable). The caller
+ * returns its own status: with no @err there is none to read back. */
+void error_prefix(cr_error *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
 /* ---- JSON (json.c, spec-codec.c) ----------------------------------------- */
 cr_status json_parse_text(const char *text, size_t len, const char *what, json_object **out,

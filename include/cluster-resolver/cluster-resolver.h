@@ -285,7 +285,7 @@ CR_API cr_status cr_result_format(const cr_result *result, const char *format,
  * @options: (nullable) NULL-terminated "key=value" strings; "jobs=a,b"
  *     chooses the world's jobs for torch, jax and env.
  * @pairs: (out) (transfer full) NULL-terminated vector name, value, name,
- *     value, ...; free with cr_strv_free() (hostlist.h).
+ *     value, ...; free with cr_strv_free() (common.h).
  *
  * The variables `resolve --format F` prints as export lines and `exec`
  * sets, unquoted. Returns: CR_OK, CR_ERR_INVALID_ARG (format without

@@ -160,11 +160,6 @@ static cr_status simple_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **
 		st = cr_host->error_set(err, CR_ERR_CONFIG,
 					"%s:%d: 'task_type' and 'task_id' must be set together",
 					AT(config));
-	else if (cr_host->opt_is_set(ctx, "task_id") &&
-		 (cr_host->opt_int(ctx, "task_id") < 0 ||
-		  cr_host->opt_int(ctx, "task_id") > 2147483647))
-		st = cr_host->error_set(err, CR_ERR_CONFIG, "%s:%d: task_id must be 0..2147483647",
-					AT(cr_host->cfg_get(config, "task_id")));
 	for (size_t i = 0; st == CR_OK && cluster != NULL && i < cr_host->cfg_length(cluster); i++)
 		st = simple_job(s, cr_host->cfg_elem(cluster, i), err);
 	if (st == CR_OK && cjson != NULL)
