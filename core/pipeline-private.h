@@ -10,7 +10,7 @@
 
 #include "plugins-private.h"
 
-/* ---- results (result.c) -------------------------------------------------- */
+/* ---- results (builder.c: what plugins hand in; result.c: what comes out) */
 struct cr_result_builder {
 	cr_instance *inst;
 	cr_spec *spec;

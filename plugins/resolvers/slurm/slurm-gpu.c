@@ -106,9 +106,7 @@ static cr_status slurm_node_list(const slurm_config *cfg, slurm_list *l, const c
 	if (!cfg->gpn_set)
 		return CR_OK;
 	if (l->n == 0 && value == NULL)
-		return slurm_list_numbers(l, cfg->gpn) == 0
-			       ? CR_OK
-			       : cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+		return slurm_list_numbers(l, cfg->gpn) == 0 ? CR_OK : slurm_nomem(err);
 	if (l->n < cfg->gpn)
 		return cr_host->error_set(err, CR_ERR_CONFIG,
 					  "gpus_per_node = %u, but %s \"%s\" lists %zu GPUs",
@@ -139,7 +137,7 @@ cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 		return st;
 	if (slurm_list_split(&l, value) != 0 ||
 	    (value == NULL && slurm_list_numbers(&l, node_total) != 0)) {
-		st = cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+		st = slurm_nomem(err);
 		goto out;
 	}
 	if (on_node != NULL && value != NULL && l.n < node_total && !cfg->gpn_set) {
@@ -174,7 +172,7 @@ cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 	gpus->known = true;
 	gpus->per_task = gpt;
 	if (rank >= 0 && (gpus->mine = slurm_list_join(&l, first, gpt)) == NULL)
-		st = cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+		st = slurm_nomem(err);
 out:
 	slurm_list_clear(&l);
 	return st;

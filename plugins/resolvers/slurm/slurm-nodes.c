@@ -203,6 +203,15 @@ static cr_status slurm_nodes_from_env(cr_plugin_ctx *ctx, const slurm_config *cf
 	return CR_OK;
 }
 
+void slurm_tpn_origin(const slurm_config *cfg, const slurm_env *env, const char **var,
+		      const char **value)
+{
+	bool from_env = cfg->tpn_source == SLURM_TPN_ENV;
+
+	*var = from_env ? env->tpn_var : "tasks_per_node";
+	*value = from_env ? env->tpn : "(config)";
+}
+
 cr_status slurm_nodes(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
 		      slurm_layout *lay, cr_error *err)
 {
@@ -224,10 +233,12 @@ cr_status slurm_nodes(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_e
 	if (lay->n_tasks > (1u << 24))
 		return cr_host->error_set(err, CR_ERR_BACKEND, "%zu tasks: more than %u",
 					  lay->n_tasks, 1u << 24);
-	if (lay->n_tasks == 0)
-		return cr_host->error_set(err, CR_ERR_BACKEND, "%s \"%s\" gives no task",
-					  cfg->tpn_source == SLURM_TPN_ENV ? env->tpn_var
-									   : "tasks_per_node",
-					  cfg->tpn_source == SLURM_TPN_ENV ? env->tpn : "(config)");
+	if (lay->n_tasks == 0) {
+		const char *var, *value;
+
+		slurm_tpn_origin(cfg, env, &var, &value);
+		return cr_host->error_set(err, CR_ERR_BACKEND, "%s \"%s\" gives no task", var,
+					  value);
+	}
 	return CR_OK;
 }

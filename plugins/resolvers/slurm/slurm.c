@@ -77,10 +77,11 @@ static cr_status slurm_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 }
 
 /* This task's rank from SLURM_PROCID, checked; -1 when unset. */
-static cr_status slurm_rank(cr_plugin_ctx *ctx, const slurm_env *env, const slurm_layout *lay,
-			    long *rank, cr_error *err)
+static cr_status slurm_rank(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
+			    const slurm_layout *lay, long *rank, cr_error *err)
 {
 	const char *v = cr_host->getenv(ctx, "SLURM_PROCID");
+	const char *var, *value;
 	uint32_t r;
 	cr_status st;
 
@@ -90,12 +91,12 @@ static cr_status slurm_rank(cr_plugin_ctx *ctx, const slurm_env *env, const slur
 	st = slurm_parse_uint("SLURM_PROCID", v, &r, err);
 	if (st != CR_OK)
 		return st;
+	slurm_tpn_origin(cfg, env, &var, &value);
 	if (r >= lay->n_tasks)
 		return cr_host->error_set(
 			err, CR_ERR_BACKEND,
 			"SLURM_PROCID \"%s\" is not below the %zu tasks of %s \"%s\"", v,
-			lay->n_tasks, env->tpn != NULL ? env->tpn_var : "tasks_per_node",
-			env->tpn != NULL ? env->tpn : "(config)");
+			lay->n_tasks, var, value);
 	*rank = (long)r;
 	return CR_OK;
 }
@@ -137,18 +138,17 @@ static cr_status slurm_check(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 static cr_status slurm_check_jobs(const slurm_config *cfg, const slurm_env *env,
 				  const slurm_layout *lay, cr_error *err)
 {
+	const char *var, *value;
 	uint64_t sum = 0;
 
+	slurm_tpn_origin(cfg, env, &var, &value);
 	for (size_t j = 0; j < cfg->n_jobs; j++)
 		sum += cfg->jobs[j].count;
 	if (cfg->n_jobs > 0 && sum != lay->n_tasks)
-		return cr_host->error_set(
-			err, CR_ERR_CONFIG,
-			"jobs ask for %llu tasks, but %s \"%s\" "
-			"gives %zu",
-			(unsigned long long)sum,
-			cfg->tpn_source == SLURM_TPN_ENV ? env->tpn_var : "tasks_per_node",
-			cfg->tpn_source == SLURM_TPN_ENV ? env->tpn : "(config)", lay->n_tasks);
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "jobs ask for %llu tasks, but %s \"%s\" "
+					  "gives %zu",
+					  (unsigned long long)sum, var, value, lay->n_tasks);
 	if (cfg->port_base + lay->max_tpn - 1 > 65535)
 		return cr_host->error_set(err, CR_ERR_CONFIG,
 					  "port_base %lld + %u tasks on a node "
@@ -170,7 +170,7 @@ static cr_status slurm_ports_make(const slurm_config *cfg, const slurm_layout *l
 	p->text = calloc(lay->max_tpn, sizeof(*p->text));
 	p->len = malloc(lay->max_tpn);
 	if (p->text == NULL || p->len == NULL)
-		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+		return slurm_nomem(err);
 	for (uint32_t k = 0; k < lay->max_tpn; k++)
 		p->len[k] = (uint8_t)snprintf(p->text[k], sizeof(p->text[k]), ":%u",
 					      (unsigned)(cfg->port_base + k));
@@ -203,7 +203,7 @@ static cr_status slurm_emit_job(const slurm_layout *lay, const slurm_ports *port
 			free(addr);
 			cap = (len + 8) * 2;
 			if ((addr = malloc(cap)) == NULL)
-				return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+				return slurm_nomem(err);
 		}
 		memcpy(addr, slurm_host(lay, node), len);
 		memcpy(addr + len, ports->text[local], 8);
@@ -252,7 +252,7 @@ static cr_status slurm_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builde
 	slurm_env_read(ctx, &env);
 	st = slurm_layout_build(ctx, &s->cfg, &env, &lay, err);
 	if (st == CR_OK)
-		st = slurm_rank(ctx, &env, &lay, &rank, err);
+		st = slurm_rank(ctx, &s->cfg, &env, &lay, &rank, err);
 	if (st == CR_OK)
 		st = slurm_check(ctx, &s->cfg, &env, &lay, rank, err);
 	if (st == CR_OK)

@@ -108,6 +108,10 @@ void slurm_config_clear(slurm_config *cfg);
 void slurm_env_read(cr_plugin_ctx *ctx, slurm_env *env);
 cr_status slurm_parse_uint(const char *var, const char *value, uint32_t *out, cr_error *err);
 cr_status slurm_nomem(cr_error *err);
+/* Where the tasks per node came from, for messages: the variable and its
+ * value, or "tasks_per_node" and "(config)". */
+void slurm_tpn_origin(const slurm_config *cfg, const slurm_env *env, const char **var,
+		      const char **value);
 
 /* The step's nodes in Slurm's order and the tasks on each (slurm-nodes.c),
  * from the environment or the config's fixed lists. */
