@@ -174,10 +174,7 @@ cr_status cr_result_accelerators_json(const cr_result *r, const char *task_type,
 	if (own) {
 		counts = r->accel;
 	} else {
-		char *key = task_key(task_type, task_id);
-
-		counts = g_hash_table_lookup(r->task_accel, key);
-		g_free(key);
+		counts = task_accel_get(r->task_accel, task_type, task_id);
 		/* Nothing from a resolver: the local devices given to that task. */
 		if (counts == NULL) {
 			own_devices = accel_counts_new();

@@ -35,6 +35,15 @@ char *task_key(const char *job, int64_t index)
 	return key;
 }
 
+GHashTable *task_accel_get(GHashTable *task_accel, const char *job, int64_t index)
+{
+	char *key = task_key(job, index);
+	GHashTable *counts = g_hash_table_lookup(task_accel, key);
+
+	g_free(key);
+	return counts;
+}
+
 void passed_fd_free(gpointer p)
 {
 	passed_fd *pf = p;

@@ -77,6 +77,9 @@ bool env_name_valid(const char *name);
 /* Close a passed descriptor and free its record (builder.c). */
 void passed_fd_free(gpointer p);
 char *task_key(const char *job, int64_t index);
+/* The counts table of task (@job, @index) in a task_key-keyed @task_accel,
+ * or NULL. */
+GHashTable *task_accel_get(GHashTable *task_accel, const char *job, int64_t index);
 /* "layer://addr", or addr when layer is NULL/empty, or "" when addr is empty. */
 char *format_master_url(const char *address, const char *rpc_layer);
 

@@ -78,11 +78,9 @@ static void copy_task_accel(cr_result *res, const cr_result_builder *b, const ch
 		return;
 	cr_spec_task_indices(b->spec, job, &idx, &n, NULL);
 	for (size_t t = 0; t < n; t++) {
-		char *src = task_key(job, idx[t]);
-		GHashTable *counts = g_hash_table_lookup(b->task_accel, src);
+		GHashTable *counts = task_accel_get(b->task_accel, job, idx[t]);
 		char *dst;
 
-		g_free(src);
 		if (counts == NULL)
 			continue;
 		dst = task_key(job, idx[t] + offset);
@@ -225,10 +223,7 @@ static void resolver_accel(union_state *u, cr_result *res)
 	const char *source = NULL;
 
 	if (res->task_type != NULL && res->task_id >= 0) {
-		char *key = task_key(res->task_type, res->task_id);
-
-		counts = g_hash_table_lookup(res->task_accel, key);
-		g_free(key);
+		counts = task_accel_get(res->task_accel, res->task_type, res->task_id);
 		if (counts != NULL)
 			source = "the resolvers";
 	}
