@@ -3,8 +3,9 @@
  * spawn.c - host->spawn for real: a child in a process group of its own
  * (so that a timeout also ends what it started), stdin from /dev/null,
  * stdout and stderr collected up to a cap, a deadline on the whole run.
- * What a child writes may be a credential: the buffers are wiped when
- * dropped and never logged.
+ * What a child writes may be a credential: it is never logged, and the
+ * final buffers are wiped when freed (copies a growing buffer left behind
+ * are not).
  */
 #include <errno.h>
 #include <poll.h>
