@@ -1,17 +1,20 @@
 #!/bin/sh
 # deps.sh [build|test] - install the Debian packages cluster-resolver needs.
-#   build: compiler, CMake and the four libraries (GLib, json-c, libcurl, libconfig)
+#   build: compiler, CMake and the libraries (GLib, json-c, libcurl, libconfig;
+#          libyaml for k8s, libxml2 for aws, OpenSSL's libcrypto for gcp's RS256)
 #   test:  build + everything the test suite and benchmarks run for real
-#          (Slurm + munge, protoc, valgrind, clang/libFuzzer, abigail, ...)
+#          (Slurm + munge, protoc, valgrind, clang/libFuzzer, abigail, the AWS CLI v2
+#          and Debian's botocore/boto3, google-api-python-client, google-auth, ...)
 # Installs only what is missing; needs root (or sudo) the first time.
 set -eu
 what=${1:-build}
 
 build_pkgs="cmake make gcc pkg-config libglib2.0-dev libjson-c-dev libcurl4-openssl-dev
-  libconfig-dev libyaml-dev ca-certificates"
+  libconfig-dev libyaml-dev libxml2-dev libssl-dev ca-certificates"
 test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler iproute2
   util-linux openssl curl python3 munge slurmctld slurmd slurm-client clustershell
-  python3-kubernetes abigail-tools man-db hyperfine time clang-format"
+  python3-kubernetes abigail-tools man-db hyperfine time clang-format
+  awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth"
 
 case $what in
 build) pkgs=$build_pkgs ;;
