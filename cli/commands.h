@@ -29,6 +29,9 @@ typedef struct cli_opts {
 
 /* Print "cluster-resolver: MESSAGE" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Flush and close stdout; a write error there is reported and makes a
+ * successful @rc CLI_FAIL (main.c, after every command). */
+int cli_finish_stdout(int rc);
 /* Where a library call failed: reading the configuration, resolving, or
  * printing the result (formats, variables, master). */
 typedef enum {

@@ -228,6 +228,31 @@ static int take_global(cli_opts *o, int argc, char **argv, int *i)
 	return 1;
 }
 
+/*
+ * Everything a command printed must reach stdout: a full disk, a closed
+ * descriptor or a failed close is an error (exit 1), never a quiet success.
+ * The only exit of every command but `exec` (which never returns) passes
+ * here; a command that already failed keeps its own status.
+ */
+int cli_finish_stdout(int rc)
+{
+	int failed = ferror(stdout);
+	int saved = errno;
+
+	if (fflush(stdout) != 0) {
+		failed = 1;
+		saved = errno;
+	}
+	if (fclose(stdout) != 0 && !failed) {
+		failed = 1;
+		saved = errno;
+	}
+	if (!failed)
+		return rc;
+	cli_error("write error: %s", strerror(saved != 0 ? saved : EIO));
+	return rc == CLI_OK ? CLI_FAIL : rc;
+}
+
 int main(int argc, char **argv)
 {
 	cli_opts o = { .task_id = -1 };
@@ -275,5 +300,5 @@ int main(int argc, char **argv)
 	cli_error("unknown command '%s' (try --help)", rest[0]);
 out:
 	free(rest);
-	return rc;
+	return cli_finish_stdout(rc);
 }
