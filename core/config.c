@@ -7,9 +7,12 @@
  * overrides. It loads no plugin; the loader checks each entry against its
  * plugin's schema.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -332,6 +335,7 @@ cr_plan *plan_new(void)
 	cr_plan *plan = g_new0(cr_plan, 1);
 
 	plan->configs = g_ptr_array_new_with_free_func(free_config);
+	plan->files = g_ptr_array_new_with_free_func(g_free);
 	plan->plugin_path = g_ptr_array_new_with_free_func(g_free);
 	plan->resolvers = g_ptr_array_new_with_free_func(entry_free);
 	plan->accelerators = g_ptr_array_new_with_free_func(entry_free);
@@ -347,6 +351,7 @@ void plan_free(cr_plan *plan)
 	g_ptr_array_unref(plan->resolvers);
 	g_ptr_array_unref(plan->accelerators);
 	g_ptr_array_unref(plan->configs);
+	g_ptr_array_unref(plan->files);
 	g_ptr_array_unref(plan->plugin_path);
 	g_hash_table_unref(plan->num_accelerators);
 	g_free(plan->name);
@@ -355,31 +360,98 @@ void plan_free(cr_plan *plan)
 	g_free(plan);
 }
 
-static cr_status read_error(const config_t *cfg, const char *path, cr_error *err)
+/*
+ * The text of one config file. Opened without blocking and checked before a
+ * byte is read: a FIFO or device would hang the reader, a directory reads as
+ * nothing, and libconfig's scanner is slow on huge tokens, so only a regular
+ * file of at most CONFIG_FILE_MAX bytes is taken. libconfig stops at a NUL
+ * byte, which would drop the rest of the file without a word: refused too.
+ */
+static cr_status read_text(const char *path, char **text, cr_error *err)
 {
-	if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat sb;
+	char *buf = NULL;
+	size_t n = 0;
+	cr_status st = CR_OK;
+
+	if (fd < 0)
 		return error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s", path,
-				 g_strerror(errno != 0 ? errno : ENOENT));
-	return error_set(err, CR_ERR_CONFIG, "%s:%d: %s",
-			 config_error_file(cfg) != NULL ? config_error_file(cfg) : path,
-			 config_error_line(cfg), config_error_text(cfg));
+				 g_strerror(errno));
+	if (fstat(fd, &sb) != 0) {
+		st = error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s", path,
+			       g_strerror(errno));
+	} else if (!S_ISREG(sb.st_mode)) {
+		st = error_set(err, CR_ERR_CONFIG, "%s: not a regular file", path);
+	} else if (sb.st_size > (off_t)CONFIG_FILE_MAX) {
+		st = error_set(err, CR_ERR_CONFIG,
+			       "%s: larger than %u bytes (the most a config file may have)", path,
+			       CONFIG_FILE_MAX);
+	}
+	if (st != CR_OK)
+		goto out;
+	/* One byte more than the limit: a file that grew since fstat is caught. */
+	buf = g_malloc(CONFIG_FILE_MAX + 2);
+	for (;;) {
+		ssize_t got = read(fd, buf + n, CONFIG_FILE_MAX + 1 - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			st = error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s",
+				       path, g_strerror(errno));
+			goto out;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if (n > CONFIG_FILE_MAX) {
+			st = error_set(err, CR_ERR_CONFIG,
+				       "%s: larger than %u bytes (the most a config file may have)",
+				       path, CONFIG_FILE_MAX);
+			goto out;
+		}
+	}
+	if (memchr(buf, '\0', n) != NULL) {
+		st = error_set(err, CR_ERR_CONFIG, "%s: contains a NUL byte at offset %zu", path,
+			       (size_t)((char *)memchr(buf, '\0', n) - buf));
+		goto out;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	buf = NULL;
+out:
+	g_free(buf);
+	close(fd);
+	return st;
 }
 
 static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 {
-	config_t *cfg = new_config(plan);
-	char *dir = g_path_get_dirname(path);
+	config_t *cfg;
+	char *dir, *text = NULL;
 	cr_status st;
 
+	g_ptr_array_add(plan->files, g_strdup(path));
+	st = read_text(path, &text, err);
+	if (st != CR_OK)
+		return st;
+	cfg = new_config(plan);
+	dir = g_path_get_dirname(path);
 	config_set_include_dir(cfg, dir);
 	g_free(dir);
-	errno = 0;
-	if (config_read_file(cfg, path) != CONFIG_TRUE) {
-		st = read_error(cfg, path, err);
+	/* Reading clears the root, and with it the name: named after. */
+	if (config_read_string(cfg, text) != CONFIG_TRUE) {
+		const char *f = config_error_file(cfg);
+
+		st = error_set(err, CR_ERR_CONFIG, "%s:%d: %s", f != NULL ? f : path,
+			       config_error_line(cfg), config_error_text(cfg));
 		config_name_set(cfg, path);
+		g_free(text);
 		return st;
 	}
 	config_name_set(cfg, path);
+	g_free(text);
 	return read_root(plan, cfg, err);
 }
 
@@ -389,14 +461,22 @@ static cr_status read_dropins(cr_plan *plan, const char *path, cr_error *err)
 {
 	char *dir = g_path_get_dirname(path);
 	char *dropdir = g_build_filename(dir, "conf.d", NULL);
-	GDir *d = g_dir_open(dropdir, 0, NULL);
+	DIR *d = opendir(dropdir);
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	const char *n;
+	struct dirent *e;
 	cr_status st = CR_OK;
 
-	while (d != NULL && (n = g_dir_read_name(d)) != NULL)
-		if (g_str_has_suffix(n, ".conf") && n[0] != '.')
-			g_ptr_array_add(names, g_strdup(n));
+	/* No conf.d is the common case; one that exists but cannot be listed
+	 * would change the answer without a word. */
+	if (d == NULL && errno != ENOENT)
+		st = error_set(err, CR_ERR_CONFIG, "%s: cannot read the drop-in directory: %s",
+			       dropdir, g_strerror(errno));
+	while (d != NULL && (errno = 0, e = readdir(d)) != NULL)
+		if (g_str_has_suffix(e->d_name, ".conf") && e->d_name[0] != '.')
+			g_ptr_array_add(names, g_strdup(e->d_name));
+	if (d != NULL && errno != 0)
+		st = error_set(err, CR_ERR_CONFIG, "%s: cannot read the drop-in directory: %s",
+			       dropdir, g_strerror(errno));
 	g_ptr_array_sort(names, str_ptr_cmp);
 	for (guint i = 0; i < names->len && st == CR_OK; i++) {
 		char *file = g_build_filename(dropdir, g_ptr_array_index(names, i), NULL);
@@ -405,7 +485,7 @@ static cr_status read_dropins(cr_plan *plan, const char *path, cr_error *err)
 		g_free(file);
 	}
 	if (d != NULL)
-		g_dir_close(d);
+		closedir(d);
 	g_ptr_array_unref(names);
 	g_free(dropdir);
 	g_free(dir);

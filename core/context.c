@@ -165,6 +165,9 @@ cr_status cr_context_load_config(cr_context *ctx, const char *path, cr_error *er
 		st = read_auto(ctx, err);
 	} else {
 		st = config_parse_file(ctx->plan, path, err);
+		for (guint i = 0; i < ctx->plan->files->len; i++)
+			ctx_log(ctx, CR_LOG_INFO, "config", "read %s",
+				(const char *)g_ptr_array_index(ctx->plan->files, i));
 	}
 	return st == CR_OK ? load_plan(ctx, err) : st;
 }

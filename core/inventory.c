@@ -270,6 +270,9 @@ cr_status cr_context_check(cr_context *ctx, char **text, cr_error *err)
 				 "cr_context_check: no configuration loaded");
 	out = g_string_new(NULL);
 	g_string_append_printf(out, "%s: ok\n", ctx->plan->name);
+	for (guint i = 0; i < ctx->plan->files->len; i++)
+		g_string_append_printf(out, "read %s\n",
+				       (const char *)g_ptr_array_index(ctx->plan->files, i));
 	for (guint i = 0; i < ctx->resolvers->len && st == CR_OK; i++)
 		st = describe_instance(out, g_ptr_array_index(ctx->resolvers, i), err);
 	for (guint i = 0; i < ctx->accelerators->len && st == CR_OK; i++)

@@ -81,6 +81,7 @@ typedef struct plan_entry {
 typedef struct cr_plan {
 	char *name;               /* the main file, "(built-in auto)" or a string's name */
 	GPtrArray *configs;       /* config_t *: the entries' settings live here */
+	GPtrArray *files;         /* char *: every config file read, in order */
 	GPtrArray *plugin_path;   /* char *, absolute directories */
 	GPtrArray *resolvers;     /* plan_entry *, config order */
 	GPtrArray *accelerators;  /* plan_entry * */
@@ -98,7 +99,11 @@ extern const char *const config_auto_order[];
 
 cr_plan *plan_new(void);
 void plan_free(cr_plan *plan);
-/* Read @path and its conf.d drop-ins into @plan. */
+/* The largest config file or drop-in read (documented in cluster-resolver.conf(5)). */
+#define CONFIG_FILE_MAX (1u << 20)
+/* Read @path and its conf.d drop-ins into @plan. Each must be a regular file
+ * of at most CONFIG_FILE_MAX bytes without NUL bytes; a conf.d that exists but
+ * cannot be listed is an error. */
 cr_status config_parse_file(cr_plan *plan, const char *path, cr_error *err);
 cr_status config_parse_string(cr_plan *plan, const char *text, const char *name, cr_error *err);
 /* The built-in `auto` plan over @installed, a NULL-ended subset of

@@ -219,6 +219,7 @@ static const crt_cli_case cases[] = {
 	  "  { plugin = \"simple\"; policy = \"optional\"; cluster = { w = [ \"a\" ]; }; } );\n",
 	  { NULL }, { "check-config" },
 	  "@CONF@: ok\n"
+	  "read @CONF@\n"
 	  "resolver 'secretive': plugin secretive 0.1-test (@TESTPLUG@/secretive.so), policy required, at @CONF@:4\n"
 	  "    token = (secret)\n"
 	  "    endpoint = \"127.0.0.1:9\"\n"
@@ -420,6 +421,10 @@ static void test_dropins(void)
 		   "", 0);
 	run_expect(argv_check, NULL,
 		   "@DIR@/dropins/main.conf: ok\n"
+		   "read @DIR@/dropins/main.conf\n"
+		   "read @DIR@/dropins/conf.d/10-a.conf\n"
+		   "read @DIR@/dropins/conf.d/20-b.conf\n"
+		   "read @DIR@/dropins/conf.d/9-z.conf\n"
 		   "resolver 'main': plugin simple 1.1.0 (@PLUGINS@/resolvers/simple.so), policy "
 		   "required, at @DIR@/dropins/main.conf:2\n"
 		   "    cluster = { 1 keys }\n"
