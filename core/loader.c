@@ -22,6 +22,11 @@
 #define RESOLVER_OPS_MIN_SIZE (offsetof(cr_resolver_ops, master) + sizeof(void *))
 #define ACCEL_OPS_MIN_SIZE (offsetof(cr_accel_ops, enumerate) + sizeof(void *))
 #define OPTION_MIN_SIZE (offsetof(cr_option, help) + sizeof(const char *))
+/* Bounds on a plugin's option table, so that a corrupt descriptor is refused
+ * instead of read far past its end: an entry may grow in later ABI minors but
+ * never to kilobytes, and no backend has hundreds of options. */
+#define OPTION_MAX_SIZE 4096u
+#define OPTIONS_MAX 256u
 
 const char *kind_name(cr_plugin_kind kind)
 {
@@ -199,6 +204,16 @@ static cr_status check_desc(const cr_plugin_desc *d, const char *path, const cha
 		return error_set(err, CR_ERR_ABI,
 				 "plugin '%s' (%s): option_size %zu is smaller than ABI 1.0's %zu",
 				 d->name, path, d->option_size, (size_t)OPTION_MIN_SIZE);
+	if (d->options != NULL && d->option_size > OPTION_MAX_SIZE)
+		return error_set(err, CR_ERR_ABI,
+				 "plugin '%s' (%s): option_size %zu is larger than %u bytes",
+				 d->name, path, d->option_size, OPTION_MAX_SIZE);
+	for (size_t i = 0; d->options != NULL && schema_option_at(d, i)->name != NULL; i++)
+		if (i + 1 >= OPTIONS_MAX)
+			return error_set(err, CR_ERR_PLUGIN,
+					 "plugin '%s' (%s): no end to its option table within %u "
+					 "entries",
+					 d->name, path, OPTIONS_MAX);
 	return check_ops(d, path, err);
 }
 

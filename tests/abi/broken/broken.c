@@ -64,6 +64,22 @@ static const cr_resolver_ops broken_ops = {
 };
 #endif
 
+#if defined(BROKEN_HUGE_OPTION) || defined(BROKEN_UNTERMINATED)
+/* More entries than a host reads, none of them the terminator. */
+#define BROKEN_OPT(n) CR_OPTION("opt" #n, CR_OPT_INT, NULL, 0, "an option")
+#define BROKEN_OPT16(n)                                                                            \
+	BROKEN_OPT(n##0), BROKEN_OPT(n##1), BROKEN_OPT(n##2), BROKEN_OPT(n##3), BROKEN_OPT(n##4),  \
+		BROKEN_OPT(n##5), BROKEN_OPT(n##6), BROKEN_OPT(n##7), BROKEN_OPT(n##8),            \
+		BROKEN_OPT(n##9), BROKEN_OPT(n##a), BROKEN_OPT(n##b), BROKEN_OPT(n##c),            \
+		BROKEN_OPT(n##d), BROKEN_OPT(n##e), BROKEN_OPT(n##f)
+static const cr_option broken_options[] = {
+	BROKEN_OPT16(0), BROKEN_OPT16(1), BROKEN_OPT16(2), BROKEN_OPT16(3), BROKEN_OPT16(4),
+	BROKEN_OPT16(5), BROKEN_OPT16(6), BROKEN_OPT16(7), BROKEN_OPT16(8), BROKEN_OPT16(9),
+	BROKEN_OPT16(a), BROKEN_OPT16(b), BROKEN_OPT16(c), BROKEN_OPT16(d), BROKEN_OPT16(e),
+	BROKEN_OPT16(f), BROKEN_OPT(g),
+};
+#endif
+
 static const cr_plugin_desc broken_desc = {
 #ifdef BROKEN_SHORT_DESC
 	.struct_size = offsetof(cr_plugin_desc, flags),
@@ -90,7 +106,14 @@ static const cr_plugin_desc broken_desc = {
 	.name = BROKEN_NAME,
 	.version = "0.0-broken",
 	.description = "a deliberately broken plugin",
+#if defined(BROKEN_HUGE_OPTION) || defined(BROKEN_UNTERMINATED)
+	.options = broken_options,
+#endif
+#ifdef BROKEN_HUGE_OPTION
+	.option_size = (size_t)1 << 30,
+#else
 	.option_size = sizeof(cr_option),
+#endif
 };
 
 #if defined(BROKEN_NO_ENTRY)
