@@ -48,15 +48,21 @@ CR_API cr_status cr_spec_add_job(cr_spec *spec, const char *job, cr_error *err);
 /**
  * cr_spec_add_task:
  * Add @address (borrowed, copied) at @index of @job, creating the job.
- * Returns: CR_OK; CR_ERR_INVALID_ARG for a negative or over-int32 index or
- * NULL; CR_ERR_CONFLICT when the index is already taken. Since: ABI 1.0
+ * @address is HOST or HOST:PORT: HOST a name or IPv4 address (letters,
+ * digits, '-', '.', '_') or a bracketed IPv6 address, PORT 1..65535; checked
+ * since release 1.1.0, so that no output format can carry an injected line,
+ * field or shell word.
+ * Returns: CR_OK; CR_ERR_INVALID_ARG for a negative or over-int32 index, an
+ * address that is not of that form, or NULL; CR_ERR_CONFLICT when the index
+ * is already taken. Since: ABI 1.0
  */
 CR_API cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index,
 				  const char *address, cr_error *err);
 
 /**
  * cr_spec_append_task:
- * Add @address at index max+1 of @job (0 for a new or empty job).
+ * Add @address at index max+1 of @job (0 for a new or empty job); @address
+ * as for cr_spec_add_task().
  * Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.0
  */
 CR_API cr_status cr_spec_append_task(cr_spec *spec, const char *job, const char *address,

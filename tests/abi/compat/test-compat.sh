@@ -21,8 +21,10 @@ expect testhost-master 0 'legacy-master:8470' '' -- \
 expect testhost-enumerate 0 \
 	'{"num_accelerators": {"GPU": 2}, "devices": [{"plugin": "legacyaccel", "kind": "GPU", "vendor": "legacy", "model": "Legacy GPU", "index": 0, "physical_index": 0, "uuid": "GPU-1e9ac7-0", "memory_bytes": 1073741824}, {"plugin": "legacyaccel", "kind": "GPU", "vendor": "legacy", "model": "Legacy GPU", "index": 1, "physical_index": 1, "uuid": "GPU-1e9ac7-1", "memory_bytes": 1073741824}]}' \
 	'' -- "$th" "$dir/legacyaccel.so" enumerate
-# A 1.0 option table has no bounds: the host reads none past its entries.
-expect testhost-no-bounds 0 '{"cluster": {"worker": ["legacy0:-5", "legacy1:-5"]}, "task": {"type": "worker", "index": 0}, "rpc_layer": "grpc", "master": "legacy-master:8470", "num_accelerators": {"GPU": 1}}' '' -- \
+# A 1.0 option table has no bounds: the host reads none past its entries,
+# so port = -5 passes the schema, and the ClusterSpec refuses the address.
+expect testhost-no-bounds 2 '' \
+	"cr-testhost: resolver 'legacy': job 'worker': address \"legacy0:-5\" has a port outside 1..65535" -- \
 	"$th" -e LEGACY_TASK=0 -c 'port = -5;' "$dir/legacy.so" resolve
 
 cat >"$tmp/both.conf" <<EOC

@@ -1,10 +1,11 @@
 #!/bin/sh
 # `resolve --format env` sourced by sh (dash) and bash, plain and --posix,
 # must give every variable back byte for byte, for hostile values (quotes,
-# blanks, $, backticks, backslashes, newlines, tabs, globs, UTF-8): see
-# hostile.conf. References: the literal bytes below for MASTER_ADDR, the
-# `tf_config` format for TF_CONFIG, and for every variable the value `exec`
-# put into the environment directly (no shell parsing on that path).
+# blanks, $, backticks, backslashes, newlines, tabs, globs, UTF-8 in job
+# names): see hostile.conf. References: the literal bytes below for
+# MASTER_ADDR, the `tf_config` format for TF_CONFIG, and for every variable
+# the value `exec` put into the environment directly (no shell parsing on
+# that path). A hostile address never gets that far: hostile-address.conf.
 set -u
 here=$(dirname "$0")
 cli=${CR_CLI:?CR_CLI is not set}
@@ -19,8 +20,7 @@ NODE_RANK GROUP_RANK JAX_COORDINATOR_ADDRESS JAX_NUM_PROCESSES JAX_PROCESS_ID"
 [ "$(grep -c '^export ' "$tmp/env.sh")" = 12 ] || { echo "FAIL: expected 12 export lines"; cat "$tmp/env.sh"; exit 1; }
 
 # MASTER_ADDR: the chief's host, written out by hand.
-printf '%s\n%s' "it's a \"host\" \$HOME \`id\` \\n;*" "line two	''" >"$tmp/want.MASTER_ADDR"
-printf '\n' >>"$tmp/want.MASTER_ADDR"
+printf 'c0.example-1' >"$tmp/want.MASTER_ADDR"
 # TF_CONFIG: the tf_config format without its newline.
 "$cli" -c "$conf" resolve --format tf_config | head -c -1 >"$tmp/want.TF_CONFIG"
 
@@ -34,6 +34,14 @@ for f in "$tmp"/want.*; do
 	v=${f##*/want.}
 	cmp -s "$f" "$tmp/ref.$v" || { echo "FAIL: exec's $v differs from the literal"; od -c "$tmp/ref.$v" | head; fail=1; }
 done
+
+# The address of hostile-address.conf is refused, and nothing is printed.
+"$cli" -c "$here/hostile-address.conf" resolve --format env >"$tmp/bad.out" 2>"$tmp/bad.err"
+rc=$?
+want="cluster-resolver: resolver 'simple' ($CR_PLUGIN_BUILD_DIR/resolvers/simple.so): create failed: $here/hostile-address.conf:5: cluster_json: job 'chief': address \"it's a \\\"host\\\" \$HOME \`id\` \\\\n;*\\nline two\\t''\\n:2222\" has a character that is not in a host name"
+if [ "$rc" != 2 ] || [ -s "$tmp/bad.out" ] || [ "$(cat "$tmp/bad.err")" != "$want" ]; then
+	echo "FAIL: hostile address: exit $rc"; cat "$tmp/bad.out"; echo "  stderr: $(cat "$tmp/bad.err")"; echo "    want: $want"; fail=1
+fi
 
 n=0
 for shell in "sh" "bash" "bash --posix" "dash"; do

@@ -457,7 +457,8 @@ CASES = [
          args=['-v', '-v', 'resolve', '--format', 'json'],
          conf=conf('context = "exec-v1"; jobs = { chief = [ "role=chief" ]; };'),
          out=out('{"chief": %s}' % addrs(['10.2.2.1'])),
-         err=ERR + 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector='
+         err='cluster-resolver: config: read @DIR@/case.conf\n' +
+             ERR + 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector='
                    'role%3Dchief&limit=500\n' + ERR + 'own pod not among the listed pods; task '
                    'unknown\n' + ERR + 'resolved (required)'),
 

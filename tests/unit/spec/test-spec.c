@@ -51,27 +51,32 @@ static const json_case json_cases[] = {
 	{ "duplicate-addresses", "{\"a\": [\"h:1\", \"h:1\"], \"b\": [\"h:1\"]}",
 	  "{\"a\": [\"h:1\", \"h:1\"], \"b\": [\"h:1\"]}", "a,b" },
 	{ "no-port", "{\"local\": [\"localhost\"]}", "{\"local\": [\"localhost\"]}", "local" },
-	{ "escaping", "{\"j\\\"ob\": [\"a\\\\b\\n\\u0001\"]}", "{\"j\\\"ob\": [\"a\\\\b\\n\\u0001\"]}",
-	  "j\"ob" },
-	{ "utf8", "{\"w\\u00e9\": [\"h\\u00e9:1\"]}", "{\"w\xc3\xa9\": [\"h\xc3\xa9:1\"]}", "w\xc3\xa9" },
+	/* Addresses are host[:port] (address-refused below), so escaping is
+	 * proven on job names, which may hold anything. */
+	{ "escaping", "{\"j\\\"ob\\\\b\\n\\u0001\": [\"a:1\"]}", "{\"j\\\"ob\\\\b\\n\\u0001\": [\"a:1\"]}",
+	  "j\"ob\\b\n\x01" },
+	{ "utf8", "{\"w\\u00e9\": [\"h:1\"]}", "{\"w\xc3\xa9\": [\"h:1\"]}", "w\xc3\xa9" },
 	{ "max-index", "{\"w\": {\"2147483647\": \"a\"}}", "{\"w\": {\"2147483647\": \"a\"}}", "w" },
 	/* Escaping is decided eight bytes at a time: a special byte first or
 	 * last in a word, only in the overlapping last word, past 16 bytes. */
 	{ "escape-word-edges",
-	  "{\"w\": [\"abcdefg\\\"\", \"\\\"bcdefgh\", \"abcdefgh\\\\\", \"abcdefghijklmno\\u001f\", "
-	  "\"abcdefghijklmnop\\u007f\", \"\\tbcdefghijklmnop\", \"abcdefghijklmnopq\\r\\b\\f\"]}",
-	  "{\"w\": [\"abcdefg\\\"\", \"\\\"bcdefgh\", \"abcdefgh\\\\\", \"abcdefghijklmno\\u001f\", "
-	  "\"abcdefghijklmnop\\u007f\", \"\\tbcdefghijklmnop\", \"abcdefghijklmnopq\\r\\b\\f\"]}",
-	  "w" },
+	  "{\"abcdefg\\\"\": [], \"\\\"bcdefgh\": [], \"abcdefgh\\\\\": [], \"abcdefghijklmno\\u001f\": [], "
+	  "\"abcdefghijklmnop\\u007f\": [], \"\\tbcdefghijklmnop\": [], \"abcdefghijklmnopq\\r\\b\\f\": []}",
+	  "{\"abcdefg\\\"\": [], \"\\\"bcdefgh\": [], \"abcdefgh\\\\\": [], \"abcdefghijklmno\\u001f\": [], "
+	  "\"abcdefghijklmnop\\u007f\": [], \"\\tbcdefghijklmnop\": [], \"abcdefghijklmnopq\\r\\b\\f\": []}",
+	  "abcdefg\",\"bcdefgh,abcdefgh\\,abcdefghijklmno\x1f,abcdefghijklmnop\x7f,\tbcdefghijklmnop,"
+	  "abcdefghijklmnopq\r\b\f" },
 	{ "plain-word-edges",
-	  "{\"w\": [\"\", \"a\", \"abcdefg\", \"abcdefgh\", \"abcdefghi\", \"abcdefghijklmnop\", "
-	  "\" ~!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}\", \"h\\u00e9\\u00e9\\u00e9\\u00e9:1\\u00ff\"]}",
-	  "{\"w\": [\"\", \"a\", \"abcdefg\", \"abcdefgh\", \"abcdefghi\", \"abcdefghijklmnop\", "
-	  "\" ~!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}\", \"h\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9:1\xc3\xbf\"]}",
-	  "w" },
-	{ "sparse-escape-word-edges",
-	  "{\"w\": {\"1\": \"abcdefgh\\\\\", \"3\": \"abcdefghij\"}}",
-	  "{\"w\": {\"1\": \"abcdefgh\\\\\", \"3\": \"abcdefghij\"}}", "w" },
+	  "{\"w\": [\"a\", \"abcdefg\", \"abcdefgh\", \"abcdefghi\", \"abcdefghijklmnop\", "
+	  "\"AZaz09-._:1\", \"[::1]:2\", \"[fe80::1%eth0]:3\"], "
+	  "\" ~!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}\": [], \"h\\u00e9\\u00e9\\u00e9\\u00e9:1\\u00ff\": []}",
+	  "{\"w\": [\"a\", \"abcdefg\", \"abcdefgh\", \"abcdefghi\", \"abcdefghijklmnop\", "
+	  "\"AZaz09-._:1\", \"[::1]:2\", \"[fe80::1%eth0]:3\"], "
+	  "\" ~!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}\": [], \"h\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9:1\xc3\xbf\": []}",
+	  "w, ~!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|},h\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9:1\xc3\xbf" },
+	{ "sparse-word-edges",
+	  "{\"w\": {\"1\": \"abcdefgh:1\", \"3\": \"abcdefghij\"}}",
+	  "{\"w\": {\"1\": \"abcdefgh:1\", \"3\": \"abcdefghij\"}}", "w" },
 	{ NULL, NULL, NULL, NULL },
 };
 /* clang-format on */
@@ -513,10 +518,6 @@ static const pb_case pb_cases[] = {
 	  /* proto3 omits the default "" name; protoc agrees */
 	  "job {\n  tasks {\n    key: 0\n    value: \"h:1\"\n  }\n}\n",
 	  "0a09120708001203683a31" },
-	{ "empty-address", "{\"w\": [\"\", \"x\"]}",
-	  "job {\n  name: \"w\"\n  tasks {\n    key: 0\n    value: \"\"\n  }\n"
-	  "  tasks {\n    key: 1\n    value: \"x\"\n  }\n}\n",
-	  "0a100a01771204080012001205080112017" "8" },
 	{ "bytes-order", "{\"b\": [\"1\"], \"B\": [\"2\"], \"a\": [\"3\"]}",
 	  "job {\n  name: \"B\"\n  tasks {\n    key: 0\n    value: \"2\"\n  }\n}\n"
 	  "job {\n  name: \"a\"\n  tasks {\n    key: 0\n    value: \"3\"\n  }\n}\n"
@@ -622,6 +623,55 @@ static void test_hand_blob(void)
 	g_bytes_unref(text);
 }
 
+/* ---- addresses a task may not have ------------------------------------- */
+
+typedef struct address_case {
+	const char *address;
+	const char *message; /* after "job 'w': " */
+} address_case;
+
+/* clang-format off */
+static const address_case address_refused[] = {
+	{ "evil\nother slots=999:1", "address \"evil\\nother slots=999:1\" has a character that is not in a host name" },
+	{ "a b:1", "address \"a b:1\" has a character that is not in a host name" },
+	{ "h\t:1", "address \"h\\t:1\" has a character that is not in a host name" },
+	{ "h$(id):1", "address \"h$(id):1\" has a character that is not in a host name" },
+	{ "h\xc3\xa9:1", "address \"h\\303\\251:1\" has a character that is not in a host name" },
+	{ "", "address \"\" has no host" },
+	{ ":2", "address \":2\" has no host" },
+	{ "[]:1", "address \"[]:1\" has an empty or unclosed [IPv6] host" },
+	{ "[::1", "address \"[::1\" has an empty or unclosed [IPv6] host" },
+	{ "[::1]x", "address \"[::1]x\" has text after its [IPv6] host" },
+	{ "[::g]:1", "address \"[::g]:1\" has a character that is not in an IPv6 address" },
+	{ "::1:2222", "address \"::1:2222\" has no host" },
+	{ "fe80::1:2222", "address \"fe80::1:2222\" has a port outside 1..65535" },
+	{ "node1:99999", "address \"node1:99999\" has a port outside 1..65535" },
+	{ "node1:0", "address \"node1:0\" has a port outside 1..65535" },
+	{ "node1:", "address \"node1:\" has a port outside 1..65535" },
+	{ "node1:-5", "address \"node1:-5\" has a port outside 1..65535" },
+	{ "node1:12a", "address \"node1:12a\" has a port outside 1..65535" },
+	{ "node1:99999999999999999999", "address \"node1:99999999999999999999\" has a port outside 1..65535" },
+	{ NULL, NULL },
+};
+/* clang-format on */
+
+/* Refused by both ways in, nothing added. */
+static void test_address_refused(const void *data)
+{
+	const address_case *c = data;
+	cr_error err = CR_ERROR_INIT;
+	cr_spec *s = cr_spec_new();
+	char *want = g_strdup_printf("job 'w': %s", c->message);
+
+	g_assert_cmpint(cr_spec_append_task(s, "w", c->address, &err), ==, CR_ERR_INVALID_ARG);
+	g_assert_cmpstr(err.message, ==, want);
+	g_assert_cmpint(cr_spec_add_task(s, "w", 3, c->address, &err), ==, CR_ERR_INVALID_ARG);
+	g_assert_cmpstr(err.message, ==, want);
+	g_assert_cmpint(cr_spec_num_jobs(s), ==, 0);
+	g_free(want);
+	cr_spec_free(s);
+}
+
 static void test_null_args(void)
 {
 	cr_error err = CR_ERROR_INIT;
@@ -652,6 +702,12 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_set_nonfatal_assertions();
 	ADD_CASES("json", json_cases, test_json);
+	for (size_t i = 0; address_refused[i].address != NULL; i++) {
+		char *p = g_strdup_printf("/spec/address-refused/%zu", i);
+
+		g_test_add_data_func(p, &address_refused[i], test_address_refused);
+		g_free(p);
+	}
 	ADD_CASES("access", access_cases, test_access);
 	ADD_CASES("build", build_cases, test_build);
 	ADD_CASES("equal", eq_cases, test_equal);
