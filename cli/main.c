@@ -135,10 +135,11 @@ bool cli_parse_task_id(const char *text, int64_t *out)
 	char *end = NULL;
 	long long v;
 
+	/* Digits only: strtoll alone takes "-0", "+1" and leading blanks. */
 	errno = 0;
 	v = strtoll(text, &end, 10);
-	if (errno != 0 || end == text || *end != '\0' || v < 0 || v > 2147483647 ||
-	    text[0] == '+' || text[0] == ' ') {
+	if (text[0] == '\0' || text[strspn(text, "0123456789")] != '\0' || errno != 0 ||
+	    v > 2147483647) {
 		cli_error("invalid task id \"%s\": expected an integer 0..2147483647", text);
 		return false;
 	}

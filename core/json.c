@@ -11,13 +11,61 @@
 
 #include "values-private.h"
 
+/*
+ * What json-c accepts but JSON is not, found in one pass over the text: a
+ * single-quoted string (json-c takes 'key' even in strict mode) and "\u0000"
+ * inside a string (json-c keeps it, but every C string it becomes ends
+ * there: "a\u0000b:1" would silently be "a"). Returns the offset of the
+ * first such byte and sets @why, or returns @len.
+ */
+static size_t json_not_json(const char *text, size_t len, const char **why)
+{
+	bool in_string = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (!in_string) {
+			if (text[i] == '"')
+				in_string = true;
+			else if (text[i] == '\'') {
+				*why = "single quotes are not JSON";
+				return i;
+			}
+		} else if (text[i] == '"') {
+			in_string = false;
+		} else if (text[i] == '\\' && i + 1 < len) {
+			if (text[i + 1] == 'u' && i + 5 < len &&
+			    strncmp(text + i + 2, "0000", 4) == 0) {
+				*why = "a NUL character (\\u0000) in a string";
+				return i;
+			}
+			i++; /* the escaped byte */
+		}
+	}
+	return len;
+}
+
+/* Line and column (from 1) of byte @off of @text. */
+static void json_position(const char *text, size_t len, size_t off, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && i < len; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
 cr_status json_parse_text(const char *text, size_t len, const char *what, json_object **out,
 			  cr_error *err)
 {
 	json_tokener *tok = NULL;
 	json_object *obj = NULL;
 	enum json_tokener_error jerr;
-	size_t off, line = 1, col = 1;
+	size_t off, line, col;
 	cr_status st = CR_OK;
 
 	*out = NULL;
@@ -26,7 +74,7 @@ cr_status json_parse_text(const char *text, size_t len, const char *what, json_o
 	if (len > (size_t)G_MAXINT)
 		return error_set(err, CR_ERR_PARSE, "%s: JSON text too large", what);
 	tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	obj = json_tokener_parse_ex(tok, text, (int)len);
 	jerr = json_tokener_get_error(tok);
 	off = json_tokener_get_parse_end(tok);
@@ -52,19 +100,24 @@ cr_status json_parse_text(const char *text, size_t len, const char *what, json_o
 		off = len;
 	}
 	if (jerr != json_tokener_success) {
-		for (size_t i = 0; i < off && i < len; i++) {
-			if (text[i] == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
+		json_position(text, len, off, &line, &col);
 		st = error_set(err, CR_ERR_PARSE,
 			       "%s: invalid JSON at line %zu, column %zu (offset %zu): %s", what,
 			       line, col, off, json_tokener_error_desc(jerr));
 		json_object_put(obj);
 		obj = NULL;
+	} else {
+		const char *why = NULL;
+
+		off = json_not_json(text, len, &why);
+		if (off < len) {
+			json_position(text, len, off, &line, &col);
+			st = error_set(err, CR_ERR_PARSE,
+				       "%s: invalid JSON at line %zu, column %zu (offset %zu): %s",
+				       what, line, col, off, why);
+			json_object_put(obj);
+			obj = NULL;
+		}
 	}
 	json_tokener_free(tok);
 	*out = obj;

@@ -296,6 +296,12 @@ static const crt_cli_case cases[] = {
 	  PFX "invalid task id \"-1\": expected an integer 0..2147483647\n", 2 },
 	{ "task-id-plus", NULL, { NULL }, { "resolve", "--task-id", "+1" }, "",
 	  PFX "invalid task id \"+1\": expected an integer 0..2147483647\n", 2 },
+	{ "task-id-minus-zero", NULL, { NULL }, { "resolve", "--task-id", "-0" }, "",
+	  PFX "invalid task id \"-0\": expected an integer 0..2147483647\n", 2 },
+	{ "task-id-empty", NULL, { NULL }, { "resolve", "--task-id=" }, "",
+	  PFX "invalid task id \"\": expected an integer 0..2147483647\n", 2 },
+	{ "task-id-too-big", NULL, { NULL }, { "resolve", "--task-id", "2147483648" }, "",
+	  PFX "invalid task id \"2147483648\": expected an integer 0..2147483647\n", 2 },
 	{ "config-without-value", NULL, { NULL }, { "resolve", "--config" }, "",
 	  PFX "option --config needs a value\n", 2 },
 	/* ---- master: TensorFlow's rules (issue 10 §4) ---- */
