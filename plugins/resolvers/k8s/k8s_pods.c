@@ -68,6 +68,7 @@ struct k8s_collect {
 	GStringChunk *chunk;
 	GPtrArray *values;     /* distinct namespaces and phases (in the chunk) */
 	GHashTable *value_ids; /* value -> its index in values + 1 */
+	GString *text;         /* scratch: a pod's "NAME\0HOST:PORT" */
 };
 
 static const char *k8s_pod_addr(const struct k8s_pod *p)
@@ -258,12 +259,12 @@ static void k8s_pod_accel(json_object *pod, struct k8s_pod *p)
 	}
 }
 
-/* The pod's "host:port" into @out (empty when it lacks the field). */
+/* Append the pod's "host:port" to @out (nothing when it lacks the field);
+ * no fixed buffer, so a long name is kept whole for the spec to judge. */
 static void k8s_pod_address(struct k8s_collect *c, json_object *pod, const char *name,
-			    const char *ns, char *out, size_t size)
+			    const char *ns, GString *out)
 {
 	const char *host = NULL, *hn, *sd;
-	char buf[512];
 
 	switch (c->st->address) {
 	case K8S_ADDR_POD_IP:
@@ -279,17 +280,16 @@ static void k8s_pod_address(struct k8s_collect *c, json_object *pod, const char 
 		hn = k8s_str(pod, "/spec/hostname");
 		sd = k8s_str(pod, "/spec/subdomain");
 		if (hn && sd && *hn && *sd) {
-			snprintf(buf, sizeof(buf), "%s.%s.%s.svc%s%s", hn, sd, ns,
-				 *c->st->cluster_domain ? "." : "", c->st->cluster_domain);
-			host = buf;
+			g_string_append_printf(out, "%s.%s.%s.svc%s%s:%lld", hn, sd, ns,
+					       *c->st->cluster_domain ? "." : "",
+					       c->st->cluster_domain, (long long)c->st->port);
+			return;
 		}
 		break;
 	}
 	if (host && *host)
-		snprintf(out, size, strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
-			 (long long)c->st->port);
-	else
-		*out = '\0';
+		g_string_append_printf(out, strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
+				       (long long)c->st->port);
 }
 
 static bool k8s_pod_is_self(const struct k8s_self *self, json_object *pod, const char *name,
@@ -327,21 +327,14 @@ static cr_status k8s_collect_pod(json_object *pod, void *ud, cr_error *err)
 	const char *name = k8s_str(pod, "/metadata/name");
 	const char *ns = k8s_str(pod, "/metadata/namespace");
 	const char *phase = k8s_str(pod, "/status/phase");
-	char addr[600], stack[512], *text;
-	size_t nl, al;
 
 	if (!name)
 		return cr_host->error_set(err, CR_ERR_PARSE, "a listed pod has no metadata.name");
 	ns = ns ? ns : "";
-	k8s_pod_address(c, pod, name, ns, addr, sizeof(addr));
-	nl = strlen(name);
-	al = strlen(addr);
-	text = nl + al + 2 <= sizeof(stack) ? stack : g_malloc(nl + al + 2);
-	memcpy(text, name, nl + 1);
-	memcpy(text + nl + 1, addr, al + 1);
-	p.name = g_string_chunk_insert_len(c->chunk, text, (gssize)(nl + 1 + al));
-	if (text != stack)
-		g_free(text);
+	g_string_assign(c->text, name);
+	g_string_append_c(c->text, '\0');
+	k8s_pod_address(c, pod, name, ns, c->text);
+	p.name = g_string_chunk_insert_len(c->chunk, c->text->str, (gssize)c->text->len);
 	p.ns = k8s_value_id(c, ns);
 	p.phase = k8s_value_id(c, phase ? phase : "");
 	p.running = phase && strcmp(phase, "Running") == 0;
@@ -413,7 +406,8 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				 g_array_new(FALSE, FALSE, sizeof(struct k8s_pod)),
 				 g_string_chunk_new(4096),
 				 g_ptr_array_new(),
-				 g_hash_table_new(g_str_hash, g_str_equal) };
+				 g_hash_table_new(g_str_hash, g_str_equal),
+				 g_string_sized_new(256) };
 	cr_status rc;
 
 	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_collect_pod, k8s_collect_restart, &c,
@@ -428,6 +422,7 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 	g_hash_table_unref(c.value_ids);
 	g_ptr_array_unref(c.values);
 	g_string_chunk_free(c.chunk);
+	g_string_free(c.text, TRUE);
 	return rc;
 }
 

@@ -50,17 +50,19 @@ static cr_status tfc_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 }
 
 /* task.type: a string, or a number TensorFlow would str(). */
-static cr_status tfc_task_type(const cr_json *t, const char *var, char *buf, size_t len,
+/* task.type: a string, kept whole, or an integer, spelled into @num. */
+static cr_status tfc_task_type(const cr_json *t, const char *var, char num[24], const char **out,
 			       cr_error *err)
 {
 	int64_t n;
 
-	if (cr_host->json_string(t) != NULL)
-		snprintf(buf, len, "%s", cr_host->json_string(t));
-	else if (cr_host->json_int(t, &n))
-		snprintf(buf, len, "%lld", (long long)n);
-	else
+	*out = cr_host->json_string(t);
+	if (*out != NULL)
+		return CR_OK;
+	if (!cr_host->json_int(t, &n))
 		return cr_host->error_set(err, CR_ERR_PARSE, "%s: task.type must be a string", var);
+	snprintf(num, 24, "%lld", (long long)n);
+	*out = num;
 	return CR_OK;
 }
 
@@ -86,7 +88,8 @@ static cr_status tfc_identity(const cr_json *root, const char *var, cr_result_bu
 {
 	const cr_json *type = cr_host->json_get(root, "/task/type");
 	const cr_json *index = cr_host->json_get(root, "/task/index");
-	char tbuf[512];
+	char num[24];
+	const char *type_name = NULL;
 	int64_t id = 0;
 	cr_status st;
 
@@ -95,11 +98,11 @@ static cr_status tfc_identity(const cr_json *root, const char *var, cr_result_bu
 	if (type == NULL || index == NULL)
 		return cr_host->error_set(err, CR_ERR_PARSE,
 					  "%s: task needs both \"type\" and \"index\"", var);
-	st = tfc_task_type(type, var, tbuf, sizeof(tbuf), err);
+	st = tfc_task_type(type, var, num, &type_name, err);
 	if (st == CR_OK)
 		st = tfc_task_index(index, var, &id, err);
 	if (st == CR_OK)
-		st = cr_host->result_set_task(b, tbuf, id, err);
+		st = cr_host->result_set_task(b, type_name, id, err);
 	return st;
 }
 

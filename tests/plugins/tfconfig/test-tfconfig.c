@@ -17,8 +17,17 @@
 	"\"worker\": [\"worker0:2222\", \"worker1:2222\", \"worker2:2222\"]}, "                    \
 	"\"task\": {\"type\": \"ps\", \"index\": 0}"
 
+/* A 640-byte job name: kept whole (a 512-byte buffer cut it once). */
+#define J64 "jjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjj"
+#define J640 J64 J64 J64 J64 J64 J64 J64 J64 J64 J64
+
 /* clang-format off */
 static const thc_case cases[] = {
+	{ "long-task-type-kept-whole",
+	  NULL, { "TF_CONFIG={\"cluster\": {\"" J640 "\": [\"a:1\"]}, \"task\": {\"type\": \"" J640 "\", \"index\": 0}}" },
+	  NULL, { "resolve" },
+	  "{\"cluster\": {\"" J640 "\": [\"a:1\"]}, \"task\": {\"type\": \"" J640 "\", \"index\": 0}}\n",
+	  "", CR_OK },
 	{ "resolve",
 	  NULL, { "TF_CONFIG=" TF_PS_WORKER "}" }, NULL, { "resolve" },
 	  TF_PS_WORKER_OUT "}\n",
