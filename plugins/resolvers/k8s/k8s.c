@@ -56,6 +56,10 @@ static const cr_option k8s_options[] = {
 			"longest wait honoured from Retry-After (seconds)", 0, 3600),
 	CR_OPTION_RANGE("exec_timeout", CR_OPT_FLOAT, "10", 0,
 			"seconds a kubeconfig exec credential plugin may run", 0.1, 600),
+	CR_OPTION_RANGE("list_timeout", CR_OPT_FLOAT, "300", 0,
+			"seconds one list (every page and retry) may take", 1, 86400),
+	CR_OPTION_RANGE("max_pages", CR_OPT_INT, "100000", 0,
+			"pages one list may take before it is called endless", 1, 10000000),
 	CR_OPTIONS_END
 };
 
@@ -203,6 +207,8 @@ static void k8s_read_scalars(cr_plugin_ctx *ctx, struct k8s *st)
 	st->request_timeout_ms = k8s_seconds_ms(ctx, "request_timeout");
 	st->max_retry_wait_ms = k8s_seconds_ms(ctx, "max_retry_wait");
 	st->exec_timeout_ms = k8s_seconds_ms(ctx, "exec_timeout");
+	st->list_timeout_ms = k8s_seconds_ms(ctx, "list_timeout");
+	st->max_pages = cr_host->opt_int(ctx, "max_pages");
 }
 
 static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)

@@ -69,6 +69,8 @@ struct k8s {
 	long request_timeout_ms;
 	int64_t max_retry_wait_ms;
 	int64_t exec_timeout_ms;
+	int64_t list_timeout_ms; /* one whole list, all pages and retries */
+	int64_t max_pages;       /* pages of one list before it is endless */
 	enum k8s_address address;
 	enum k8s_not_running not_running;
 	enum k8s_auth_mode auth;

@@ -23,6 +23,7 @@ struct k8s_req {
 	cr_plugin_ctx *ctx;
 	const struct k8s_conn *conn;
 	const char *endpoint; /* for messages: no continue token */
+	int64_t deadline_ms;  /* now_ms() by which the whole list must end */
 };
 
 static void k8s_query_add(GString *q, const char *key, const char *value)
@@ -125,12 +126,21 @@ static int64_t k8s_retry_wait(const struct k8s *st, const cr_http_response *resp
 	if (ra) {
 		long long s = g_ascii_strtoll(ra, &end, 10);
 
+		/* Saturating: a huge value must not overflow into a short wait. */
 		if (end != ra && *end == '\0' && s >= 0)
-			ms = s * 1000;
+			ms = s > st->max_retry_wait_ms / 1000 + 1 ? st->max_retry_wait_ms
+								  : s * 1000;
 	}
 	if (ms > st->max_retry_wait_ms)
 		ms = st->max_retry_wait_ms;
 	return ms;
+}
+
+static cr_status k8s_list_timeout(const struct k8s_req *r, cr_error *err)
+{
+	return cr_host->error_set(err, CR_ERR_TIMEOUT,
+				  "%s: the list did not end within list_timeout (%.1f s)",
+				  r->endpoint, (double)r->st->list_timeout_ms / 1000.0);
 }
 
 /* GET @url; *@resp holds the last answer (any status) on CR_OK. */
@@ -157,9 +167,19 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 	req.key_pem = c->key_pem;
 	req.insecure = c->insecure;
 	for (int attempt = 0;; attempt++) {
+		int64_t left = r->deadline_ms - cr_host->now_ms(r->ctx);
+
 		*attempts = attempt + 1;
+		if (left <= 0) {
+			rc = k8s_list_timeout(r, err);
+			break;
+		}
+		req.timeout_ms =
+			left < r->st->request_timeout_ms ? (long)left : r->st->request_timeout_ms;
 		rc = cr_host->http_request(r->ctx, &req, resp, err);
-		if (rc == CR_ERR_TIMEOUT)
+		if (rc == CR_ERR_TIMEOUT && req.timeout_ms < r->st->request_timeout_ms)
+			rc = k8s_list_timeout(r, err); /* cut short by the list's deadline */
+		else if (rc == CR_ERR_TIMEOUT)
 			rc = cr_host->error_set(
 				err, rc,
 				"%s: timed out (connect_timeout %.1f s, request_timeout %.1f s)",
@@ -174,7 +194,10 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 			     cr_host->http_status(*resp), (long long)ms);
 		cr_host->http_response_free(*resp);
 		*resp = NULL;
-		cr_host->sleep_ms(r->ctx, ms);
+		if (ms > r->deadline_ms - cr_host->now_ms(r->ctx))
+			ms = r->deadline_ms - cr_host->now_ms(r->ctx);
+		if (ms > 0)
+			cr_host->sleep_ms(r->ctx, ms);
 	}
 	k8s_wipe_free(auth);
 	return rc;
@@ -201,11 +224,14 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 {
 	char *base = k8s_pods_path(conn, namespace);
 	char *endpoint = k8s_endpoint(conn, base, selector);
-	struct k8s_req r = { st, ctx, conn, endpoint };
+	struct k8s_req r = { st, ctx, conn, endpoint, cr_host->now_ms(ctx) + st->list_timeout_ms };
 	cr_http_response *resp = NULL, *next_resp = NULL;
+	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	char *cont = NULL, *url;
 	bool restarted = false;
 	int attempts = 0;
+	int64_t pages = 0;
+	const char *endless = NULL;
 	cr_status rc, walk;
 
 	url = k8s_list_url(st, base, selector, NULL);
@@ -222,6 +248,8 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 				     endpoint);
 			restarted = true;
 			g_clear_pointer(&cont, g_free);
+			g_hash_table_remove_all(seen);
+			pages = 0;
 			restart(user_data);
 		} else if (code != 200) {
 			rc = k8s_http_error(&r, resp, attempts, err);
@@ -231,6 +259,15 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 			page = k8s_pager_start(endpoint, body, len, fn, user_data);
 			g_free(cont);
 			cont = k8s_pager_next(page);
+			pages++;
+			/* A server that hands back a token it gave before, or pages
+			 * without end, would be followed for ever. */
+			if (cont && !g_hash_table_add(seen, g_strdup(cont)))
+				endless = "repeats an earlier continue token";
+			else if (cont && pages >= st->max_pages)
+				endless = "is still not the last, at max_pages";
+			if (endless)
+				g_clear_pointer(&cont, g_free);
 			if (cont) { /* fetched while the pods of this page are read */
 				url = k8s_list_url(st, base, selector, cont);
 				rc = k8s_get(&r, url, &next_resp, &attempts, err);
@@ -239,6 +276,11 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 			walk = k8s_pager_finish(page, err); /* this page's failure comes first */
 			if (walk != CR_OK)
 				rc = walk;
+			else if (endless)
+				rc = cr_host->error_set(
+					err, CR_ERR_BACKEND,
+					"%s: page %lld %s; the list would never end", endpoint,
+					(long long)pages, endless);
 			cr_host->http_response_free(resp);
 			resp = next_resp;
 			next_resp = NULL;
@@ -252,6 +294,7 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 		g_free(url);
 	}
 	cr_host->http_response_free(resp);
+	g_hash_table_unref(seen);
 	g_free(cont);
 	g_free(endpoint);
 	g_free(base);

@@ -274,6 +274,27 @@ CASES = [
          err=ERR + EP + ': HTTP 503 ServiceUnavailable: the server is currently unable to '
                         'handle the request (after 3 attempts)',
          requests=[(503, '500', False)] * 3),
+    # A server that never ends a list (issue #11 item 1): the same token,
+    # fresh tokens for ever, or slowness past list_timeout, each one line.
+    dict(name='endless-same-continue-token',
+         conf=conf(WJOB), rc=1,
+         faults=[{'endless': 'same', 'count': -1}],
+         err=ERR + EP + ': page 2 repeats an earlier continue token; the list would never end',
+         requests=[(200, '500', False), (200, '500', True)]),
+    dict(name='endless-fresh-tokens-max-pages',
+         conf=conf('max_pages = 5; ' + WJOB), rc=1,
+         faults=[{'endless': 'fresh', 'count': -1}],
+         err=ERR + EP + ': page 5 is still not the last, at max_pages; the list would never '
+                        'end',
+         requests=[(200, '500', False)] + [(200, '500', True)] * 4),
+    dict(name='endless-fresh-tokens-list-timeout',
+         conf=conf('list_timeout = 1; ' + WJOB), rc=1,
+         faults=[{'endless': 'fresh', 'count': -1, 'delay': 0.3}],
+         err=ERR + EP + ': the list did not end within list_timeout (1.0 s)'),
+    dict(name='retry-after-huge-is-capped',
+         conf=conf('retries = 1; max_retry_wait = 0.2; ' + WJOB), out=out(WORKERS),
+         faults=[{'status': 429, 'retry_after': 9223372036854775807, 'count': 1}],
+         requests=[(429, '500', False), (200, '500', False)]),
     dict(name='no-retry-on-403',
          conf=conf(WJOB), rc=1,
          faults=[{'status': 403, 'count': -1, 'message': 'pods is forbidden: User '
