@@ -133,14 +133,58 @@ static cr_http_response *response_new(const cr_http_request *req)
 	return r;
 }
 
+static bool has_control(const char *s, const char *end, bool tab_ok)
+{
+	for (; s < end && *s != '\0'; s++)
+		if (((unsigned char)*s < 0x20 && !(tab_ok && *s == '\t')) || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/*
+ * Nothing a request carries may change its meaning on the wire: a CR or LF
+ * in a header value (a token read from a file, say) would add headers, and
+ * a URL's user:password@ would be sent as Basic authentication, which the
+ * backends refuse by design. Neither the URL's userinfo nor a header value
+ * is ever echoed: they may be secrets.
+ */
 static cr_status request_check(const cr_http_request *req, cr_http_response **resp, cr_error *err)
 {
+	const char *auth, *auth_end, *at;
+
 	if (req == NULL || resp == NULL || req->url == NULL || req->method == NULL ||
 	    req->struct_size < offsetof(cr_http_request, flags) + sizeof(uint32_t))
 		return error_set(err, CR_ERR_INVALID_ARG, "http_request: invalid request");
 	if (!g_str_has_prefix(req->url, "http://") && !g_str_has_prefix(req->url, "https://"))
 		return error_set(err, CR_ERR_INVALID_ARG,
 				 "%s: only http:// and https:// URLs are supported", req->url);
+	auth = strstr(req->url, "://") + 3;
+	auth_end = auth + strcspn(auth, "/?#");
+	at = memchr(auth, '@', (size_t)(auth_end - auth));
+	if (at != NULL)
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "%.*s%s: a user name or password in the URL is refused",
+				 (int)(auth - req->url), req->url, at + 1);
+	if (has_control(req->url, req->url + strlen(req->url), false) ||
+	    strchr(req->url, ' ') != NULL)
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "%s request: the URL holds a blank or control character",
+				 req->method);
+	for (size_t i = 0; req->headers != NULL && req->headers[i] != NULL; i++) {
+		const char *h = req->headers[i];
+		const char *colon = strchr(h, ':');
+		size_t nlen = colon != NULL ? (size_t)(colon - h) : strlen(h);
+
+		if (colon == NULL || nlen == 0 || has_control(h, h + nlen, false))
+			return error_set(err, CR_ERR_INVALID_ARG,
+					 "%s request: header %zu is not \"Name: value\"",
+					 req->method, i + 1);
+		if (has_control(colon, colon + strlen(colon), true))
+			return error_set(err, CR_ERR_INVALID_ARG,
+					 "%s request: the value of header '%.*s' holds a control "
+					 "character (CR, LF, ...); not sent",
+					 req->method, (int)nlen, h);
+	}
 	return CR_OK;
 }
 

@@ -74,6 +74,14 @@ static cr_status k8s_opt_error(cr_plugin_ctx *ctx, const cr_cfg *config, const c
 				  v ? cr_host->cfg_line(v) : 0, what);
 }
 
+bool k8s_url_has_userinfo(const char *url)
+{
+	const char *scheme = strstr(url, "://");
+	const char *auth = scheme != NULL ? scheme + 3 : url;
+
+	return memchr(auth, '@', strcspn(auth, "/?#")) != NULL;
+}
+
 static int k8s_pick(const char *value, const char *const *choices)
 {
 	for (int i = 0; choices[i]; i++)
@@ -220,6 +228,13 @@ static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	rc = k8s_parse_jobs(config, st, err);
 	if (rc == CR_OK)
 		rc = k8s_parse_enums(ctx, config, st, err);
+	if (rc == CR_OK && st->server != NULL && k8s_url_has_userinfo(st->server))
+		rc = k8s_opt_error(
+			ctx, config, "server",
+			"'server' holds a user name or password (user@ or user:password@); "
+			"basic authentication is not supported: use a token or a client "
+			"certificate",
+			err);
 	if (rc == CR_OK)
 		rc = k8s_check_namespace(ctx, config, st, err);
 	if (rc != CR_OK) {
@@ -269,23 +284,12 @@ static void k8s_self_init(const struct k8s *st, cr_plugin_ctx *ctx, const struct
 		self->namespace = g_strdup(conn->namespace);
 }
 
-/* What explain shows: where the pods were listed. The server URL without
- * any user:password@ part; never a token. */
+/* What explain shows: where the pods were listed (a server URL never
+ * holds a user:password@ part: refused when read); never a token. */
 static void k8s_facts(cr_result_builder *b, const struct k8s_conn *conn, const char *ns)
 {
-	const char *server = conn->server != NULL ? conn->server : "";
-	const char *scheme = strstr(server, "://");
-	const char *at = scheme != NULL ? strchr(scheme + 3, '@') : NULL;
-	const char *slash = scheme != NULL ? strchr(scheme + 3, '/') : NULL;
-
-	if (at != NULL && (slash == NULL || at < slash)) {
-		char *clean = g_strdup_printf("%.*s%s", (int)(scheme + 3 - server), server, at + 1);
-
-		cr_host->result_set_fact_string(b, "api_server", clean, NULL);
-		g_free(clean);
-	} else {
-		cr_host->result_set_fact_string(b, "api_server", server, NULL);
-	}
+	cr_host->result_set_fact_string(b, "api_server", conn->server != NULL ? conn->server : "",
+					NULL);
 	if (conn->source != NULL)
 		cr_host->result_set_fact_string(b, "config_source", conn->source, NULL);
 	cr_host->result_set_fact_string(b, "namespace", ns != NULL ? ns : "*", NULL);

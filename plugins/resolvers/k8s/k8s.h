@@ -153,4 +153,8 @@ cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struc
 			   const char *namespace, cr_error *err);
 int k8s_natural_cmp(const char *a, const char *b);
 
+/* True when @url has a user:password@ part, which is refused wherever a
+ * server URL is read (the host would send it as Basic authentication). */
+bool k8s_url_has_userinfo(const char *url);
+
 #endif /* K8S_H */

@@ -344,6 +344,12 @@ static cr_status k8s_kc_cluster(struct k8s_kcfile *f, yaml_node_t *cl, const cha
 		return cr_host->error_set(err, CR_ERR_CONFIG,
 					  "kubeconfig %s: cluster '%s' has no server", f->path,
 					  name);
+	if (!c->server && k8s_url_has_userinfo(server))
+		return cr_host->error_set(
+			err, CR_ERR_CONFIG,
+			"kubeconfig %s: cluster '%s': the server URL holds a user "
+			"name or password; basic authentication is not supported",
+			f->path, name);
 	if (!c->server)
 		c->server = g_strdup(server);
 	c->ca_data_b64 = g_strdup(k8s_y_path(d, cl, "certificate-authority-data"));

@@ -455,6 +455,23 @@ CASES = [
          out=out('{"chief": %s}' % addrs(['10.2.2.1'])),
          err=WARN + 'TLS certificate of https://127.0.0.1:@PORT@ is NOT verified '
                    '(insecure-skip-tls-verify in kubeconfig @DIR@/kc-insecure context \'c\')'),
+    # user:password@ in a server URL (issue #11 item 5): a config error that
+    # does not echo the password, from the option and from a kubeconfig.
+    dict(name='server-option-userinfo-refused',
+         conf=conf('server = "https://admin:hunter2@127.0.0.1:@PORT@"; ' + WJOB), rc=2,
+         err=CREATE.replace(':1: ', ':1: ') + "'server' holds a user name or password "
+             "(user@ or user:password@); basic authentication is not supported: use a token "
+             "or a client certificate"),
+    dict(name='kubeconfig-server-userinfo-refused',
+         conf=conf(WJOB, kubeconfig='@DIR@/kc-userinfo'), rc=2,
+         err=ERR + "kubeconfig @DIR@/kc-userinfo: cluster 'fixture': the server URL holds a "
+                   "user name or password; basic authentication is not supported"),
+    # A control byte in a token (issue #11 item 6): never on the wire.
+    dict(name='token-with-crlf-not-sent',
+         conf=conf(WJOB, kubeconfig='@DIR@/kc-crlf-token'), rc=1,
+         err=ERR + "GET request: the value of header 'Authorization' holds a control "
+                   "character (CR, LF, ...); not sent",
+         requests=[]),
     dict(name='kubeconfig-env-merge',
          conf=conf('jobs = { chief = [ "role=chief" ]; };', kubeconfig=None),
          env={'KUBECONFIG': '@DIR@/m1:@DIR@/does-not-exist:@DIR@/m2'},

@@ -15,7 +15,7 @@ import k8s_harness as h  # noqa: E402
 from cases_resolve import CASES  # noqa: E402
 
 SECRETS = [h.TOKEN, 'sa-token-A', 'sa-token-B', 'exec-token-v1', 'exec-token-beta',
-           'stale-token', 'merged-token']
+           'stale-token', 'merged-token', 'hunter2']
 
 
 def write(path, text, mode=0o644):
@@ -100,6 +100,11 @@ def setup_files(fx):
     kubeconfig(fx, [('c', 'tok', '    token: %s\n' % h.TOKEN)], name='kc-insecure',
                cluster_extra='    insecure-skip-tls-verify: true\n')
     kubeconfig(fx, [('c', 'tok', '    token: %s\n' % h.TOKEN)], name='kc-default-ns', ns='default')
+    kubeconfig(fx, [('c', 'tok', '    token: %s\n' % h.TOKEN)], name='kc-userinfo',
+               server='https://admin:hunter2@127.0.0.1:%d' % fx.port)
+    # A token with a line break would add a header: refused before sending.
+    kubeconfig(fx, [('c', 'tok', '    token: "%s\\r\\nX-Injected: 1"\n' % h.TOKEN)],
+               name='kc-crlf-token')
     # KUBECONFIG merge: m1 has the context and the right cluster, m2 the user
     # and a cluster of the same name that must lose.
     write(os.path.join(d, 'm1'), 'apiVersion: v1\nkind: Config\ncurrent-context: merged\n'
