@@ -120,7 +120,7 @@ static cr_status slurm_read_count(cr_plugin_ctx *ctx, const cr_cfg *config, cons
 	*set = false;
 	if (v == NULL)
 		return CR_OK;
-	st = slurm_cfg_uint(v, name, 0, 1 << 20, &n, err);
+	st = slurm_cfg_uint(v, name, 0, SLURM_GPUS_MAX, &n, err);
 	if (st != CR_OK)
 		return st;
 	*set = true;

@@ -135,6 +135,12 @@ cr_status slurm_gpus_resolve(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 	if (on_node != NULL &&
 	    (st = slurm_parse_uint("SLURM_GPUS_ON_NODE", on_node, &node_total, err)) != CR_OK)
 		return st;
+	/* The environment's count gets its config twin's cap: a list of 4e9
+	 * made-up GPU numbers would exhaust memory before failing. */
+	if (node_total > SLURM_GPUS_MAX)
+		return cr_host->error_set(err, CR_ERR_BACKEND,
+					  "SLURM_GPUS_ON_NODE \"%s\" is more than %u GPUs", on_node,
+					  SLURM_GPUS_MAX);
 	if (slurm_list_split(&l, value) != 0 ||
 	    (value == NULL && slurm_list_numbers(&l, node_total) != 0)) {
 		st = slurm_nomem(err);

@@ -106,6 +106,8 @@ cr_status slurm_config_read(cr_plugin_ctx *ctx, const cr_cfg *config, slurm_conf
 void slurm_config_clear(slurm_config *cfg);
 
 void slurm_env_read(cr_plugin_ctx *ctx, slurm_env *env);
+/* The most GPUs a node may have, from gpus_per_node or SLURM_GPUS_ON_NODE. */
+#define SLURM_GPUS_MAX (1u << 20)
 cr_status slurm_parse_uint(const char *var, const char *value, uint32_t *out, cr_error *err);
 cr_status slurm_nomem(cr_error *err);
 /* Where the tasks per node came from, for messages: the variable and its

@@ -165,6 +165,18 @@ CASES = [
      ("resolve",), 0,
      '{"cluster": {"ps": ["t02n13:1337"], "worker": ["t02n13:1338", "t02n41:1337", '
      '"t02n41:1338"]}, "task": {"type": "worker", "index": 2}, "rpc_layer": "grpc"}\n', ""),
+    # issue #11 item 3: the environment's GPU count is capped like gpus_per_node
+    ("SLURM_GPUS_ON_NODE over 2^20 is refused at once",
+     "", {"SLURM_PROCID": "0", "SLURM_STEP_NODELIST": "n1", "SLURM_STEP_TASKS_PER_NODE": "1",
+          "SLURM_GPUS_ON_NODE": "4294967295"}, ("resolve",), 1, "",
+     'cluster-resolver: resolver \'slurm\': SLURM_GPUS_ON_NODE "4294967295" is more than '
+     '1048576 GPUs\n'),
+    ("SLURM_GPUS_ON_NODE at 2^20 is taken",
+     "", {"SLURM_PROCID": "0", "SLURM_STEP_NODELIST": "n1", "SLURM_STEP_TASKS_PER_NODE": "1",
+          "SLURM_GPUS_ON_NODE": "1048576"}, ("resolve", "--format", "json"), 0,
+     '{"cluster": {"worker": ["n1:8888"]}, "task": {"type": "worker", "index": 0}, '
+     '"rpc_layer": "grpc", "master": "grpc://n1:8888", "num_accelerators": {"GPU": 1048576}}\n',
+     ""),
     ("§14.1: nodelist order kept (n[9-10]: rank 0 is n9)",
      "", {"SLURM_PROCID": "0", "SLURM_STEP_NODELIST": "n[9-10]",
           "SLURM_STEP_TASKS_PER_NODE": "1(x2)"}, ("resolve",), 0,
