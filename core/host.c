@@ -7,7 +7,10 @@
  * builders live in their own files.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -325,8 +328,29 @@ static cr_status host_dl_open(cr_plugin_ctx *pctx, const char *soname, void **ha
 {
 	void *h;
 
+	char *real;
+	cr_status st;
+
 	if (soname == NULL || handle == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "dl_open: NULL argument");
+	*handle = NULL;
+	/* A bare soname is searched where the system keeps libraries; a path
+	 * must be absolute and pass a plugin's checks (./lib.so would load
+	 * whatever the current directory holds, as root under a prolog). */
+	if (strchr(soname, '/') != NULL && soname[0] != '/')
+		return error_set(err, CR_ERR_CONFIG,
+				 "cannot load %s: a library is a bare soname or an absolute path",
+				 soname);
+	if (soname[0] == '/') {
+		real = realpath(soname, NULL);
+		if (real == NULL)
+			return error_set(err, CR_DECLINED, "cannot load %s: %s", soname,
+					 g_strerror(errno));
+		st = loader_check_trusted("library", real, err);
+		free(real);
+		if (st != CR_OK)
+			return st;
+	}
 	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	*handle = h;
 	if (h == NULL)

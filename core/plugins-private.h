@@ -152,6 +152,11 @@ cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, cr_error 
  * is there but broken is an error. *@out: (transfer container) NULL-ended. */
 cr_status loader_installed(loader *l, const char *const *names, cr_plugin_kind kind,
 			   GPtrArray **out, cr_error *err);
+/* A file the process will map and run (@kind "plugin" or "library"):
+ * regular, not a symbolic link, not writable by others, owned by root or
+ * this user, in a directory that is the same, below directories writable by
+ * others only with the sticky bit. CR_ERR_NOT_FOUND when it is missing. */
+cr_status loader_check_trusted(const char *kind, const char *path, cr_error *err);
 void loader_plugin_free(cr_plugin *plugin);
 const char *kind_name(cr_plugin_kind kind);
 const cr_option *schema_find(const cr_plugin_desc *desc, const char *name);

@@ -55,6 +55,12 @@ static const crt_cli_case cases[] = {
 	  PFX "refusing plugin @DIR@/gw/other.so: it is group- or world-writable (mode 0646)\n", 2 },
 	{ "world-writable-directory", R("@DIR@/ww/simple.so"), { NULL }, { "resolve" }, "",
 	  PFX "refusing plugin @DIR@/ww/simple.so: its directory @DIR@/ww is group- or world-writable (mode 0777)\n", 2 },
+	/* Every directory above: writable by others only with the sticky bit. */
+	{ "world-writable-ancestor", R("@DIR@/open/inner/simple.so"), { NULL }, { "resolve" }, "",
+	  PFX "refusing plugin @DIR@/open/inner/simple.so: directory @DIR@/open above it is group- or world-writable without the sticky bit (mode 0777)\n", 2 },
+	{ "sticky-ancestor-loads", R("@DIR@/sticky/inner/simple.so"), { NULL }, { "check-config" },
+	  "@CONF@: ok\nread @CONF@\nresolver 'simple': plugin simple 1.1.0 (@DIR@/sticky/inner/simple.so), policy required, at @CONF@:1\n",
+	  "", 0 },
 	{ "symlink", R("@DIR@/link/simple.so"), { NULL }, { "resolve" }, "",
 	  PFX "refusing plugin @DIR@/link/simple.so: it is a symbolic link\n", 2 },
 	{ "directory", R("@DIR@/link"), { NULL }, { "resolve" }, "",
@@ -71,6 +77,15 @@ static const crt_cli_case cases[] = {
 	  "{\"file\": \"@DIR@/gw/simple.so\", \"error\": \"refusing plugin @DIR@/gw/simple.so: it is group- or world-writable (mode 0664)\"}, "
 	  "{\"file\": \"@DIR@/link/simple.so\", \"error\": \"refusing plugin @DIR@/link/simple.so: it is a symbolic link\"}]\n",
 	  "", 0 },
+	{ NULL },
+};
+
+/* As root only: files and directories of another user (nobody, 65534). */
+static const crt_cli_case root_cases[] = {
+	{ "foreign-owned-file", R("@DIR@/nobody-file/simple.so"), { NULL }, { "resolve" }, "",
+	  PFX "refusing plugin @DIR@/nobody-file/simple.so: the file is owned by uid 65534, neither root nor this user\n", 2 },
+	{ "foreign-owned-directory", R("@DIR@/nobody-dir/simple.so"), { NULL }, { "resolve" }, "",
+	  PFX "refusing plugin @DIR@/nobody-dir/simple.so: @DIR@/nobody-dir is owned by uid 65534, neither root nor this user\n", 2 },
 	{ NULL },
 };
 /* clang-format on */
@@ -110,6 +125,28 @@ static void setup_files(void)
 	copy_plugin(gw, "other.so", 0646, 0755);
 	copy_plugin(ww, "simple.so", 0644, 0777);
 	copy_plugin(ok, "simple.so", 0644, 0755);
+	for (int sticky = 0; sticky < 2; sticky++) {
+		char *top = g_build_filename(crt_tmpdir(), sticky ? "sticky" : "open", NULL);
+		char *inner = g_build_filename(top, "inner", NULL);
+
+		copy_plugin(inner, "simple.so", 0644, 0755);
+		g_assert_cmpint(chmod(top, sticky ? 01777 : 0777), ==, 0);
+		g_free(inner);
+		g_free(top);
+	}
+	if (geteuid() == 0) {
+		char *nf = g_build_filename(crt_tmpdir(), "nobody-file", NULL);
+		char *nd = g_build_filename(crt_tmpdir(), "nobody-dir", NULL);
+		char *f = g_build_filename(nf, "simple.so", NULL);
+
+		copy_plugin(nf, "simple.so", 0644, 0755);
+		copy_plugin(nd, "simple.so", 0644, 0755);
+		g_assert_cmpint(chown(f, 65534, 65534), ==, 0);
+		g_assert_cmpint(chown(nd, 65534, 65534), ==, 0);
+		g_free(f);
+		g_free(nd);
+		g_free(nf);
+	}
 	g_assert_cmpint(g_mkdir_with_parents(link, 0755), ==, 0);
 	g_assert_cmpint(symlink(target, lpath), ==, 0);
 	g_free(lpath);
@@ -127,5 +164,7 @@ int main(int argc, char **argv)
 	umask(022);
 	setup_files();
 	crt_add_cli_cases("loader", cases);
+	if (geteuid() == 0)
+		crt_add_cli_cases("loader-root", root_cases);
 	return g_test_run();
 }

@@ -223,6 +223,14 @@ static const thc_case fallback_cases[] = {
 	{ "broken/gpu-lost", LIB(GOOD), { NULL }, ROOT("cpu-only"), { "accelerators" },
 	  "",
 	  ERR "NVML library '@NVML@/good/libnvidia-ml.so.1': nvmlDeviceGetCount_v2: GPU is lost (15)", CR_ERR_BACKEND, NULL, { NVML("gpu-lost.conf") } },
+	/* issue #11 item 8: no library from the current directory, none from an
+	 * unsafe one. */
+	{ "library/relative-refused", LIB("./libnvidia-ml.so.1"), { NULL }, ROOT("cpu-only"), { "accelerators" },
+	  "",
+	  ERR "cannot load ./libnvidia-ml.so.1: a library is a bare soname or an absolute path", CR_ERR_CONFIG, NULL, { NULL } },
+	{ "library/unsafe-directory-refused", LIB("/tmp"), { NULL }, ROOT("cpu-only"), { "accelerators" },
+	  "",
+	  ERR "refusing library /tmp: not a regular file", CR_ERR_PLUGIN, NULL, { NULL } },
 	{ "broken/unreadable", LIB(ABSENT), { NULL }, ROOT("gpu-unreadable"), { "accelerators" },
 	  "",
 	  ERR "cannot read /proc/driver/nvidia/gpus/0000:07:00.0/information: " "Is a directory", CR_ERR_IO, NULL, { NULL } },
