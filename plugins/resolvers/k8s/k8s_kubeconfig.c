@@ -136,18 +136,67 @@ static void k8s_kcfile_free(gpointer p)
 	g_free(f);
 }
 
+/* The largest kubeconfig read (a real one is a few KiB; kubectl's merged
+ * configs of hundreds of clusters stay well under this). */
+#define K8S_KUBECONFIG_MAX (1u << 20)
+/* Flow collections ([ ], { }) nested deeper than this are refused before
+ * libyaml sees them: its scanner is quadratic in that depth (400 KB of '['
+ * took 87 s). A kubeconfig nests three or four. */
+#define K8S_YAML_DEPTH_MAX 64
+
+/* The line of the first flow collection deeper than K8S_YAML_DEPTH_MAX, or
+ * 0. Quoted scalars and comments are skipped; over-counting elsewhere only
+ * refuses YAML no kubeconfig has. */
+static size_t k8s_yaml_too_deep(const char *text, size_t len)
+{
+	size_t line = 1;
+	int depth = 0;
+	char quote = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (c == '\n')
+			line++;
+		if (quote) {
+			if (c == '\\' && quote == '"' && i + 1 < len)
+				i++;
+			else if (c == quote)
+				quote = 0;
+		} else if (c == '"' || c == '\'') {
+			quote = c;
+		} else if (c == '#') {
+			while (i + 1 < len && text[i + 1] != '\n')
+				i++;
+		} else if (c == '[' || c == '{') {
+			if (++depth > K8S_YAML_DEPTH_MAX)
+				return line;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
 static cr_status k8s_kcfile_load(cr_plugin_ctx *ctx, const char *path, GPtrArray *files,
 				 cr_error *err)
 {
 	struct k8s_kcfile *f;
 	yaml_parser_t parser;
 	char *text = NULL;
-	size_t len = 0;
+	size_t len = 0, deep;
 	cr_status rc;
 
-	rc = cr_host->read_file(ctx, path, 4u << 20, &text, &len, err);
+	rc = cr_host->read_file(ctx, path, K8S_KUBECONFIG_MAX, &text, &len, err);
 	if (rc != CR_OK)
 		return rc;
+	deep = k8s_yaml_too_deep(text, len);
+	if (deep != 0) {
+		rc = cr_host->error_set(err, CR_ERR_PARSE,
+					"kubeconfig %s:%zu: collections nested deeper than %d",
+					path, deep, K8S_YAML_DEPTH_MAX);
+		goto out;
+	}
 	f = g_new0(struct k8s_kcfile, 1);
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

@@ -472,6 +472,12 @@ CASES = [
          err=ERR + "GET request: the value of header 'Authorization' holds a control "
                    "character (CR, LF, ...); not sent",
          requests=[]),
+    dict(name='kubeconfig-nested-too-deep',
+         conf=conf(WJOB, kubeconfig='@DIR@/kc-deep'), rc=1,
+         err=ERR + 'kubeconfig @DIR@/kc-deep:2: collections nested deeper than 64'),
+    dict(name='kubeconfig-over-1-mib',
+         conf=conf(WJOB, kubeconfig='@DIR@/kc-huge'), rc=1,
+         err=ERR + 'cannot read @DIR@/kc-huge: larger than 1048576 bytes'),
     dict(name='kubeconfig-env-merge',
          conf=conf('jobs = { chief = [ "role=chief" ]; };', kubeconfig=None),
          env={'KUBECONFIG': '@DIR@/m1:@DIR@/does-not-exist:@DIR@/m2'},

@@ -102,6 +102,9 @@ def setup_files(fx):
     kubeconfig(fx, [('c', 'tok', '    token: %s\n' % h.TOKEN)], name='kc-default-ns', ns='default')
     kubeconfig(fx, [('c', 'tok', '    token: %s\n' % h.TOKEN)], name='kc-userinfo',
                server='https://admin:hunter2@127.0.0.1:%d' % fx.port)
+    # libyaml is quadratic in flow nesting; a kubeconfig over 1 MiB is refused.
+    write(os.path.join(d, 'kc-deep'), 'apiVersion: v1\nclusters: ' + '[' * 400000 + '\n')
+    write(os.path.join(d, 'kc-huge'), '#' * (1 << 20) + '\n')
     # A token with a line break would add a header: refused before sending.
     kubeconfig(fx, [('c', 'tok', '    token: "%s\\r\\nX-Injected: 1"\n' % h.TOKEN)],
                name='kc-crlf-token')
