@@ -94,12 +94,28 @@ int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res)
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL;
+	int n;
 
-	fputs("cluster-resolver: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n < 0) {
+		fputs("cluster-resolver: out of memory\n", stderr);
+		return;
+	}
+	/* Text from servers, plugins and arguments lands here: no byte of it
+	 * may drive the terminal (an ESC sequence could rewrite what was
+	 * printed), so every control byte is shown as \xNN. */
+	fputs("cluster-resolver: ", stderr);
+	for (const char *p = msg; *p != '\0'; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", (unsigned char)*p);
+		else
+			fputc(*p, stderr);
+	}
 	fputc('\n', stderr);
+	free(msg);
 }
 
 /*

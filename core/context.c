@@ -12,13 +12,29 @@
 
 #include "pipeline-private.h"
 
+/* The default log handler. A message may quote a server or a plugin: its
+ * control bytes are shown as \xNN, never sent to the terminal. */
 static void stderr_log(cr_log_level level, const char *source, const char *message, void *data)
 {
 	static const char *const names[] = { "error: ", "warning: ", "", "" };
+	GString *line = g_string_new(NULL);
 
 	(void)data;
-	fprintf(stderr, "cluster-resolver: %s%s%s%s\n", names[level], source != NULL ? source : "",
-		source != NULL ? ": " : "", message);
+	g_string_printf(line, "cluster-resolver: %s%s%s%s", names[level],
+			source != NULL ? source : "", source != NULL ? ": " : "", message);
+	for (gsize i = 0; i < line->len; i++) {
+		if ((unsigned char)line->str[i] < 0x20 || line->str[i] == 0x7f) {
+			char hex[5];
+
+			g_snprintf(hex, sizeof(hex), "\\x%02x", (unsigned char)line->str[i]);
+			g_string_erase(line, (gssize)i, 1);
+			g_string_insert(line, (gssize)i, hex);
+			i += 3;
+		}
+	}
+	g_string_append_c(line, '\n');
+	fputs(line->str, stderr);
+	g_string_free(line, TRUE);
 }
 
 cr_context *cr_context_new(cr_error *err)

@@ -13,7 +13,8 @@
 
 /*
  * What json-c accepts but JSON is not, found in one pass over the text: a
- * single-quoted string (json-c takes 'key' even in strict mode) and "\u0000"
+ * single-quoted string (json-c takes 'key' even in strict mode), a raw
+ * control byte inside a string, and "\u0000"
  * inside a string (json-c keeps it, but every C string it becomes ends
  * there: "a\u0000b:1" would silently be "a"). Returns the offset of the
  * first such byte and sets @why, or returns @len.
@@ -32,6 +33,9 @@ static size_t json_not_json(const char *text, size_t len, const char **why)
 			}
 		} else if (text[i] == '"') {
 			in_string = false;
+		} else if ((unsigned char)text[i] < 0x20) {
+			*why = "a control character in a string (JSON needs it escaped)";
+			return i;
 		} else if (text[i] == '\\' && i + 1 < len) {
 			if (text[i + 1] == 'u' && i + 5 < len &&
 			    strncmp(text + i + 2, "0000", 4) == 0) {

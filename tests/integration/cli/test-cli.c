@@ -296,6 +296,13 @@ static const crt_cli_case cases[] = {
 	  PFX "invalid task id \"-1\": expected an integer 0..2147483647\n", 2 },
 	{ "task-id-plus", NULL, { NULL }, { "resolve", "--task-id", "+1" }, "",
 	  PFX "invalid task id \"+1\": expected an integer 0..2147483647\n", 2 },
+	/* An argument's control bytes never reach the terminal (issue #11 item 13). */
+	{ "unknown-command-escaped", NULL, { NULL }, { "res\x1b[31molve" }, "",
+	  PFX "unknown command 'res\\x1b[31molve' (try --help)\n", 2 },
+	{ "warning-escaped", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
+	  { "--task-type", "w\a", "--task-id", "3", "resolve" },
+	  "{\"cluster\": {\"worker\": [\"w0:1\"]}, \"task\": {\"type\": \"w\\u0007\", \"index\": 3}}\n",
+	  PFX "warning: this process's task w\\x07:3 is not in the cluster\n", 0 },
 	{ "task-id-minus-zero", NULL, { NULL }, { "resolve", "--task-id", "-0" }, "",
 	  PFX "invalid task id \"-0\": expected an integer 0..2147483647\n", 2 },
 	{ "task-id-empty", NULL, { NULL }, { "resolve", "--task-id=" }, "",
