@@ -37,6 +37,10 @@ struct sm_job {
 struct sm_state {
 	struct sm_job *jobs;
 	size_t njobs;
+	/* What probe read, for the resolve that follows it (which takes it:
+	 * a resolve without a probe before it reads again). */
+	struct sm_source probed;
+	bool have_probed;
 };
 
 static void sm_destroy(void *state)
@@ -45,6 +49,7 @@ static void sm_destroy(void *state)
 
 	if (s == NULL)
 		return;
+	sm_source_free(&s->probed);
 	for (size_t i = 0; i < s->njobs; i++)
 		free(s->jobs[i].groups);
 	free(s->jobs);
@@ -141,12 +146,16 @@ static cr_status sm_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **stat
 static cr_status sm_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 {
 	struct sm_state *s = state;
-	struct sm_source src;
 	cr_status st;
 
-	st = sm_source_read(ctx, cr_host->opt_string(ctx, "resource_config"), s->njobs > 0, NULL,
-			    &src, err);
-	sm_source_free(&src);
+	sm_source_free(&s->probed);
+	s->have_probed = false;
+	st = sm_source_read(ctx, cr_host->opt_string(ctx, "resource_config"), s->njobs > 0,
+			    &s->probed, err);
+	if (st == CR_OK)
+		s->have_probed = true;
+	else
+		sm_source_free(&s->probed);
 	return st;
 }
 
@@ -297,10 +306,19 @@ static cr_status sm_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *
 	bool found = false;
 	cr_status st;
 
-	st = sm_source_read(ctx, cr_host->opt_string(ctx, "resource_config"), s->njobs > 0, b, &src,
-			    err);
-	if (st == CR_OK)
+	if (s->have_probed) {
+		src = s->probed; /* taken: freed below */
+		memset(&s->probed, 0, sizeof(s->probed));
+		s->have_probed = false;
+		st = CR_OK;
+	} else {
+		st = sm_source_read(ctx, cr_host->opt_string(ctx, "resource_config"), s->njobs > 0,
+				    &src, err);
+	}
+	if (st == CR_OK) {
+		sm_source_facts(b, &src);
 		st = sm_add_jobs(s, ctx, &src, b, &ntasks, &found, err);
+	}
 	if (st == CR_OK && !found) {
 		cr_host->log(ctx, CR_LOG_WARNING,
 			     "current host '%s' is not one of the tasks of %s; declining",

@@ -14,8 +14,8 @@
 #include <cluster-resolver/plugin.h>
 
 /**
- * sm_source: what one resolve read. Every pointer but @doc is borrowed
- * from @doc (or from the environment, valid for the op).
+ * sm_source: what one probe or resolve read. Every pointer but @doc and
+ * @current_copy is borrowed from them (or is static).
  * @what: "SM_HOSTS" or the file's path, for messages and facts.
  * @from_file: whether the file was read (else the two variables).
  * @hosts: a JSON array of strings, as the source lists them.
@@ -29,6 +29,7 @@ struct sm_source {
 	const char *what;
 	bool from_file;
 	cr_json *doc;
+	char *current_copy; /* SM_CURRENT_HOST's value, when read */
 	const cr_json *hosts;
 	const char *current_host;
 	const char *current_group;
@@ -40,13 +41,17 @@ struct sm_source {
  * sm_source_read: read SM_HOSTS + SM_CURRENT_HOST, else @path (read
  * through the host, so a test root applies). With @need_groups the file is
  * read even when both variables are set: only it lists instance groups.
- * Facts for `explain` are recorded on @b (nullable) as soon as known.
  * Returns: CR_OK; CR_DECLINED when nothing of SageMaker is here or SM_HOSTS
  * is empty; CR_ERR_NOT_FOUND when only one variable is set and there is no
  * file; CR_ERR_PARSE for a malformed variable or file; CR_ERR_IO.
  */
 cr_status sm_source_read(cr_plugin_ctx *ctx, const char *path, bool need_groups,
-			 cr_result_builder *b, struct sm_source *src, cr_error *err);
+			 struct sm_source *src, cr_error *err);
+
+/** Record what @src says as facts for `explain`: source, hosts,
+ *  current_host and, from the file, current_group_name, instance_groups
+ *  and network_interface_name. */
+void sm_source_facts(cr_result_builder *b, const struct sm_source *src);
 
 /** Free what sm_source_read() kept. */
 void sm_source_free(struct sm_source *src);

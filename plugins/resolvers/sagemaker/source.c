@@ -19,6 +19,7 @@
  * checked here, so the resolver walks a document of known shape.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sagemaker.h"
@@ -40,13 +41,13 @@ bool sm_is_string_list(const cr_json *node)
 void sm_source_free(struct sm_source *src)
 {
 	cr_host->json_free(src->doc);
+	free(src->current_copy);
 	src->doc = NULL;
+	src->current_copy = NULL;
 }
 
-static void sm_facts(cr_result_builder *b, const struct sm_source *src)
+void sm_source_facts(cr_result_builder *b, const struct sm_source *src)
 {
-	if (b == NULL)
-		return;
 	cr_host->result_set_fact_string(
 		b, "source", src->from_file ? src->what : "SM_HOSTS and SM_CURRENT_HOST", NULL);
 	cr_host->result_set_fact(b, "hosts", src->hosts, NULL);
@@ -74,7 +75,11 @@ static cr_status sm_from_env(const char *hosts, const char *current, struct sm_s
 			err, CR_ERR_PARSE, "SM_HOSTS is not a JSON list of strings: '%.*s%s'",
 			SM_QUOTE_MAX, hosts, strlen(hosts) > SM_QUOTE_MAX ? "..." : "");
 	src->hosts = src->doc;
-	src->current_host = current;
+	/* Kept past this op (probe hands it to resolve): a copy. */
+	src->current_copy = strdup(current);
+	if (src->current_copy == NULL)
+		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+	src->current_host = src->current_copy;
 	return CR_OK;
 }
 
@@ -164,7 +169,7 @@ static cr_status sm_from_file(cr_plugin_ctx *ctx, const char *path, struct sm_so
 }
 
 cr_status sm_source_read(cr_plugin_ctx *ctx, const char *path, bool need_groups,
-			 cr_result_builder *b, struct sm_source *src, cr_error *err)
+			 struct sm_source *src, cr_error *err)
 {
 	const char *hosts = cr_host->getenv(ctx, SM_HOSTS);
 	const char *current = cr_host->getenv(ctx, SM_CURRENT_HOST);
@@ -172,17 +177,11 @@ cr_status sm_source_read(cr_plugin_ctx *ctx, const char *path, bool need_groups,
 	cr_status st;
 
 	memset(src, 0, sizeof(*src));
-	if (hosts != NULL && current != NULL && !need_groups) {
-		st = sm_from_env(hosts, current, src, err);
-		if (st == CR_OK)
-			sm_facts(b, src);
-		return st;
-	}
+	if (hosts != NULL && current != NULL && !need_groups)
+		return sm_from_env(hosts, current, src, err);
 	st = sm_from_file(ctx, path, src, &ferr);
-	if (st == CR_OK) {
-		sm_facts(b, src);
+	if (st == CR_OK)
 		return CR_OK;
-	}
 	if (st != CR_ERR_NOT_FOUND) {
 		if (err != NULL)
 			*err = ferr;
