@@ -76,6 +76,9 @@ expect hetero-explain-facts 0 '   fact source: "'"$files"'/hetero.json"
    fact network_interface_name: "eth0"' '' -- \
 	sh -c '"$0" --config "$1" explain | grep -E "fact (source|current_host|current_group_name|network_interface_name):"' "$cli" "$tmp/hetero.conf"
 
+expect example-config 0 'config/sagemaker.conf: ok' '' -- \
+	sh -c 'cd "$1" && "$0" check-config config/sagemaker.conf | head -n 1' "$cli" "$src"
+
 cat >"$tmp/broken.conf" <<CONF
 resolvers = ( { plugin = "sagemaker"; resource_config = "$files/invalid.json"; } );
 CONF
