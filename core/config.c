@@ -444,7 +444,8 @@ cr_status config_parse_string(cr_plan *plan, const char *text, const char *name,
 /* The built-in `auto` configuration: every installed environment resolver in
  * a fixed order, each `sufficient` (the first that applies wins; an error is
  * fatal), then one local task so a lone process still gets a TF_CONFIG. */
-const char *const config_auto_order[] = { "tfconfig", "slurm", "k8s", "gce", "tpu", "sagemaker", "aws", NULL };
+const char *const config_auto_order[] = { "tfconfig", "slurm",     "k8s", "gce",
+					  "tpu",      "sagemaker", "aws", NULL };
 
 cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_error *err)
 {
