@@ -66,30 +66,39 @@ check '{"cluster": {"worker": ["localhost:2222"]}, "task": {"type": "worker", "i
 	"$CR_CLI" resolve
 check "algo-37:2223" "$CR_CLI" --config "$dir/file.conf" master
 check "algo-37:2223" "$CR_CLI" --config "$dir/jobs.conf" master
-hyperfine -N --warmup 10 --runs "$runs" --export-json "$dir/off.json" \
-	"$CR_CLI --version" "$CR_CLI resolve" >/dev/null
+check "algo-37:2223" "$CR_CLI" --config "$dir/simple.conf" master --task-type worker --task-id 30
+# No SM_ variables: the file is what the plugin reads (with them, they win).
+hyperfine -N --warmup 10 --runs "$runs" --export-json "$dir/file.json" \
+	"$CR_CLI --version" "$CR_CLI --config $dir/file.conf resolve" \
+	"$CR_CLI --config $dir/jobs.conf resolve" "$CR_CLI resolve" >/dev/null 2>"$dir/hf.log" ||
+	{ cat "$dir/hf.log" >&2; exit 1; }
 
-SM_HOSTS=$(cat "$dir/sm_hosts") SM_CURRENT_HOST=algo-37
-export SM_HOSTS SM_CURRENT_HOST
+sm_env() {
+	SM_HOSTS=$(cat "$dir/sm_hosts") SM_CURRENT_HOST=algo-37
+	export SM_HOSTS SM_CURRENT_HOST
+}
+sm_env
 check "algo-37:2223" "$CR_CLI" master
 check "algo-37:2223" "$CR_CLI" --config "$dir/env.conf" master
-hyperfine -N --warmup 10 --runs "$runs" --export-json "$dir/on.json" \
-	"$CR_CLI --version" "$CR_CLI resolve" "$CR_CLI --config $dir/env.conf resolve" \
-	"$CR_CLI --config $dir/file.conf resolve" "$CR_CLI --config $dir/jobs.conf resolve" >/dev/null
+hyperfine -N --warmup 10 --runs "$runs" --export-json "$dir/env.json" \
+	"$CR_CLI --version" "$CR_CLI --config $dir/env.conf resolve" "$CR_CLI resolve" \
+	>/dev/null 2>"$dir/hf.log" || { cat "$dir/hf.log" >&2; exit 1; }
 
-/usr/bin/python3 - "$dir/on.json" "$dir/off.json" <<'PY'
+/usr/bin/python3 - "$dir/env.json" "$dir/file.json" <<'PY'
 import json, sys
-on = json.load(open(sys.argv[1]))["results"]
-off = json.load(open(sys.argv[2]))["results"]
+env = json.load(open(sys.argv[1]))["results"]
+file = json.load(open(sys.argv[2]))["results"]
 print("sagemaker: 64 hosts; each block is one hyperfine run with its own baseline")
 for title, rows, names in (
-        ("in a training job", on, ["--version (baseline)", "auto, SM_HOSTS", "SM_HOSTS",
-                                   "resourceconfig.json", "jobs (ps 16, worker 48)"]),
-        ("elsewhere", off, ["--version (baseline)", "auto, all decline"])):
+        ("SM_HOSTS and SM_CURRENT_HOST set", env,
+         ["--version (baseline)", "SM_HOSTS", "auto (no config), SM_HOSTS"]),
+        ("no SM_ variables", file,
+         ["--version (baseline)", "resourceconfig.json", "jobs (ps 16, worker 48)",
+          "auto (no config), elsewhere"])):
     base = rows[0]["median"]
     print(" %s" % title)
     for name, x in zip(names, rows):
-        print("  %-26s median %6.2f ms  %5.2fx baseline" % (name, x["median"] * 1000, x["median"] / base))
+        print("  %-30s median %6.2f ms  %5.2fx baseline" % (name, x["median"] * 1000, x["median"] / base))
 PY
 
 if command -v valgrind >/dev/null 2>&1; then
@@ -97,16 +106,21 @@ if command -v valgrind >/dev/null 2>&1; then
 		valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" "$@" >/dev/null 2>"$dir/cg.log"
 		sed -n 's/^summary: //p' "$dir/cg.out"
 	}
+	row() { # name args...
+		name=$1
+		shift
+		n=$(count "$CR_CLI" "$@")
+		/usr/bin/python3 -c 'import sys; n, v = int(sys.argv[1]), int(sys.argv[2]); print("  %-30s %9d  %5.2fx" % (sys.argv[3], n, n / v))' \
+			"$n" "$v" "$name"
+	}
 	v=$(count "$CR_CLI" --version)
 	echo " instructions (callgrind), ratio to --version"
-	for c in "--version" "--config $dir/simple.conf resolve" "resolve" "--config $dir/env.conf resolve" \
-		"--config $dir/file.conf resolve" "--config $dir/jobs.conf resolve"; do
-		# shellcheck disable=SC2086
-		n=$(count "$CR_CLI" $c)
-		/usr/bin/python3 -c 'import sys; n, v = int(sys.argv[1]), int(sys.argv[2]); print("  %-26s %9d  %5.2fx" % (sys.argv[3], n, n / v))' \
-			"$n" "$v" "$(echo "$c" | sed "s|--config $dir/||")"
-	done
+	row "--version" --version
+	row "simple, the same 64 tasks" --config "$dir/simple.conf" resolve
+	row "SM_HOSTS" --config "$dir/env.conf" resolve
+	row "auto (no config), SM_HOSTS" resolve
 	unset SM_HOSTS SM_CURRENT_HOST
-	n=$(count "$CR_CLI" resolve)
-	/usr/bin/python3 -c 'import sys; n, v = int(sys.argv[1]), int(sys.argv[2]); print("  %-26s %9d  %5.2fx" % ("resolve (elsewhere)", n, n / v))' "$n" "$v"
+	row "resourceconfig.json" --config "$dir/file.conf" resolve
+	row "jobs (ps 16, worker 48)" --config "$dir/jobs.conf" resolve
+	row "auto (no config), elsewhere" resolve
 fi
