@@ -14,7 +14,9 @@
  * whole components (§14.11: "worker1" is not "worker10"), so a task's count
  * holds only its own devices; a name without them (and one of the job
  * `local_job`, TensorFlow's "localhost" before it joins a cluster) is this
- * process's. The file is read on every enumerate.
+ * process's. device_lib's memory_limit and physical_device_desc (model,
+ * PCI address) fill in the device where present. The file is read on every
+ * enumerate.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +107,28 @@ static bool tfd_parse_name(char *copy, struct tfd_name *out)
 	return true;
 }
 
+/* device_lib's physical_device_desc, "device: 0, name: Tesla V100-SXM2-16GB,
+ * pci bus id: 0000:00:1e.0, compute capability: 7.0": the model and the PCI
+ * address, pointers into @desc (which is cut into parts). */
+static void tfd_parse_desc(char *desc, const char **model, const char **pci)
+{
+	char *part = desc;
+
+	while (part != NULL && *part != '\0') {
+		char *next = strstr(part, ", ");
+
+		if (next != NULL) {
+			*next = '\0';
+			next += 2;
+		}
+		if (strncmp(part, "name: ", 6) == 0 && part[6] != '\0')
+			*model = part + 6;
+		else if (strncmp(part, "pci bus id: ", 12) == 0 && part[12] != '\0')
+			*pci = part + 12;
+		part = next;
+	}
+}
+
 static cr_status tfd_bad(const char *file, size_t i, const char *why, cr_error *err)
 {
 	return cr_host->error_set(err, CR_ERR_PARSE, "%s: device %zu: %s", file, i, why);
@@ -120,7 +144,8 @@ static cr_status tfd_device(cr_plugin_ctx *ctx, const char *file, size_t i, cons
 	const char *local = cr_host->opt_string(ctx, "local_job");
 	cr_accel_device dev = CR_ACCEL_DEVICE_INIT;
 	struct tfd_name parts;
-	char *copy;
+	const char *desc;
+	char *copy, *desc_copy = NULL;
 	int64_t mem = 0;
 	cr_status st;
 
@@ -148,11 +173,19 @@ static cr_status tfd_device(cr_plugin_ctx *ctx, const char *file, size_t i, cons
 	dev.index = parts.number >= 0 ? (int32_t)parts.number : -1;
 	if (cr_host->json_int(cr_host->json_get(d, "/memory_limit"), &mem) && mem > 0)
 		dev.memory_bytes = (uint64_t)mem;
+	desc = cr_host->json_string(cr_host->json_get(d, "/physical_device_desc"));
+	if (desc != NULL && (desc_copy = strdup(desc)) == NULL) {
+		free(copy);
+		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+	}
+	if (desc_copy != NULL)
+		tfd_parse_desc(desc_copy, &dev.model, &dev.pci_bus_id);
 	if (parts.job != NULL && parts.task >= 0 && (local == NULL || strcmp(parts.job, local))) {
 		dev.task_job = parts.job;
 		dev.task_index = parts.task;
 	}
 	st = cr_host->accel_add(list, &dev, err);
+	free(desc_copy);
 	free(copy);
 	return st;
 }
