@@ -47,7 +47,8 @@ static void check(cr_status st, const char *out, const cr_error *err, const char
 	case CR_DECLINED:
 		return;
 	case CR_ERR_INVALID_ARG: /* a host name the ClusterSpec refuses */
-		if (strstr(err->message, "address \"") == NULL || strchr(err->message, '\n') != NULL)
+		if (strstr(err->message, "address \"") == NULL ||
+		    strchr(err->message, '\n') != NULL)
 			abort();
 		return;
 	case CR_ERR_PARSE:
