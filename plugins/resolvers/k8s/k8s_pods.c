@@ -69,6 +69,8 @@ struct k8s_collect {
 	GPtrArray *values;     /* distinct namespaces and phases (in the chunk) */
 	GHashTable *value_ids; /* value -> its index in values + 1 */
 	GString *text;         /* scratch: a pod's "NAME\0HOST:PORT" */
+	GHashTable *uids;      /* metadata.uid of every pod kept (in the chunk) */
+	cr_plugin_ctx *ctx;    /* for warnings */
 };
 
 static const char *k8s_pod_addr(const struct k8s_pod *p)
@@ -328,9 +330,22 @@ static cr_status k8s_collect_pod(json_object *pod, void *ud, cr_error *err)
 	const char *ns = k8s_str(pod, "/metadata/namespace");
 	const char *phase = k8s_str(pod, "/status/phase");
 
+	const char *uid = k8s_str(pod, "/metadata/uid");
+
 	if (!name)
 		return cr_host->error_set(err, CR_ERR_PARSE, "a listed pod has no metadata.name");
 	ns = ns ? ns : "";
+	/* A pod listed twice (a server's pages shifting under the list) would
+	 * be two tasks: one uid, one task. */
+	if (uid && *uid) {
+		if (g_hash_table_contains(c->uids, uid)) {
+			cr_host->log(c->ctx, CR_LOG_WARNING,
+				     "pod %s/%s (uid %s) listed twice; counted once", ns, name,
+				     uid);
+			return CR_OK;
+		}
+		g_hash_table_add(c->uids, g_string_chunk_insert(c->chunk, uid));
+	}
 	g_string_assign(c->text, name);
 	g_string_append_c(c->text, '\0');
 	k8s_pod_address(c, pod, name, ns, c->text);
@@ -353,6 +368,7 @@ static void k8s_collect_restart(void *ud)
 	g_array_set_size(c->pods, 0);
 	g_ptr_array_set_size(c->values, 0);
 	g_hash_table_remove_all(c->value_ids);
+	g_hash_table_remove_all(c->uids);
 	g_string_chunk_clear(c->chunk);
 }
 
@@ -407,7 +423,9 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				 g_string_chunk_new(4096),
 				 g_ptr_array_new(),
 				 g_hash_table_new(g_str_hash, g_str_equal),
-				 g_string_sized_new(256) };
+				 g_string_sized_new(256),
+				 g_hash_table_new(g_str_hash, g_str_equal),
+				 ctx };
 	cr_status rc;
 
 	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_collect_pod, k8s_collect_restart, &c,
@@ -423,6 +441,7 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 	g_ptr_array_unref(c.values);
 	g_string_chunk_free(c.chunk);
 	g_string_free(c.text, TRUE);
+	g_hash_table_unref(c.uids);
 	return rc;
 }
 

@@ -295,6 +295,16 @@ CASES = [
          conf=conf('retries = 1; max_retry_wait = 0.2; ' + WJOB), out=out(WORKERS),
          faults=[{'status': 429, 'retry_after': 9223372036854775807, 'count': 1}],
          requests=[(429, '500', False), (200, '500', False)]),
+    # The same pod (one uid) twice in a list: one task, with a warning.
+    dict(name='duplicate-uid-counted-once',
+         conf=conf(WJOB), out=out('{"worker": %s}' % addrs(['10.9.0.1', '10.9.0.2'])),
+         faults=[{'count': 1, 'body': '{"kind":"PodList","apiVersion":"v1","metadata":'
+                  '{"resourceVersion":"7"},"items":[' + ','.join(
+                      '{"metadata":{"name":"%s","namespace":"train","uid":"%s"},'
+                      '"status":{"phase":"Running","podIP":"%s"}}' % p
+                      for p in (('w-0', 'u-0', '10.9.0.1'), ('w-1', 'u-1', '10.9.0.2'),
+                                ('w-0', 'u-0', '10.9.0.1'))) + ']}'}],
+         err=WARN + 'pod train/w-0 (uid u-0) listed twice; counted once'),
     dict(name='no-retry-on-403',
          conf=conf(WJOB), rc=1,
          faults=[{'status': 403, 'count': -1, 'message': 'pods is forbidden: User '
