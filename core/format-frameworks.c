@@ -247,7 +247,7 @@ static cr_status fw_coordinator(const fw_world *w, const fw_task **t0, cr_error 
 {
 	*t0 = &g_array_index(w->tasks, fw_task, 0);
 	if ((*t0)->port == NULL)
-		return error_set(err, CR_ERR_INVALID_ARG,
+		return error_set(err, CR_ERR_BACKEND,
 				 "format '%s': address '%s' of task '%s' %d (rank 0) has no port",
 				 w->format, (*t0)->address, (*t0)->job, (int)(*t0)->index);
 	return CR_OK;

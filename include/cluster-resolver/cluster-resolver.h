@@ -268,7 +268,9 @@ CR_API cr_status cr_context_supervise(cr_context *ctx, const cr_result *result,
  * @options: (nullable) NULL-terminated "key=value" strings for the format.
  * (out) (transfer full) *@out (NUL-terminated except for binary formats,
  * @len bytes). Returns: CR_OK, CR_ERR_INVALID_ARG (unknown format or
- * option), CR_ERR_NOT_FOUND (format needs an identity). Since: ABI 1.0
+ * option), CR_ERR_NOT_FOUND (format needs an identity), CR_ERR_BACKEND (the
+ * cluster cannot be written in that format, e.g. rank 0's address has no
+ * port; since release 1.1.0, CR_ERR_INVALID_ARG before). Since: ABI 1.0
  */
 CR_API cr_status cr_result_format(const cr_result *result, const char *format,
 				  const char *const *options, char **out, size_t *len,

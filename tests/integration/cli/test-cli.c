@@ -296,6 +296,11 @@ static const crt_cli_case cases[] = {
 	  PFX "invalid task id \"-1\": expected an integer 0..2147483647\n", 2 },
 	{ "task-id-plus", NULL, { NULL }, { "resolve", "--task-id", "+1" }, "",
 	  PFX "invalid task id \"+1\": expected an integer 0..2147483647\n", 2 },
+	/* The environment's data, not the command line: exit 1 (issue #11 item 14). */
+	{ "torch-rank0-without-port", PP "resolvers = ( { plugin = \"tfconfig\"; } );\n",
+	  { "TF_CONFIG={\"cluster\": {\"chief\": [\"c\"]}, \"task\": {\"type\": \"chief\", \"index\": 0}}" },
+	  { "resolve", "--format", "torch" }, "",
+	  PFX "format 'torch': address 'c' of task 'chief' 0 (rank 0) has no port\n", 1 },
 	/* An argument's control bytes never reach the terminal (issue #11 item 13). */
 	{ "unknown-command-escaped", NULL, { NULL }, { "res\x1b[31molve" }, "",
 	  PFX "unknown command 'res\\x1b[31molve' (try --help)\n", 2 },
