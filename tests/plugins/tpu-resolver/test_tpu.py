@@ -29,6 +29,12 @@ PROJECT, ZONE = 'tpu-proj', 'us-central2-b'
 TOKEN = 'ya29.fixture-static-token-for-tpu'
 GCLOUD = shutil.which('gcloud') or '/usr/bin/gcloud'
 FAILED = []
+# CR_TPU_VALGRIND=1: every CLI run under memcheck (normal build only); any
+# memory error or definite leak fails (exit 99), gcloud is not run.
+VALGRIND = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
+            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
+            '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp'] \
+    if os.environ.get('CR_TPU_VALGRIND') == '1' else []
 
 
 def ensure_hermetic():
@@ -122,8 +128,11 @@ def cli(fx, extra, *args, on_gce=False, env=None):
         if k.startswith(('TPU_', 'MEGASCALE_', 'KUBE_GOOGLE', 'GCE_METADATA')):
             del e[k]
     e.update(env or {})
-    p = subprocess.run([os.environ['CR_CLI'], '--config', fx.config(extra, on_gce)] +
-                       list(args), capture_output=True, text=True, env=e, timeout=60)
+    p = subprocess.run(VALGRIND + [os.environ['CR_CLI'], '--config', fx.config(extra, on_gce)] +
+                       list(args), capture_output=True, text=True, env=e, timeout=120)
+    if p.returncode == 99 and VALGRIND:
+        FAILED.append('valgrind')
+        print('not ok - valgrind: %s\n%s' % (' '.join(args), p.stderr))
     return p.returncode, p.stdout, p.stderr
 
 
@@ -278,13 +287,24 @@ def main():
     if not os.environ.get('CR_CLI'):
         print('SKIP: CR_CLI is not set (run through ctest)')
         return 77
+    if VALGRIND and os.environ.get('CR_SANITIZE_BUILD') == '1':
+        print('SKIP: sanitizer build (ASan/UBSan binaries cannot run under valgrind)')
+        return 77
+    if VALGRIND and not shutil.which('valgrind'):
+        print('FAIL: valgrind is not installed (scripts/deps.sh installs it)')
+        return 1
+    if VALGRIND:
+        os.environ['CLUSTER_RESOLVER_NO_DLCLOSE'] = '1'
+
     fx = Fixture()
     try:
         test_nodes(fx)
         test_explain(fx)
         test_tpu_vm(fx)
         test_coordinator(fx)
-        if os.path.exists(GCLOUD):
+        if VALGRIND:
+            print('# under valgrind: gcloud is not run')
+        elif os.path.exists(GCLOUD):
             test_gcloud(fx)
         else:
             print('# gcloud is not installed: the fixture is not proven here')
