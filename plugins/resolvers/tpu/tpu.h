@@ -87,6 +87,7 @@ GHashTable *tpu_parse_env(const char *text);
 cr_status tpu_probe_source(struct tpu *t, cr_plugin_ctx *ctx, cr_error *err);
 cr_status tpu_gather(struct tpu_run *r, cr_error *err);
 void tpu_ep_free(gpointer p);
+const char *tpu_no_metadata(struct tpu_run *r);
 const char *tpu_source_name(enum tpu_source s);
 
 /* tpu_api.c */

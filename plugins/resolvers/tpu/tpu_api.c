@@ -24,14 +24,15 @@
 static cr_status tpu_where(struct tpu_run *r, const char *project, const char *zone,
 			   const char *name, cr_error *err)
 {
+	const char *why = project == NULL || zone == NULL ? tpu_no_metadata(r) : NULL;
 	char *v = NULL;
 	cr_status st = CR_OK;
 
-	if ((project == NULL || zone == NULL) && !gcp_on_gce(r->g))
+	if (why != NULL)
 		return cr_host->error_set(err, CR_ERR_CONFIG,
-					  "TPU \"%s\": set 'project' and 'zone' (not on GCE: no "
-					  "metadata server to ask)",
-					  name);
+					  "TPU \"%s\": set 'project' and 'zone' (%s: no metadata "
+					  "server to ask)",
+					  name, why);
 	if (r->project == NULL && project != NULL)
 		r->project = g_strdup(project);
 	else if (r->project == NULL)
@@ -309,7 +310,7 @@ cr_status tpu_api_slices(struct tpu_run *r, cr_error *err)
 	st = tpu_where(r, r->t->project, r->t->zone, qr, err);
 	if (st == CR_OK)
 		st = tpu_qr_nodes(r, qr, ids, err);
-	if (st == CR_OK && (int64_t)ids->len != r->num_slices)
+	if (st == CR_OK && r->num_slices > 0 && (int64_t)ids->len != r->num_slices)
 		st = cr_host->error_set(err, CR_ERR_BACKEND,
 					"queued resource \"%s\" has %u slices; "
 					"MEGASCALE_NUM_SLICES is %" G_GINT64_FORMAT,

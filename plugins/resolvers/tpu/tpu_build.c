@@ -131,6 +131,7 @@ static char *tpu_address(const char *ip, const char *port)
 static cr_status tpu_self_ip(struct tpu_run *r, bool need, cr_error *err)
 {
 	cr_error e = CR_ERROR_INIT;
+	const char *why;
 
 	if (r->self_ip != NULL)
 		return CR_OK;
@@ -138,14 +139,14 @@ static cr_status tpu_self_ip(struct tpu_run *r, bool need, cr_error *err)
 		r->self_ip = g_strdup("127.0.0.1");
 		return CR_OK;
 	}
-	if (!gcp_on_gce(r->g)) {
+	why = tpu_no_metadata(r);
+	if (why != NULL) {
 		if (!need)
 			return CR_OK;
-		return cr_host->error_set(
-			err, CR_ERR_CONFIG,
-			"coordinator '%s': set 'coordinator_address' (not on GCE: "
-			"no metadata server to ask for this VM's address)",
-			r->t->coordinator_name);
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "coordinator '%s': set 'coordinator_address' (%s: no "
+					  "metadata server to ask for this VM's address)",
+					  r->t->coordinator_name, why);
 	}
 	if (gcp_metadata_get(r->g, "instance/network-interfaces/0/ip", &r->self_ip,
 			     need ? err : &e) != CR_OK)

@@ -165,6 +165,17 @@ static const char *tpu_env(cr_plugin_ctx *ctx, const char *name)
 	return v != NULL && *v != '\0' ? v : NULL;
 }
 
+/* Why the metadata server may not be asked (NULL: it may): not on GCE, or
+ * TPU_SKIP_MDS_QUERY, JAX's escape for pods that cannot reach it. */
+const char *tpu_no_metadata(struct tpu_run *r)
+{
+	if (tpu_env(r->ctx, "TPU_SKIP_MDS_QUERY") != NULL)
+		return "TPU_SKIP_MDS_QUERY is set";
+	if (!gcp_on_gce(r->g))
+		return "not on GCE";
+	return NULL;
+}
+
 /* Does this machine answer as a TPU VM? One metadata read, on GCE only. */
 static bool tpu_vm_probe(struct tpu *t, cr_plugin_ctx *ctx)
 {
@@ -306,6 +317,7 @@ static cr_status tpu_from_metadata(struct tpu_run *r, cr_error *err)
 	node = r->tpu_env != NULL ? g_hash_table_lookup(r->tpu_env, "NODE_ID") : NULL;
 	if (node != NULL && *node != '\0')
 		r->name = g_strdup(node);
+	g_strstrip(r->t->worker_number);
 	r->self = (int64_t)g_ascii_strtoll(r->t->worker_number, &end, 10);
 	if (st == CR_OK && (*end != '\0' || end == r->t->worker_number || r->self < 0 ||
 			    r->self >= (int64_t)r->eps->len))

@@ -148,6 +148,11 @@ static const tcase cases[] = {
 	  ERR "multislice job of 2 slices (MEGASCALE_NUM_SLICES): only slice 1 (TPU \"slice-1\", 2 "
 	  "workers) is known; set 'queued_resource' to list every slice" },
 
+	{ "gke/skip-mds-coordinator", "coordinator_name = \"coordinator\";",
+	  { "TPU_WORKER_HOSTNAMES=w-0.s,w-1.s", "TPU_SKIP_MDS_QUERY=true" }, GCE, { { NULL } }, NULL,
+	  CR_ERR_CONFIG, ERR "coordinator 'coordinator': set 'coordinator_address' "
+	  "(TPU_SKIP_MDS_QUERY is set: no metadata server to ask for this VM's address)" },
+
 	/* d. a node through the TPU API, both endpoint formats. */
 	{ "api/ready-v4-32", BASE "tpu = \"my-tpu\"; project = \"proj\"; zone = \"us-central2-b\";",
 	  { NULL }, NULL, { { API "nodes/my-tpu", 200, NODE("my-tpu", "v4-32", "READY", HEALTHY, EPS4) },
@@ -191,6 +196,34 @@ static const tcase cases[] = {
 	  "\"status\": \"NOT_FOUND\"}}" }, { NULL } }, NULL, CR_ERR_NOT_FOUND, ERR "GET https://tpu.googleapis.com/v2/projects/proj/locations/"
 	  "us-central2-b/nodes/gone: HTTP 404: Resource 'projects/proj/locations/us-central2-b/nodes/"
 	  "gone' was not found" },
+
+	{ "api/queued-resource-without-megascale", BASE "tpu = \"ms-0\"; project = \"proj\"; "
+	  "zone = \"us-central2-b\"; queued_resource = \"qr\";", { NULL }, NULL, {
+	  { API "nodes/ms-0", 200, NODE("ms-0", "v4-16", "READY", HEALTHY,
+	    EP("10.130.0.2", "8470") ", " EP("10.130.0.3", "8470")) },
+	  { API "queuedResources/qr", 200, QR(SPEC_MS("2", "ms")) },
+	  { API "nodes/ms-0", 200, NODE("ms-0", "v4-16", "READY", HEALTHY,
+	    EP("10.130.0.2", "8470") ", " EP("10.130.0.3", "8470")) },
+	  { API "nodes/ms-1", 200, NODE("ms-1", "v4-16", "READY", HEALTHY,
+	    EP("10.130.1.2", "8470") ", " EP("10.130.1.3", "8470")) }, { NULL } }, NULL, CR_OK,
+	  OUT("\"worker\": [\"10.130.0.2:8470\", \"10.130.0.3:8470\", \"10.130.1.2:8470\", "
+	      "\"10.130.1.3:8470\"]", TASK("0"), "\"grpc://10.130.0.2:8470\", \"num_accelerators\": "
+	      "{\"TPU\": 4}") },
+	{ "api/queued-resource-slice-not-ready", BASE "tpu = \"ms-0\"; project = \"proj\"; "
+	  "zone = \"us-central2-b\"; queued_resource = \"qr\";", { "MEGASCALE_NUM_SLICES=2" }, NULL, {
+	  { API "nodes/ms-0", 200, NODE("ms-0", "v4-16", "READY", HEALTHY,
+	    EP("10.130.0.2", "8470") ", " EP("10.130.0.3", "8470")) },
+	  { API "queuedResources/qr", 200, QR(SPEC_MS("2", "ms")) },
+	  { API "nodes/ms-0", 200, NODE("ms-0", "v4-16", "READY", HEALTHY,
+	    EP("10.130.0.2", "8470") ", " EP("10.130.0.3", "8470")) },
+	  { API "nodes/ms-1", 200, NODE("ms-1", "v4-16", "REPAIRING", "", "") }, { NULL } }, NULL,
+	  CR_ERR_BACKEND, ERR "TPU \"ms-1\" is not yet ready; state: \"REPAIRING\"" },
+	{ "api/queued-resource-wrong-count", BASE "tpu = \"ms-0\"; project = \"proj\"; "
+	  "zone = \"us-central2-b\"; queued_resource = \"qr\";", { "MEGASCALE_NUM_SLICES=4" }, NULL, {
+	  { API "nodes/ms-0", 200, NODE("ms-0", "v4-16", "READY", HEALTHY,
+	    EP("10.130.0.2", "8470") ", " EP("10.130.0.3", "8470")) },
+	  { API "queuedResources/qr", 200, QR(SPEC_MS("2", "ms")) }, { NULL } }, NULL,
+	  CR_ERR_BACKEND, ERR "queued resource \"qr\" has 2 slices; MEGASCALE_NUM_SLICES is 4" },
 
 	/* e. the TPU VM's metadata: both worker-network-endpoints formats. */
 	{ "metadata/v4-16", BASE, { NULL }, GCE, {
