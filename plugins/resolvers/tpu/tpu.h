@@ -79,6 +79,7 @@ struct tpu_run {
 
 /* tpu_source.c */
 bool tpu_is_endpoint_list(const char *text);
+bool tpu_port_ok(const char *p);
 cr_status tpu_parse_endpoints(const char *text, const char *what, const char *port, GPtrArray *eps,
 			      cr_error *err);
 cr_status tpu_parse_worker_endpoints(const char *text, const char *port, GPtrArray *eps,

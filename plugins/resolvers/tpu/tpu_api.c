@@ -69,14 +69,14 @@ static cr_status tpu_get_json(struct tpu_run *r, const char *url, cr_json **doc,
 	return st;
 }
 
-/* A port as the API gives it: a number, or a string of one. */
+/* A port as the API gives it: a number, or a string of one (1..65535). */
 static char *tpu_port_text(const cr_json *v)
 {
 	int64_t n;
 
 	if (cr_host->json_int(v, &n) && n > 0 && n <= 65535)
 		return g_strdup_printf("%" G_GINT64_FORMAT, n);
-	if (cr_host->json_string(v) != NULL && *cr_host->json_string(v) != '\0')
+	if (cr_host->json_string(v) != NULL && tpu_port_ok(cr_host->json_string(v)))
 		return g_strdup(cr_host->json_string(v));
 	return NULL;
 }
@@ -92,7 +92,7 @@ static cr_status tpu_add_ep(struct tpu_run *r, const char *name, const cr_json *
 		g_free(p);
 		return cr_host->error_set(err, CR_ERR_PARSE,
 					  "TPU \"%s\": network endpoint %zu has no ipAddress or "
-					  "port",
+					  "no port in 1..65535",
 					  name, i + 1);
 	}
 	ep = g_new0(struct tpu_ep, 1);

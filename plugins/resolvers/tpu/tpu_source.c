@@ -47,7 +47,7 @@ bool tpu_is_endpoint_list(const char *text)
 	       strchr(text, ',') != NULL;
 }
 
-static bool tpu_port_ok(const char *p)
+bool tpu_port_ok(const char *p)
 {
 	char *end = NULL;
 	long v;

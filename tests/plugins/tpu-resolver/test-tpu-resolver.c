@@ -166,6 +166,11 @@ static const tcase cases[] = {
 	  "\"2.12.0\"}" }, { NULL } }, NULL, CR_OK,
 	  OUT("\"worker\": [\"10.240.1.2:8470\"]", TASK("0"),
 	      "\"grpc://10.240.1.2:8470\", \"num_accelerators\": {\"TPU\": 8}") },
+	{ "api/bad-port", BASE "tpu = \"odd\"; project = \"proj\"; zone = \"us-central2-b\";",
+	  { NULL }, NULL, { { API "nodes/odd", 200, NODE("odd", "v4-16", "READY", HEALTHY,
+	  EP("10.130.0.2", "8470") ", " EP("10.130.0.3", "\":8470\"")) }, { NULL } }, NULL,
+	  CR_ERR_PARSE, ERR "TPU \"odd\": network endpoint 2 has no ipAddress or no port in "
+	  "1..65535" },
 	{ "api/creating", BASE "tpu = \"new\"; project = \"proj\"; zone = \"us-central2-b\";",
 	  { NULL }, NULL, { { API "nodes/new", 200, NODE("new", "v4-8", "CREATING", "", "") },
 	  { NULL } }, NULL, CR_ERR_BACKEND, ERR "TPU \"new\" is not yet ready; state: \"CREATING\"" },
