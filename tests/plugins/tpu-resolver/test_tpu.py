@@ -228,6 +228,22 @@ def test_coordinator(fx):
                                                      err), (0, True, want, ''))
 
 
+def test_plugins_list():
+    """Two plugins are called tpu: `plugins` tells them apart by kind and file."""
+    out = subprocess.run(VALGRIND + [os.environ['CR_CLI'], 'plugins'], capture_output=True,
+                         text=True, timeout=120).stdout
+    rows = sorted(tuple(line.split()[i] for i in (1, 5)) for line in out.splitlines()
+                  if line.startswith('tpu '))
+    plugin_dir = os.environ['CR_PLUGIN_BUILD_DIR']
+    check('plugins lists both tpu plugins with their kind', rows,
+          [('accelerator', os.path.join(plugin_dir, 'accelerators/tpu.so')),
+           ('resolver', os.path.join(plugin_dir, 'resolvers/tpu.so'))])
+    out = subprocess.run(VALGRIND + [os.environ['CR_CLI'], 'plugins', '--json'],
+                         capture_output=True, text=True, timeout=120).stdout
+    kinds = sorted(p['kind'] for p in json.loads(out) if p.get('name') == 'tpu')
+    check('plugins --json: both tpu plugins, by kind', kinds, ['accelerator', 'resolver'])
+
+
 def gcloud(fx, *args):
     cfg = os.path.join(fx.dir, 'gcloud')
     env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': fx.dir,
@@ -298,6 +314,7 @@ def main():
 
     fx = Fixture()
     try:
+        test_plugins_list()
         test_nodes(fx)
         test_explain(fx)
         test_tpu_vm(fx)
