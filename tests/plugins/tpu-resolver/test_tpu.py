@@ -60,6 +60,8 @@ NODES = [
     {'name': 'creating', 'type': 'v4-8', 'state': 'CREATING'},
     {'name': 'spot', 'type': 'v4-8', 'state': 'PREEMPTED'},
     {'name': 'stopped', 'type': 'v4-8', 'state': 'STOPPED'},
+    {'name': 'flaky', 'type': 'v4-16', 'subnet': '10.130.7'},
+    {'name': 'noscope', 'type': 'v4-8'},
 ]
 QR = {'name': 'qr', 'slices': 3, 'prefix': 'ms', 'type': 'v4-16'}
 
@@ -69,7 +71,15 @@ def scenario():
     md = gcp_tpu.vm_metadata(PROJECT, ZONE, vm_spec, 1, extra_env={
         'MEGASCALE_NUM_SLICES': '3', 'MEGASCALE_SLICE_ID': '1',
         'MEGASCALE_COORDINATOR_ADDRESS': '10.131.0.2:8080'})
-    return {'metadata': md, 'tokens': {'static': [TOKEN]},
+    faults = [
+        # two 429s with Retry-After, then the node: retried, resolved
+        {'path': '/nodes/flaky', 'status': 429, 'retry_after': '1', 'count': 2},
+        # a token without the cloud-platform scope: Google's 403, not retried
+        {'path': '/nodes/noscope', 'status': 403, 'count': -1,
+         'message': 'Request had insufficient authentication scopes.',
+         'reason': 'ACCESS_TOKEN_SCOPE_INSUFFICIENT'},
+    ]
+    return {'metadata': md, 'tokens': {'static': [TOKEN]}, 'faults': faults,
             'tpu': {'project': PROJECT, 'zone': ZONE, 'nodes': NODES,
                     'queued_resources': [QR]}}
 
@@ -168,6 +178,23 @@ def test_nodes(fx):
           (1, '', "cluster-resolver: resolver 'tpu': GET https://127.0.0.1:%d/v2/projects/%s/"
            "locations/%s/nodes/gone: HTTP 404: Resource 'projects/%s/locations/%s/nodes/gone' "
            "was not found\n" % (fx.api, PROJECT, ZONE, PROJECT, ZONE)))
+
+
+def requests_to(fx, path):
+    with open(os.path.join(fx.dir, 'requests.jsonl')) as f:
+        return [json.loads(line)['status'] for line in f if path in line]
+
+
+def test_faults(fx):
+    rc, out, err = cli(fx, node_cfg('flaky'), 'resolve', '--format', 'json')
+    check('429 with Retry-After twice, then the node', (rc, out, err, requests_to(fx, 'flaky')),
+          (0, resolved(workers(NODES[7]), 0, 4), '', [429, 429, 200]))
+    rc, out, err = cli(fx, node_cfg('noscope'), 'resolve')
+    check('403 insufficient scopes: named, not retried',
+          (rc, out, err, requests_to(fx, 'noscope')),
+          (1, '', "cluster-resolver: resolver 'tpu': GET https://127.0.0.1:%d/v2/projects/%s/"
+           "locations/%s/nodes/noscope: HTTP 403: Request had insufficient authentication "
+           "scopes.\n" % (fx.api, PROJECT, ZONE), [403]))
 
 
 def test_explain(fx):
@@ -317,6 +344,7 @@ def main():
         test_plugins_list()
         test_nodes(fx)
         test_explain(fx)
+        test_faults(fx)
         test_tpu_vm(fx)
         test_coordinator(fx)
         if VALGRIND:
