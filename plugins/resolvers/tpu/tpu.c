@@ -56,7 +56,7 @@ static cr_status tpu_parse_name(struct tpu *t, const cr_cfg *config, cr_error *e
 	return CR_OK;
 }
 
-static cr_status tpu_check(struct tpu *t, cr_plugin_ctx *ctx, const cr_cfg *config, cr_error *err)
+static cr_status tpu_check(struct tpu *t, const cr_cfg *config, cr_error *err)
 {
 	static const char *const versions[] = { "v2", "v2alpha1", "v1", NULL };
 	const cr_cfg *v;
@@ -74,7 +74,6 @@ static cr_status tpu_check(struct tpu *t, cr_plugin_ctx *ctx, const cr_cfg *conf
 		return cr_host->error_set(
 			err, CR_ERR_CONFIG, "%s:%d: coordinator_name '%s' is the workers' job_name",
 			AT(cr_host->cfg_get(config, "coordinator_name")), t->coordinator_name);
-	(void)ctx;
 	return CR_OK;
 }
 
@@ -104,7 +103,7 @@ static cr_status tpu_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	t->require_healthy = cr_host->opt_bool(ctx, "require_healthy");
 	st = tpu_parse_name(t, config, err);
 	if (st == CR_OK)
-		st = tpu_check(t, ctx, config, err);
+		st = tpu_check(t, config, err);
 	gcp_opts_read(cr_host, ctx, &t->gopts);
 	if (st == CR_OK) {
 		/* A bad shared option (`root`) is a configuration error now. */
@@ -158,9 +157,7 @@ static void tpu_keep_master(struct tpu *t, const struct tpu_run *r)
 	if (r->eps->len == 0)
 		return;
 	ep = g_ptr_array_index(r->eps, r->self >= 0 ? (guint)r->self : 0);
-	t->master = strchr(ep->ip, ':') != NULL && ep->ip[0] != '['
-			    ? g_strdup_printf("[%s]:%s", ep->ip, ep->port)
-			    : g_strdup_printf("%s:%s", ep->ip, ep->port);
+	t->master = tpu_address(ep->ip, ep->port);
 }
 
 static cr_status tpu_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *err)

@@ -101,6 +101,7 @@ cr_status tpu_node_parse(struct tpu_run *r, const char *name, const cr_json *nod
 /* tpu_build.c */
 cr_status tpu_build(struct tpu_run *r, cr_error *err);
 void tpu_fact_endpoints(struct tpu_run *r);
+char *tpu_address(const char *ip, const char *port);
 
 /* tpu_count.c */
 int64_t tpu_devices_of_type(const char *accel_type);

@@ -120,7 +120,8 @@ static cr_status tpu_multislice(struct tpu_run *r, cr_error *err)
 	return st;
 }
 
-static char *tpu_address(const char *ip, const char *port)
+/* "ip:port", an IPv6 address in brackets. */
+char *tpu_address(const char *ip, const char *port)
 {
 	if (strchr(ip, ':') != NULL && ip[0] != '[')
 		return g_strdup_printf("[%s]:%s", ip, port);
