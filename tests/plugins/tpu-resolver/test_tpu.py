@@ -122,10 +122,11 @@ class Fixture:
         shutil.rmtree(self.dir)
 
     def config(self, extra, on_gce=False):
+        md = '' if 'metadata_host' in extra else 'metadata_host = "127.0.0.1:%d"; ' % self.md
         text = ('resolvers = ( { plugin = "tpu"; tpu_endpoint = "https://127.0.0.1:%d/"; '
-                'ca_file = "%s"; access_token_file = "%s"; metadata_host = "127.0.0.1:%d"; '
-                'root = "%s"; %s } );\n' % (self.api, self.ca, self.token, self.md,
-                                            self.gce if on_gce else self.laptop, extra))
+                'ca_file = "%s"; access_token_file = "%s"; %sroot = "%s"; %s } );\n'
+                % (self.api, self.ca, self.token, md, self.gce if on_gce else self.laptop,
+                   extra))
         path = os.path.join(self.dir, 'cr.conf')
         with open(path, 'w') as f:
             f.write(text)
@@ -241,6 +242,19 @@ def test_tpu_vm(fx):
           (1, '', 'cluster-resolver: no resolver applies here (declined: tpu)\n'))
 
 
+def test_silent_metadata(fx):
+    """A metadata server that never answers (TF #34564, JAX #40854): the
+    probe gives up after metadata_timeout and the resolver declines."""
+    silent = int(open(os.path.join(fx.dir, 'silent.port')).read())
+    t0 = time.monotonic()
+    rc, out, err = cli(fx, 'metadata_host = "127.0.0.1:%d"; metadata_timeout = 0.5;' % silent,
+                       'resolve', on_gce=True)
+    took = time.monotonic() - t0
+    check('silent metadata server: declined after metadata_timeout',
+          (rc, out, err, took < (8 if VALGRIND else 3)),
+          (1, '', 'cluster-resolver: no resolver applies here (declined: tpu)\n', True))
+
+
 def test_coordinator(fx):
     rc, out, err = cli(fx, 'coordinator_name = "coordinator"; ', 'exec', '--', 'sh', '-c',
                        'echo "$CR_COORDINATOR_PORT"; echo "$TF_CONFIG"', on_gce=True,
@@ -346,6 +360,7 @@ def main():
         test_explain(fx)
         test_faults(fx)
         test_tpu_vm(fx)
+        test_silent_metadata(fx)
         test_coordinator(fx)
         if VALGRIND:
             print('# under valgrind: gcloud is not run')
