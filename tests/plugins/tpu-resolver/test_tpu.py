@@ -242,6 +242,28 @@ def test_tpu_vm(fx):
           (1, '', 'cluster-resolver: no resolver applies here (declined: tpu)\n'))
 
 
+def test_devices_file(fx):
+    """TensorFlow's own test value (reference §11.3): 8 TPU devices over tasks
+    0..3, two each, give {"TPU": 2} and its device map."""
+    devs = [{'name': '/job:worker/replica:0/task:%d/device:TPU:%d' % (t, c),
+             'device_type': 'TPU'} for t, c in ((0, 0), (1, 1), (2, 0), (3, 1),
+                                                 (0, 4), (1, 5), (2, 4), (3, 5))]
+    devs.append({'name': '/job:worker/replica:0/task:0/device:TPU_SYSTEM:0',
+                 'device_type': 'TPU_SYSTEM'})
+    path = os.path.join(fx.dir, 'devices.json')
+    with open(path, 'w') as f:
+        json.dump(devs, f)
+    ws = ['10.1.2.%d:8470' % i for i in range(3, 7)]
+    rc, out, err = cli(fx, 'tpu = "%s"; devices_file = "%s";' % (','.join(ws), path),
+                       'explain', '--json')
+    doc = json.loads(out) if rc == 0 else {}
+    check("TensorFlow's device list: {TPU: 2} and its device map",
+          (rc, doc.get('resolvers', [{}])[0].get('facts', {}).get('tpu_device_map'),
+           doc.get('result', {}).get('num_accelerators')),
+          (0, {'0': ['0', '4'], '1': ['1', '5'], '2': ['0', '4'], '3': ['1', '5']},
+           {'TPU': 2}))
+
+
 def test_silent_metadata(fx):
     """A metadata server that never answers (TF #34564, JAX #40854): the
     probe gives up after metadata_timeout and the resolver declines."""
@@ -360,6 +382,7 @@ def main():
         test_explain(fx)
         test_faults(fx)
         test_tpu_vm(fx)
+        test_devices_file(fx)
         test_silent_metadata(fx)
         test_coordinator(fx)
         if VALGRIND:
