@@ -225,6 +225,14 @@ def test_tpu_vm(fx):
                        on_gce=True)
     check('TPU VM, multislice of 3 through the queued resource', (rc, out, err),
           (0, resolved(everyone, 3, 4), ''))
+    facts = plugin_facts(fx, 'queued_resource = "qr";', on_gce=True)
+    names = ['projects/%s/locations/%s/nodes/ms-%d' % (PROJECT, ZONE, i) for i in range(3)]
+    check('TPU VM facts', {k: facts.get(k) for k in ('source', 'tpu_name', 'accelerator_type',
+                                                     'queued_resource', 'slices',
+                                                     'megascale_coordinator')},
+          {'source': 'metadata', 'tpu_name': 'ms-1', 'accelerator_type': 'v4-16',
+           'queued_resource': 'qr', 'slices': names,
+           'megascale_coordinator': '10.131.0.2:8080'})
     rc, out, err = cli(fx, '', 'resolve', on_gce=True)
     check('TPU VM, multislice without queued_resource', (rc, out, err),
           (1, '', "cluster-resolver: resolver 'tpu': multislice job of 3 slices "
