@@ -68,6 +68,7 @@ def scenario():
         },
         'project': {'numeric-project-id': int(NUM), 'project-id': 'proj-1',
                     'attributes': {}},
+        'universe': {'universe-domain': 'googleapis.com'},
     }
     return {'metadata': metadata,
             'compute': {'project': 'proj-1', 'instances': inst, 'groups': groups},
