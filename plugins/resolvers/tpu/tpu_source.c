@@ -125,6 +125,9 @@ cr_status tpu_parse_worker_endpoints(const char *text, const char *port, GPtrArr
 		g_strfreev(f);
 	}
 	g_strfreev(items);
+	if (st == CR_OK && eps->len == 0)
+		st = cr_host->error_set(err, CR_ERR_PARSE,
+					"metadata worker-network-endpoints is empty");
 	return st;
 }
 

@@ -247,6 +247,10 @@ static const tcase cases[] = {
 	  { MD "instance/attributes/tpu-env", 404, "" }, { NULL } }, NULL, CR_OK,
 	  OUT("\"worker\": [\"t1v-n-0-w-0:8470\", \"t1v-n-0-w-1:8470\"]", TASK("0"),
 	      "\"grpc://t1v-n-0-w-0:8470\", \"num_accelerators\": {}") },
+	{ "metadata/empty-endpoints", BASE, { NULL }, GCE, {
+	  { MD "instance/attributes/agent-worker-number", 200, "0" },
+	  { MD "instance/attributes/worker-network-endpoints", 200, "" }, { NULL } }, NULL,
+	  CR_ERR_PARSE, ERR "metadata worker-network-endpoints is empty" },
 	{ "metadata/skip-mds-query", BASE, { "TPU_SKIP_MDS_QUERY=1" }, GCE, { { NULL } }, NULL,
 	  CR_DECLINED, "no resolver applies here (declined: tpu)" },
 	{ "metadata/off-gce-declines", BASE, { NULL }, NULL, { { NULL } }, NULL, CR_DECLINED,
