@@ -13,7 +13,8 @@
  *   4. the metadata server's instance/service-accounts/default/token, when
  *      on GCE or when a metadata server was named.
  *
- * Tokens ask for the cloud-platform scope. Tokens, keys and refresh tokens
+ * Tokens ask for the cloud-platform scope. OpenSSL's libcrypto signs the JWT;
+ * it is opened (host->dl_open) only then. Tokens, keys and refresh tokens
  * are wiped when dropped and never logged or shown in a message.
  */
 #include <string.h>
@@ -99,34 +100,96 @@ static void gcp_json_str(GString *s, const char *v)
 	g_string_append_c(s, '"');
 }
 
+/* libcrypto, opened only when a JWT is signed: a process that never signs
+ * one (off GCE, a token file, the metadata server) does not pay for
+ * loading it. */
+struct gcp_crypto {
+	void *lib;
+	BIO *(*bio_new_mem_buf)(const void *, int);
+	EVP_PKEY *(*pem_read_bio_privatekey)(BIO *, EVP_PKEY **, pem_password_cb *, void *);
+	EVP_MD_CTX *(*md_ctx_new)(void);
+	int (*digest_sign_init)(EVP_MD_CTX *, EVP_PKEY_CTX **, const EVP_MD *, ENGINE *,
+				EVP_PKEY *);
+	int (*digest_sign)(EVP_MD_CTX *, unsigned char *, size_t *, const unsigned char *, size_t);
+	const EVP_MD *(*sha256)(void);
+	int (*pkey_base_id)(const EVP_PKEY *);
+	void (*md_ctx_free)(EVP_MD_CTX *);
+	void (*pkey_free)(EVP_PKEY *);
+	int (*bio_free)(BIO *);
+};
+
+static const char *const gcp_crypto_sonames[] = { "libcrypto.so.3", "libcrypto.so.1.1", NULL };
+
+static cr_status gcp_crypto_open(struct gcp *g, const char *what, struct gcp_crypto *c,
+				 cr_error *err)
+{
+	const cr_host_api *h = g->host;
+	cr_status rc = CR_DECLINED;
+
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; gcp_crypto_sonames[i] != NULL && rc != CR_OK; i++)
+		rc = h->dl_open(g->ctx, gcp_crypto_sonames[i], &c->lib, NULL);
+	if (rc != CR_OK)
+		return h->error_set(err, CR_ERR_AUTH,
+				    "%s: signing the JWT needs OpenSSL's libcrypto (%s), not found",
+				    what, gcp_crypto_sonames[0]);
+	*(void **)&c->bio_new_mem_buf = h->dl_sym(c->lib, "BIO_new_mem_buf");
+	*(void **)&c->pem_read_bio_privatekey = h->dl_sym(c->lib, "PEM_read_bio_PrivateKey");
+	*(void **)&c->md_ctx_new = h->dl_sym(c->lib, "EVP_MD_CTX_new");
+	*(void **)&c->digest_sign_init = h->dl_sym(c->lib, "EVP_DigestSignInit");
+	*(void **)&c->digest_sign = h->dl_sym(c->lib, "EVP_DigestSign");
+	*(void **)&c->sha256 = h->dl_sym(c->lib, "EVP_sha256");
+	*(void **)&c->pkey_base_id = h->dl_sym(c->lib, "EVP_PKEY_get_base_id");
+	if (c->pkey_base_id == NULL) /* OpenSSL 1.1 */
+		*(void **)&c->pkey_base_id = h->dl_sym(c->lib, "EVP_PKEY_base_id");
+	*(void **)&c->md_ctx_free = h->dl_sym(c->lib, "EVP_MD_CTX_free");
+	*(void **)&c->pkey_free = h->dl_sym(c->lib, "EVP_PKEY_free");
+	*(void **)&c->bio_free = h->dl_sym(c->lib, "BIO_free");
+	if (!c->bio_new_mem_buf || !c->pem_read_bio_privatekey || !c->md_ctx_new ||
+	    !c->digest_sign_init || !c->digest_sign || !c->sha256 || !c->pkey_base_id ||
+	    !c->md_ctx_free || !c->pkey_free || !c->bio_free) {
+		h->dl_close(c->lib);
+		return h->error_set(err, CR_ERR_AUTH, "%s: libcrypto lacks the EVP signing calls",
+				    what);
+	}
+	return CR_OK;
+}
+
 /* RS256 signature of @input with the PEM private key @pem, base64url. */
 static cr_status gcp_rs256(struct gcp *g, const char *what, const char *pem, const char *input,
 			   char **sig_b64, cr_error *err)
 {
-	BIO *bio = BIO_new_mem_buf(pem, -1);
-	EVP_PKEY *key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	const unsigned char *in = (const unsigned char *)input;
+	struct gcp_crypto c;
+	BIO *bio;
+	EVP_PKEY *key;
+	EVP_MD_CTX *md;
 	unsigned char *sig = NULL;
 	size_t len = 0;
-	cr_status rc = CR_OK;
+	cr_status rc = gcp_crypto_open(g, what, &c, err);
 
-	if (key == NULL || EVP_PKEY_base_id(key) != EVP_PKEY_RSA) {
+	if (rc != CR_OK)
+		return rc;
+	bio = c.bio_new_mem_buf(pem, -1);
+	key = bio ? c.pem_read_bio_privatekey(bio, NULL, NULL, NULL) : NULL;
+	md = c.md_ctx_new();
+	if (key == NULL || c.pkey_base_id(key) != EVP_PKEY_RSA) {
 		rc = g->host->error_set(err, CR_ERR_AUTH, "%s: private_key is not a PEM RSA key",
 					what);
-	} else if (md == NULL || EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) != 1 ||
-		   EVP_DigestSign(md, NULL, &len, (const unsigned char *)input, strlen(input)) !=
-			   1 ||
+	} else if (md == NULL || c.digest_sign_init(md, NULL, c.sha256(), NULL, key) != 1 ||
+		   c.digest_sign(md, NULL, &len, in, strlen(input)) != 1 ||
 		   (sig = g_malloc(len)) == NULL ||
-		   EVP_DigestSign(md, sig, &len, (const unsigned char *)input, strlen(input)) !=
-			   1) {
+		   c.digest_sign(md, sig, &len, in, strlen(input)) != 1) {
 		rc = g->host->error_set(err, CR_ERR_AUTH, "%s: signing the JWT failed", what);
 	} else {
 		*sig_b64 = gcp_b64url(sig, len);
 	}
 	g_free(sig);
-	EVP_MD_CTX_free(md);
-	EVP_PKEY_free(key);
-	BIO_free(bio);
+	c.md_ctx_free(md);
+	c.pkey_free(key);
+	if (bio)
+		c.bio_free(bio);
+	g->host->dl_close(c.lib);
 	return rc;
 }
 

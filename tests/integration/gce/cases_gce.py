@@ -4,7 +4,8 @@ The scenario is gce_scenario.py. @API@, @META@, @SILENT@, @DIR@, @ROOT@,
 @OFFROOT@ and @PLUGIN@ stand for the fixture's ports, directory, fake roots
 (DMI Google / not Google) and the plugin's path. `requests` lists
 (method, last path segment, query keys) of the Compute requests a case made;
-`took` bounds its wall time in seconds.
+`took` bounds its wall time in seconds; `vg` cases also run under valgrind
+(gce-valgrind).
 """
 import gce_scenario as s
 
@@ -64,7 +65,7 @@ NOT_MEMBER = WARN + ('this VM (w-4) is not a RUNNING member of instance group %s
 
 CASES = [
     # -- where the group is, the order, the address
-    {'name': 'zonal, numeric address order, this VM from metadata',
+    {'name': 'zonal, numeric address order, this VM from metadata', 'vg': True,
      'conf': conf('zone = "us-central1-a"; project = "proj-1";'), 'out': ZONAL,
      'requests': [LIST, ADDR]},
     {'name': 'project and zone from metadata', 'conf': conf(''), 'out': ZONAL},
@@ -79,7 +80,7 @@ CASES = [
     {'name': 'no external address', 'conf': conf('address = "external";', group='noext'),
      'rc': 1, 'err': ERR + 'instance x-0 (zone us-central1-a) has no external address '
                            '(networkInterfaces[0].accessConfigs[0].natIP)'},
-    {'name': 'regional group, members in three zones, task_id',
+    {'name': 'regional group, members in three zones, task_id', 'vg': True,
      'conf': conf('region = "us-central1"; task_id = 2;', group='trainers-r'),
      'out': out(REGIONAL, 2),
      'requests': [LIST, ADDR, ADDR, ADDR]},
@@ -94,14 +95,14 @@ CASES = [
      'out': out(['%s:2222' % a for a in BY_ADDR], 7)},
     {'name': 'named port', 'conf': conf('port_name = "grpc";', port=0), 'out': ZONAL,
      'requests': [('GET', 'trainers', ['fields']), LIST, ADDR]},
-    {'name': 'unknown named port', 'conf': conf('port_name = "nccl";', port=0), 'rc': 1,
+    {'name': 'unknown named port', 'vg': True, 'conf': conf('port_name = "nccl";', port=0), 'rc': 1,
      'err': ERR + 'instance group trainers has no named port "nccl" (named ports: grpc, http)'},
     {'name': 'paged: page_size 5', 'conf': conf('page_size = 5;'), 'out': ZONAL,
      'requests': [LIST, LIST_NEXT, LIST_NEXT] + ADDR5},
-    {'name': 'item-less page in the middle', 'conf': conf('page_size = 5;'), 'out': ZONAL,
+    {'name': 'item-less page in the middle', 'vg': True, 'conf': conf('page_size = 5;'), 'out': ZONAL,
      'faults': [{'path': 'listInstances', 'query_has': 'pageToken', 'itemless': True}],
      'requests': [LIST, LIST_NEXT, LIST_NEXT, LIST_NEXT] + ADDR5},
-    {'name': '1203 members: 3 pages, names chunked under 8 KiB URLs', 'conf': conf(
+    {'name': '1203 members: 3 pages, names chunked under 8 KiB URLs', 'vg': True, 'conf': conf(
         'task_id = 0;', group='big', creds=TOKEN + 'zone = "us-central1-f";'),
      'out': out(['%s:2222' % a for a in BIG], 0),
      'requests': [LIST, LIST_NEXT, LIST_NEXT, ADDR, ADDR, ADDR]},
@@ -110,11 +111,11 @@ CASES = [
      'conf': conf('min_instances = 13; wait_timeout = 0.3; wait_interval = 0.1;'), 'rc': 1,
      'err': ERR + 'instance group trainers (zones/us-central1-a): 12 RUNNING instances, fewer '
                   'than min_instances 13 after wait_timeout 0.3 s'},
-    {'name': 'member gone between the calls: listed again',
+    {'name': 'member gone between the calls: listed again', 'vg': True,
      'conf': conf(''), 'out': ZONAL,
      'faults': [{'path': 'listInstances', 'extra_members': ['w-gone']}],
      'requests': [LIST, ADDR, LIST, ADDR]},
-    {'name': 'member gone for good: named',
+    {'name': 'member gone for good: named', 'vg': True,
      'conf': conf(''), 'rc': 1,
      'faults': [{'path': 'listInstances', 'extra_members': ['w-gone'], 'count': -1}],
      'err': ERR + 'instance group trainers lists w-gone (zone us-central1-a), but '
@@ -125,28 +126,28 @@ CASES = [
                   'found'},
 
     # -- credentials
-    {'name': 'service account: RS256 JWT grant', 'conf': conf('', creds=''), 'env': GAC,
+    {'name': 'service account: RS256 JWT grant', 'vg': True, 'conf': conf('', creds=''), 'env': GAC,
      'out': ZONAL, 'tokens': ['urn:ietf:params:oauth:grant-type:jwt-bearer']},
-    {'name': 'service account with a key the project does not know',
+    {'name': 'service account with a key the project does not know', 'vg': True,
      'conf': conf('', creds=''), 'env': {'GOOGLE_APPLICATION_CREDENTIALS': '@DIR@/sa-bad.json'},
      'rc': 1, 'err': ERR + 'POST https://127.0.0.1:@API@/token: HTTP 400: invalid_grant: Invalid '
                            'JWT Signature. (service_account GOOGLE_APPLICATION_CREDENTIALS '
                            '@DIR@/sa-bad.json)'},
-    {'name': 'authorized_user: refresh grant', 'conf': conf('', creds=''),
+    {'name': 'authorized_user: refresh grant', 'vg': True, 'conf': conf('', creds=''),
      'env': {'GOOGLE_APPLICATION_CREDENTIALS': '@DIR@/user.json'}, 'out': ZONAL,
      'tokens': ['refresh_token']},
     {'name': 'gcloud application default credentials file', 'conf': conf('', creds=''),
      'env': {'HOME': '@DIR@/adchome'}, 'out': ZONAL, 'tokens': ['refresh_token']},
-    {'name': 'external_account refused by name', 'conf': conf('', creds=''),
+    {'name': 'external_account refused by name', 'vg': True, 'conf': conf('', creds=''),
      'env': {'GOOGLE_APPLICATION_CREDENTIALS': '@DIR@/external.json'}, 'rc': 1,
      'err': ERR + 'GOOGLE_APPLICATION_CREDENTIALS @DIR@/external.json: credential type '
                   '"external_account" is not supported (service_account or authorized_user)'},
     {'name': 'missing credentials file', 'conf': conf('', creds=''),
      'env': {'GOOGLE_APPLICATION_CREDENTIALS': '@DIR@/nope.json'}, 'rc': 1,
      'err': ERR + 'GOOGLE_APPLICATION_CREDENTIALS @DIR@/nope.json: no such file'},
-    {'name': 'metadata service-account token', 'conf': conf('', creds=''), 'out': ZONAL,
+    {'name': 'metadata service-account token', 'vg': True, 'conf': conf('', creds=''), 'out': ZONAL,
      'meta_token': True},
-    {'name': 'token expiry mid-list: a new token, the list goes on',
+    {'name': 'token expiry mid-list: a new token, the list goes on', 'vg': True,
      'conf': conf('page_size = 5;', creds=''), 'env': GAC, 'out': ZONAL,
      'faults': [{'path': 'listInstances', 'query_has': 'pageToken', 'expire_tokens': True}],
      'tokens': ['urn:ietf:params:oauth:grant-type:jwt-bearer'] * 2,
@@ -171,7 +172,7 @@ CASES = [
                                'reason': 'rateLimitExceeded',
                                'message': 'Rate Limit Exceeded'}],
      'requests': [LIST, LIST, ADDR]},
-    {'name': '429 until the retries run out', 'conf': conf('retries = 2; max_retry_wait = 0.1;'),
+    {'name': '429 until the retries run out', 'vg': True, 'conf': conf('retries = 2; max_retry_wait = 0.1;'),
      'rc': 1, 'faults': [{'path': 'listInstances', 'status': 429, 'count': -1,
                           'message': 'Quota exceeded for quota metric \'Read requests\''}],
      'err': ERR + LISTMSG + 'HTTP 429: Quota exceeded for quota metric \'Read requests\' '
@@ -180,7 +181,7 @@ CASES = [
      'faults': [{'path': 'listInstances', 'status': 403, 'reason': 'insufficientPermissions',
                  'message': SCOPES, 'count': -1}],
      'err': ERR + LISTMSG + 'HTTP 403: ' + SCOPES, 'requests': [LIST]},
-    {'name': 'truncated answer: tried again', 'conf': conf('max_retry_wait = 0.1;'),
+    {'name': 'truncated answer: tried again', 'vg': True, 'conf': conf('max_retry_wait = 0.1;'),
      'out': ZONAL, 'faults': [{'path': '/instances', 'truncate': True}],
      'requests': [LIST, ADDR, ADDR]},
     {'name': 'slow answer past request_timeout', 'conf': conf('request_timeout = 0.5; retries = 0;'),
@@ -188,7 +189,7 @@ CASES = [
      'err': ERR + LISTMSG + 'no answer within request_timeout 0.5 s', 'took': (0.4, 3)},
 
     # -- the metadata server
-    {'name': 'silent metadata server: fails after metadata_timeout',
+    {'name': 'silent metadata server: fails after metadata_timeout', 'vg': True,
      'conf': conf('metadata_timeout = 1;'), 'env': {'GCE_METADATA_HOST': '127.0.0.1:@SILENT@'},
      'rc': 1, 'took': (0.9, 4),
      'err': ERR + 'project (metadata project/project-id): GET http://127.0.0.1:@SILENT@/'
@@ -213,7 +214,7 @@ CASES = [
     # -- declining, off GCE
     {'name': 'no instance_group: declined', 'conf': conf('', group=None, port=0), 'rc': 1,
      'err': 'cluster-resolver: no resolver applies here (declined: gce)'},
-    {'name': 'off GCE without project and zone: declined', 'conf': conf('', root='@OFFROOT@'),
+    {'name': 'off GCE without project and zone: declined', 'vg': True, 'conf': conf('', root='@OFFROOT@'),
      'rc': 1, 'err': 'cluster-resolver: no resolver applies here (declined: gce)',
      'requests': []},
     {'name': 'off GCE with project and zone: no metadata, identity by local address',
@@ -224,7 +225,7 @@ CASES = [
                    'member of instance group trainers: identity unknown (set task_id)'},
 
     # -- configuration errors
-    {'name': 'zone with region', 'conf': conf('zone = "a"; region = "b";'), 'rc': 2,
+    {'name': 'zone with region', 'vg': True, 'conf': conf('zone = "a"; region = "b";'), 'rc': 2,
      'err': CREATE + 'zone and region are exclusive (a group is zonal or regional)'},
     {'name': 'no port', 'conf': conf('', port=0), 'rc': 2,
      'err': CREATE + 'instance_group needs port or port_name'},

@@ -14,6 +14,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 FIXTURE = os.path.join(SRC, 'tests/fixtures/gcp/gcp_fixture.py')
 STATIC_TOKEN = 'ya29.static-file-token-5f1c'
+# CR_GCE_VALGRIND=1: the CLI runs under valgrind memcheck; an error or a
+# definite leak makes it exit 99 (never an expected status).
+VALGRIND = (['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
+             '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
+             '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp']
+            if os.environ.get('CR_GCE_VALGRIND') == '1' else [])
 
 
 def ensure_hermetic():
@@ -116,6 +122,8 @@ def base_env(fx, extra=None):
     """A clean environment: HOME in the fixture dir, metadata on the fixture."""
     env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': fx.home, 'LANG': 'C',
            'CLUSTER_RESOLVER_CONFIG': '', 'GCE_METADATA_HOST': '127.0.0.1:%d' % fx.meta}
+    if VALGRIND:
+        env['CLUSTER_RESOLVER_NO_DLCLOSE'] = '1'
     for k in ('CLUSTER_RESOLVER_PLUGIN_PATH', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS',
               'CR_HERMETIC', 'LD_PRELOAD', 'G_DEBUG'):
         if k in os.environ:
@@ -132,7 +140,7 @@ def run_cli(fx, conf_text, args, env_extra=None, timeout=60):
     conf = os.path.join(fx.dir, 'case.conf')
     with open(conf, 'w') as f:
         f.write(fx.subst(conf_text))
-    cmd = [os.environ['CR_CLI'], '--config', conf] + list(args)
+    cmd = VALGRIND + [os.environ['CR_CLI'], '--config', conf] + list(args)
     t0 = time.monotonic()
     p = subprocess.run(cmd, env=base_env(fx, env_extra), capture_output=True, text=True,
                        timeout=timeout)
