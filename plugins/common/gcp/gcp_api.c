@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gcp_api.c - authorised requests to Google APIs.
+ *
+ * Compute answers a quota overrun with 403 and error.errors[].reason
+ * rateLimitExceeded or userRateLimitExceeded, not only 429: those are
+ * retried like 429 and 5xx, waiting what Retry-After asks (capped at
+ * max_retry_wait; huge values saturate instead of overflowing), else an
+ * exponential backoff. Any other 403 ("Request had insufficient
+ * authentication scopes.") is final. A 401 means the token went stale
+ * (expired mid-list, revoked): it is fetched again, once. Errors name the
+ * method, the URL without its query (a page token or a long filter would
+ * crowd out the reason), the HTTP status and Google's error.message.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcp-private.h"
+
+#define GCP_MESSAGE_MAX 240
+
+static cr_status gcp_status_code(long http)
+{
+	switch (http) {
+	case 400:
+		return CR_ERR_INVALID_ARG;
+	case 401:
+	case 403:
+		return CR_ERR_AUTH;
+	case 404:
+		return CR_ERR_NOT_FOUND;
+	case 408:
+	case 504:
+		return CR_ERR_TIMEOUT;
+	default:
+		return CR_ERR_BACKEND;
+	}
+}
+
+/* error.errors[].reason of a Google error body includes a rate limit. */
+static bool gcp_rate_limited(const struct gcp *g, const cr_http_response *resp)
+{
+	size_t len = 0;
+	const char *body = g->host->http_body(resp, &len);
+	cr_json *root = NULL;
+	const cr_json *errs;
+	bool yes = false;
+
+	if (body == NULL || len == 0 ||
+	    g->host->json_parse(body, len, "error", &root, NULL) != CR_OK)
+		return false;
+	errs = g->host->json_get(root, "/error/errors");
+	for (size_t i = 0; i < g->host->json_length(errs) && !yes; i++) {
+		const char *r = g->host->json_string(
+			g->host->json_get(g->host->json_index(errs, i), "/reason"));
+
+		yes = r != NULL && (strcmp(r, "rateLimitExceeded") == 0 ||
+				    strcmp(r, "userRateLimitExceeded") == 0);
+	}
+	g->host->json_free(root);
+	return yes;
+}
+
+static bool gcp_retryable(const struct gcp *g, const cr_http_response *resp)
+{
+	long code = g->host->http_status(resp);
+
+	return code == 429 || (code >= 500 && code != 501) ||
+	       (code == 403 && gcp_rate_limited(g, resp));
+}
+
+/* Milliseconds before try @attempt+2: Retry-After (delta seconds), else
+ * 500 ms doubled per try; never more than max_retry_wait. */
+static int64_t gcp_retry_wait(const struct gcp *g, const cr_http_response *resp, int attempt)
+{
+	const char *ra = resp != NULL ? g->host->http_header(resp, "Retry-After") : NULL;
+	int64_t cap = g->o.max_retry_wait_ms;
+	int64_t ms = 500LL << (attempt < 10 ? attempt : 10);
+
+	if (ra != NULL) {
+		char *end = NULL;
+		unsigned long long s;
+
+		errno = 0;
+		s = strtoull(ra, &end, 10);
+		if (end != ra && *end == '\0' && ra[0] != '-')
+			ms = (errno == ERANGE || s > (unsigned long long)(INT64_MAX / 1000))
+				     ? INT64_MAX
+				     : (int64_t)s * 1000;
+	}
+	return ms < cap ? ms : cap;
+}
+
+cr_status gcp_http_send(struct gcp *g, const char *method, const char *url,
+			const char *const *headers, const char *body, cr_http_response **resp,
+			int *attempts, cr_error *err)
+{
+	cr_http_request req = CR_HTTP_REQUEST_INIT;
+	char *shown = gcp_url_for_message(url);
+	cr_status rc;
+
+	req.method = method;
+	req.url = url;
+	req.headers = headers;
+	req.body = body;
+	req.body_len = body != NULL ? strlen(body) : 0;
+	req.timeout_ms = (long)g->o.request_timeout_ms;
+	req.ca_file = g->o.ca_file;
+	*resp = NULL;
+	for (int attempt = 0;; attempt++) {
+		int64_t ms;
+
+		*attempts = attempt + 1;
+		rc = g->host->http_request(g->ctx, &req, resp, err);
+		if (rc == CR_ERR_TIMEOUT)
+			rc = g->host->error_set(err, rc,
+						"%s %s: no answer within request_timeout %.1f s",
+						method, shown, (double)req.timeout_ms / 1000.0);
+		if (attempt >= g->o.retries || (rc != CR_OK && rc != CR_ERR_NETWORK) ||
+		    (rc == CR_OK && !gcp_retryable(g, *resp)))
+			break;
+		ms = gcp_retry_wait(g, rc == CR_OK ? *resp : NULL, attempt);
+		if (rc == CR_OK)
+			g->host->log(g->ctx, CR_LOG_INFO, "%s %s: HTTP %ld, retrying in %lld ms",
+				     method, shown, g->host->http_status(*resp), (long long)ms);
+		else
+			g->host->log(g->ctx, CR_LOG_INFO, "%s %s: %s, retrying in %lld ms", method,
+				     shown, err != NULL ? err->message : "failed", (long long)ms);
+		g->host->http_response_free(*resp);
+		*resp = NULL;
+		g->host->sleep_ms(g->ctx, ms);
+	}
+	if (rc != CR_OK && *attempts > 1 && err != NULL) {
+		char first[CR_ERROR_MSG_MAX];
+
+		g_strlcpy(first, err->message, sizeof(first));
+		g->host->error_set(err, rc, "%s (after %d attempts)", first, *attempts);
+	}
+	g_free(shown);
+	return rc;
+}
+
+cr_status gcp_http_error(struct gcp *g, const char *method, const char *url,
+			 const cr_http_response *resp, int attempts, const char *what,
+			 cr_error *err)
+{
+	long code = g->host->http_status(resp);
+	size_t len = 0;
+	const char *body = g->host->http_body(resp, &len);
+	const char *msg = NULL, *oauth = NULL;
+	char *shown = gcp_url_for_message(url);
+	char tries[48] = "";
+	cr_json *root = NULL;
+	cr_status rc;
+
+	if (body != NULL && len > 0 && g->host->json_parse(body, len, url, &root, NULL) == CR_OK) {
+		msg = g->host->json_string(g->host->json_get(root, "/error/message"));
+		if (msg == NULL) { /* OAuth: {"error": "invalid_grant", "error_description"} */
+			oauth = g->host->json_string(g->host->json_get(root, "/error"));
+			msg = g->host->json_string(g->host->json_get(root, "/error_description"));
+		}
+	}
+	if (attempts > 1)
+		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
+	rc = g->host->error_set(err, gcp_status_code(code), "%s %s: HTTP %ld: %s%s%.*s%s%s%s%s",
+				method, shown, code, oauth ? oauth : "", oauth && msg ? ": " : "",
+				GCP_MESSAGE_MAX, msg ? msg : (oauth ? "" : "(no error message)"),
+				msg && strlen(msg) > GCP_MESSAGE_MAX ? "..." : "", tries,
+				what ? " " : "", what ? what : "");
+	g->host->json_free(root);
+	g_free(shown);
+	return rc;
+}
+
+cr_status gcp_api_request(struct gcp *g, const char *method, const char *url, const char *body,
+			  char **resp_body, size_t *resp_len, cr_error *err)
+{
+	cr_http_response *resp = NULL;
+	bool refreshed = false;
+	int attempts = 0;
+	cr_status rc;
+
+	if (resp_body != NULL)
+		*resp_body = NULL;
+	for (;;) {
+		char *auth;
+		cr_status sent;
+
+		rc = gcp_token_get(g, err);
+		if (rc != CR_OK)
+			return rc;
+		auth = g_strconcat("Authorization: Bearer ", g->token, NULL);
+		{
+			const char *headers[] = { "Accept: application/json",
+						  "User-Agent: cluster-resolver/" CR_VERSION_STRING,
+						  body ? "Content-Type: application/json" : auth,
+						  body ? auth : NULL, NULL };
+
+			sent = gcp_http_send(g, method, url, headers, body, &resp, &attempts, err);
+		}
+		gcp_wipe_free(auth);
+		if (sent != CR_OK)
+			return sent;
+		if (g->host->http_status(resp) != 401 || refreshed)
+			break;
+		g->host->log(g->ctx, CR_LOG_INFO, "%s: HTTP 401, asking for a new token",
+			     g->source ? g->source : "token");
+		refreshed = true;
+		gcp_token_drop(g);
+		g->host->http_response_free(resp);
+		resp = NULL;
+	}
+	if (g->host->http_status(resp) / 100 != 2) {
+		rc = gcp_http_error(g, method, url, resp, attempts, NULL, err);
+	} else {
+		size_t len = 0;
+		const char *text = g->host->http_body(resp, &len);
+
+		if (resp_body != NULL)
+			*resp_body = g_strndup(text != NULL ? text : "", len);
+		if (resp_len != NULL)
+			*resp_len = len;
+		rc = CR_OK;
+	}
+	g->host->http_response_free(resp);
+	return rc;
+}
