@@ -349,8 +349,7 @@ static cr_status aws_container_auth(const struct aws_env *env, char **header, cr
 		rc = h->read_file(env->ctx, file, 1u << 16, &data, &len, err);
 		if (rc != CR_OK)
 			return rc;
-		g_strstrip(data);
-		token = data;
+		token = data; /* as botocore: not stripped, a line break is refused */
 	}
 	if (token && strpbrk(token, "\r\n"))
 		rc = h->error_set(err, CR_ERR_AUTH, "the container authorization token%s%s has a "
