@@ -187,18 +187,17 @@ static bool aws_backoff(const struct aws_env *env, struct aws_retry *retry, cons
 	return true;
 }
 
-cr_status aws_query_post_retry(const struct aws_env *env, struct aws_retry *retry,
-			       const struct aws_creds *creds, const char *endpoint,
-			       const char *region, const char *service, const char *body,
-			       char **resp_body, size_t *resp_len, cr_error *err)
+cr_status aws_query_send(const struct aws_env *env, struct aws_retry *retry,
+			 const struct aws_creds *creds, const char *endpoint, const char *region,
+			 const char *service, const char *body, cr_http_response **out,
+			 cr_error *err)
 {
 	cr_http_response *resp = NULL;
 	bool timed_out = false;
 	cr_status rc;
 	int attempt;
 
-	*resp_body = NULL;
-	*resp_len = 0;
+	*out = NULL;
 	for (attempt = 1;; attempt++) {
 		int64_t wait = aws_retry_acquire(retry, env->host->now_ms(env->ctx));
 		char *code = NULL, what[64];
@@ -212,11 +211,8 @@ cr_status aws_query_post_retry(const struct aws_env *env, struct aws_retry *retr
 			code = http == 200 ? NULL : aws_answer_code(env, resp);
 		}
 		aws_retry_update(retry, env->host->now_ms(env->ctx), aws_retry_is_throttle(code));
-		if (rc == CR_OK && http == 200) {
-			g_free(code);
-			break;
-		}
-		if (attempt >= retry->max_attempts || !aws_retry_retryable(rc, http, code)) {
+		if ((rc == CR_OK && http == 200) || attempt >= retry->max_attempts ||
+		    !aws_retry_retryable(rc, http, code)) {
 			g_free(code);
 			break;
 		}
@@ -234,10 +230,29 @@ cr_status aws_query_post_retry(const struct aws_env *env, struct aws_retry *retr
 	if (rc == CR_OK && env->host->http_status(resp) != 200)
 		rc = aws_http_error(env, endpoint, resp, attempt, err);
 	if (rc == CR_OK) {
+		aws_retry_success(retry, attempt > 1, timed_out);
+		*out = resp;
+	} else {
+		env->host->http_response_free(resp);
+	}
+	return rc;
+}
+
+cr_status aws_query_post_retry(const struct aws_env *env, struct aws_retry *retry,
+			       const struct aws_creds *creds, const char *endpoint,
+			       const char *region, const char *service, const char *body,
+			       char **resp_body, size_t *resp_len, cr_error *err)
+{
+	cr_http_response *resp = NULL;
+	cr_status rc;
+
+	*resp_body = NULL;
+	*resp_len = 0;
+	rc = aws_query_send(env, retry, creds, endpoint, region, service, body, &resp, err);
+	if (rc == CR_OK) {
 		const char *b = env->host->http_body(resp, resp_len);
 
 		*resp_body = g_memdup2(b, *resp_len + 1);
-		aws_retry_success(retry, attempt > 1, timed_out);
 	}
 	env->host->http_response_free(resp);
 	return rc;
