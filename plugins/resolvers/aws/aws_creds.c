@@ -32,6 +32,7 @@
 
 #include "aws_creds.h"
 
+/* How long a credential_process may run (botocore waits forever). */
 #define AWS_PROCESS_TIMEOUT_MS 60000
 
 /** One walk of the chain. */
@@ -178,8 +179,7 @@ static cr_status aws_process_run(struct aws_chain *c, const char *profile, char 
 				 cr_spawn_result **res, cr_error *err)
 {
 	const struct aws_env *env = c->env;
-	long timeout = env->process_timeout_ms > 0 ? env->process_timeout_ms
-						   : AWS_PROCESS_TIMEOUT_MS;
+	long timeout = AWS_PROCESS_TIMEOUT_MS;
 	cr_status rc;
 
 	rc = env->host->spawn(env->ctx, (const char *const *)argv, NULL, timeout, 0, res, err);

@@ -63,7 +63,6 @@ struct aws_creds {
  * @max_attempts: attempts of a signed request (STS), as aws.c's retries.
  * @builder: (nullable) where `explain` facts go (credentials_provider).
  * @imds: (nullable) an IMDS session to share (its token is reused).
- * @process_timeout_ms: how long a credential_process may run (0 = 60 s).
  *
  * Since: aws.so 1.0
  */
@@ -80,7 +79,6 @@ struct aws_env {
 	int max_attempts;
 	cr_result_builder *builder;
 	struct aws_imds *imds;
-	long process_timeout_ms;
 };
 
 /**
