@@ -167,7 +167,9 @@ static cr_status aws_from_file(struct aws_chain *c, const char *profile, enum aw
 		return env->host->error_set(err, CR_ERR_AUTH, "%s: profile '%s': %s is %s", path,
 					    profile,
 					    *id ? "aws_secret_access_key" : "aws_access_key_id",
-					    *id && secret ? "empty" : *id ? "missing" : "empty");
+					    *id && secret ? "empty"
+					    : *id         ? "missing"
+							  : "empty");
 	env->host->log(env->ctx, CR_LOG_INFO, "credentials: %s (profile '%s' in %s)", provider,
 		       profile, path);
 	return aws_set(out, id, secret, token, provider);
@@ -275,7 +277,8 @@ static const char *aws_web_config(struct aws_chain *c, const char *profile, bool
 static char *aws_session_name(const struct aws_env *env)
 {
 	GDateTime *now = g_date_time_new_now_utc();
-	char *name = g_strdup_printf("cluster-resolver-%" G_GINT64_FORMAT, g_date_time_to_unix(now));
+	char *name =
+		g_strdup_printf("cluster-resolver-%" G_GINT64_FORMAT, g_date_time_to_unix(now));
 
 	g_date_time_unref(now);
 	return name;
@@ -288,8 +291,8 @@ static cr_status aws_from_web_identity(struct aws_chain *c, const char *profile,
 	const char *file = aws_web_config(c, profile, env_ok, "web_identity_token_file",
 					  "AWS_WEB_IDENTITY_TOKEN_FILE");
 	const char *arn = aws_web_config(c, profile, env_ok, "role_arn", "AWS_ROLE_ARN");
-	const char *name = aws_web_config(c, profile, env_ok, "role_session_name",
-					  "AWS_ROLE_SESSION_NAME");
+	const char *name =
+		aws_web_config(c, profile, env_ok, "role_session_name", "AWS_ROLE_SESSION_NAME");
 	char *session = name ? g_strdup(name) : aws_session_name(env);
 	const char *args[] = { "RoleSessionName", session, NULL };
 	char *token = NULL;
@@ -316,8 +319,8 @@ static cr_status aws_from_web_identity(struct aws_chain *c, const char *profile,
 	if (rc == CR_OK) {
 		out->provider = "assume-role-with-web-identity";
 		env->host->log(env->ctx, CR_LOG_INFO,
-			       "credentials: assume-role-with-web-identity (%s, token file %s)", arn,
-			       file);
+			       "credentials: assume-role-with-web-identity (%s, token file %s)",
+			       arn, file);
 	}
 	g_free(session);
 	return rc;
@@ -431,8 +434,7 @@ static cr_status aws_from_source_profile(struct aws_chain *c, const char *profil
 					    "profile '%s': source_profile '%s' makes a loop",
 					    profile, source);
 	g_ptr_array_add(c->visited, (gpointer)source);
-	if (aws_has_static(c, source) || !aws_has_role(c, source) ||
-	    strcmp(source, profile) == 0) {
+	if (aws_has_static(c, source) || !aws_has_role(c, source) || strcmp(source, profile) == 0) {
 		rc = aws_from_profile(c, source, false, out, err);
 		if (rc == CR_DECLINED)
 			rc = h->error_set(err, CR_ERR_AUTH,
@@ -540,11 +542,12 @@ static cr_status aws_none(struct aws_chain *c, cr_status rc, cr_error *err)
 	const char *config = aws_profiles_path(c->p, AWS_SRC_CONFIG);
 	char *imds = g_strdup(rc == CR_DECLINED ? "" : err ? err->message : "unreachable");
 
-	rc = c->env->host->error_set(err, rc == CR_DECLINED ? CR_ERR_AUTH : rc,
-				     "no AWS credentials in the environment, profile '%s' (%s, %s), "
-				     "a container endpoint or the instance metadata service%s%s",
-				     aws_profiles_name(c->p), creds ? creds : "no HOME",
-				     config ? config : "no HOME", *imds ? ": " : "", imds);
+	rc = c->env->host->error_set(
+		err, rc == CR_DECLINED ? CR_ERR_AUTH : rc,
+		"no AWS credentials in the environment, profile '%s' (%s, %s), "
+		"a container endpoint or the instance metadata service%s%s",
+		aws_profiles_name(c->p), creds ? creds : "no HOME", config ? config : "no HOME",
+		*imds ? ": " : "", imds);
 	g_free(imds);
 	return rc;
 }

@@ -54,8 +54,8 @@ static long aws_imds_env_long(const struct aws_env *env, const char *name, doubl
 		return fallback;
 	d = g_ascii_strtod(v, &end);
 	if (*end != '\0' || d <= 0 || d * scale > 3600000.0) {
-		env->host->log(env->ctx, CR_LOG_WARNING, "%s=\"%s\" is not a positive number; using %ld",
-			       name, v, fallback);
+		env->host->log(env->ctx, CR_LOG_WARNING,
+			       "%s=\"%s\" is not a positive number; using %ld", name, v, fallback);
 		return fallback;
 	}
 	return (long)(d * scale);
@@ -148,10 +148,11 @@ static cr_status aws_imds_token(struct aws_imds *imds, cr_error *err)
 
 	rc = aws_imds_send(imds, "PUT", url, headers, &resp, err);
 	if (rc == CR_ERR_TIMEOUT) {
-		why = g_strdup_printf("no answer within %ld ms (AWS_METADATA_SERVICE_TIMEOUT); in a "
-				      "container on EC2 the instance's HttpPutResponseHopLimit "
-				      "(default 1) must be at least 2",
-				      imds->timeout_ms);
+		why = g_strdup_printf(
+			"no answer within %ld ms (AWS_METADATA_SERVICE_TIMEOUT); in a "
+			"container on EC2 the instance's HttpPutResponseHopLimit "
+			"(default 1) must be at least 2",
+			imds->timeout_ms);
 		rc = aws_imds_no_token(imds, url, why, CR_ERR_TIMEOUT, err);
 		goto out;
 	}
@@ -240,7 +241,7 @@ cr_status aws_imds_get(struct aws_imds *imds, const char *path, char **value, cr
 	}
 	if (rc == CR_OK && status != 200)
 		rc = h->error_set(err,
-				  status == 404			    ? CR_ERR_NOT_FOUND
+				  status == 404                    ? CR_ERR_NOT_FOUND
 				  : status == 401 || status == 403 ? CR_ERR_AUTH
 								   : CR_ERR_BACKEND,
 				  "GET %s: HTTP %ld", url, status);
@@ -352,8 +353,10 @@ static cr_status aws_container_auth(const struct aws_env *env, char **header, cr
 		token = data; /* as botocore: not stripped, a line break is refused */
 	}
 	if (token && strpbrk(token, "\r\n"))
-		rc = h->error_set(err, CR_ERR_AUTH, "the container authorization token%s%s has a "
-				  "line break", data ? " in " : "", data ? file : "");
+		rc = h->error_set(err, CR_ERR_AUTH,
+				  "the container authorization token%s%s has a "
+				  "line break",
+				  data ? " in " : "", data ? file : "");
 	else if (token && *token)
 		*header = g_strconcat("Authorization: ", token, NULL);
 	if (data) {
@@ -435,8 +438,8 @@ cr_status aws_container_creds(const struct aws_env *env, struct aws_creds *out, 
 	if (h->http_status(resp) != 200) {
 		msg = g_strndup(body, MIN(strcspn(body, "\r\n"), 200));
 		rc = h->error_set(err, h->http_status(resp) < 500 ? CR_ERR_AUTH : CR_ERR_BACKEND,
-				  "GET %s: HTTP %ld%s%s", url, h->http_status(resp), *msg ? ": " : "",
-				  msg);
+				  "GET %s: HTTP %ld%s%s", url, h->http_status(resp),
+				  *msg ? ": " : "", msg);
 		g_free(msg);
 		goto out;
 	}

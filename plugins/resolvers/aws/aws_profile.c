@@ -79,11 +79,11 @@ static char *aws_section_profile(const char *header, bool config_file)
 struct aws_ini_state {
 	const char *path;
 	bool config_file;
-	GHashTable *out;      /* profile → section */
-	GHashTable *seen;     /* every section header seen (duplicates) */
-	GHashTable *section;  /* current section's keys, or NULL (not a profile) */
-	bool in_section;      /* a header was seen */
-	char *key;            /* last key, for continuation lines */
+	GHashTable *out;     /* profile → section */
+	GHashTable *seen;    /* every section header seen (duplicates) */
+	GHashTable *section; /* current section's keys, or NULL (not a profile) */
+	bool in_section;     /* a header was seen */
+	char *key;           /* last key, for continuation lines */
 	size_t key_indent;
 };
 
@@ -293,11 +293,10 @@ cr_status aws_profiles_load(const struct aws_env *env, struct aws_profiles **out
 				   &p->profiles[AWS_SRC_CREDENTIALS], err);
 	if (rc == CR_OK && p->name_explicit && strcmp(p->name, "default") != 0 &&
 	    !aws_profile_exists(p, p->name))
-		rc = env->host->error_set(err, CR_ERR_CONFIG,
-					  "AWS profile '%s' is in neither %s nor %s", p->name,
-					  p->path[AWS_SRC_CONFIG] ? p->path[AWS_SRC_CONFIG] : "(no HOME)",
-					  p->path[AWS_SRC_CREDENTIALS] ? p->path[AWS_SRC_CREDENTIALS]
-								       : "(no HOME)");
+		rc = env->host->error_set(
+			err, CR_ERR_CONFIG, "AWS profile '%s' is in neither %s nor %s", p->name,
+			p->path[AWS_SRC_CONFIG] ? p->path[AWS_SRC_CONFIG] : "(no HOME)",
+			p->path[AWS_SRC_CREDENTIALS] ? p->path[AWS_SRC_CREDENTIALS] : "(no HOME)");
 	if (rc != CR_OK) {
 		aws_profiles_free(p);
 		p = NULL;
