@@ -11,12 +11,14 @@ refused, 401 without or with a dead token) are checked with curl first.
 """
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import creds_harness as h  # noqa: E402
 
-h.ensure_hermetic()
+if __name__ == "__main__":
+    h.ensure_hermetic()
 
 CONF = """resolvers = ( {
   plugin = "aws"; policy = "required"; port = 2222; page_size = 5;
@@ -46,7 +48,7 @@ def resolve(fx, env, options='', files=None):
     conf = fx.write('aws.conf', CONF % options)
     fx.truncate_logs()
     extra = {'AWS_DEFAULT_REGION': 'us-west-2', 'AWS_METADATA_SERVICE_TIMEOUT': '1'}
-    extra.update({k: v.replace('@EP@', fx.endpoint).replace('@IMDS@', fx.imds)
+    extra.update({k: v if v is None else v.replace('@EP@', fx.endpoint)
                   .replace('@CONTAINER@', fx.container_uri) for k, v in env.items()})
     return h.run([os.environ['CR_CLI'], '--config', conf, '-vv', 'resolve', '--format', 'json'],
                  h.clean_env(fx, extra))
@@ -65,6 +67,14 @@ def check_fails(res, name, got, rc_want, message):
               and not leaked,
               'rc %d (want %d)\nstdout %r\nerror lines %r\nwant %r\nleaked %s\nstderr:\n%s'
               % (rc, rc_want, out, lines, 'cluster-resolver: ' + message, leaked, err[-3000:]))
+
+
+def check_fails_re(res, name, got, rc_want, pattern):
+    rc, out, err = got
+    lines = error_line(err)
+    res.check(name, rc == rc_want and out == '' and len(lines) == 1 and
+              re.fullmatch(pattern, lines[0]) is not None,
+              'rc %d\nstdout %r\nerror line %r\nwant /%s/' % (rc, out, lines, pattern))
 
 
 def check_ok(res, name, got, provider):
@@ -120,6 +130,19 @@ def imds_cases(res, fx):
                 "EC2 the instance's HttpPutResponseHopLimit (default 1) must be at least 2"
                 % (fx.home + '/.aws/credentials', fx.home + '/.aws/config', fx.imds))
     fx.set_meta_control({})
+
+    # The real endpoints, only ever here: inside hermetic.sh they fail at once.
+    assert os.environ.get('CR_HERMETIC') == '1'
+    nothing = re.escape('cluster-resolver: ' + PFX + "no AWS credentials in the environment, profile 'default' "
+                        '(%s/.aws/credentials, %s/.aws/config), a container endpoint or the '
+                        'instance metadata service: ' % (fx.home, fx.home))
+    for mode, url, host in (('ipv4', 'http://169.254.169.254/', '169.254.169.254'),
+                            ('ipv6', 'http://[fd00:ec2::254]/', 'fd00:ec2::254')):
+        got = resolve(fx, {'AWS_EC2_METADATA_SERVICE_ENDPOINT': None,
+                           'AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE': mode})
+        check_fails_re(res, 'IMDS: default %s endpoint %s' % (mode, url), got, 1, nothing +
+                       re.escape('PUT %slatest/api/token: Failed to connect to %s port 80 '
+                                 % (url, host)) + r'after \d+ ms: .*')
 
     got = resolve(fx, {'AWS_EC2_METADATA_DISABLED': 'true'})
     check_fails(res, 'IMDS: AWS_EC2_METADATA_DISABLED=true, nothing found', got, 1,
