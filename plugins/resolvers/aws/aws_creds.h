@@ -150,4 +150,47 @@ void aws_imds_free(struct aws_imds *imds);
  */
 cr_status aws_imds_get(struct aws_imds *imds, const char *path, char **value, cr_error *err);
 
+/* -- internal to the credential files ------------------------------------ */
+
+#include <glib.h>
+
+/** Which file a profile key comes from. */
+enum aws_src {
+	AWS_SRC_CONFIG = 0,      /* AWS_CONFIG_FILE, ~/.aws/config */
+	AWS_SRC_CREDENTIALS = 1, /* AWS_SHARED_CREDENTIALS_FILE, ~/.aws/credentials */
+	AWS_SRC_ANY = 2,         /* credentials file first, then config file */
+};
+
+/* aws_profile.c: both files, parsed once per resolve. */
+struct aws_profiles;
+cr_status aws_ini_parse(const cr_host_api *h, const char *path, char *text, bool config_file,
+			GHashTable **out, cr_error *err);
+cr_status aws_profiles_load(const struct aws_env *env, struct aws_profiles **out, cr_error *err);
+void aws_profiles_free(struct aws_profiles *p);
+const char *aws_profiles_name(const struct aws_profiles *p);
+const char *aws_profiles_path(const struct aws_profiles *p, enum aws_src src);
+bool aws_profile_exists(const struct aws_profiles *p, const char *profile);
+const char *aws_profile_get(const struct aws_profiles *p, const char *profile, enum aws_src src,
+			    const char *key);
+
+/* aws_imds.c: the two metadata endpoints, EC2's and the container's */
+cr_status aws_imds_role_creds(struct aws_imds *imds, struct aws_creds *out, cr_error *err);
+cr_status aws_container_creds(const struct aws_env *env, struct aws_creds *out, cr_error *err);
+
+/* aws_creds.c */
+void aws_wipe_free(char *secret);
+bool aws_env_true(const struct aws_env *env, const char *name);
+cr_status aws_creds_from_json(const struct aws_env *env, const char *what, const char *text,
+			      size_t len, const char *const keys[4], struct aws_creds *out,
+			      cr_error *err);
+int64_t aws_parse_time_ms(const char *iso8601);
+
+/* aws_sts.c */
+/** STS AssumeRole (@source signs it) or, @source NULL, the unsigned
+ *  AssumeRoleWithWebIdentity with @web_token. @args: NULL-terminated
+ *  name, value pairs added to the query (RoleSessionName, ExternalId...). */
+cr_status aws_sts_assume(const struct aws_env *env, const struct aws_creds *source,
+			 const char *role_arn, const char *web_token, const char *const *args,
+			 struct aws_creds *out, cr_error *err);
+
 #endif /* AWS_CREDS_H */
