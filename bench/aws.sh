@@ -48,7 +48,7 @@ time_runs() {
 	local name=$1 count=$2
 	shift 2
 	for _ in $(seq "$count"); do
-		/usr/bin/time -f '%e %M' -o "$tmp/t" "$@" > "$tmp/$name.out"
+		/usr/bin/time -f '%e %M' -o "$tmp/t" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err"
 		cat "$tmp/t"
 	done | sort -n | awk '{ t[NR] = $1; if ($2 > m) m = $2 } END { print t[int((NR + 1) / 2)], m }'
 }
@@ -94,10 +94,11 @@ for n in $sizes; do
 	v1=nan v2=nan b3=nan
 	if [[ " $client_sizes " == *" $n "* ]]; then
 		export AWS_CA_BUNDLE="$d/ca.crt"
-		args=(ec2 describe-instances "${filters[@]}" --page-size 1000 --endpoint-url "$url"
-			--region us-east-1 --query 'length(Reservations[].Instances[])' --output text)
-		v1=$(client_run cli-v1 "$n" /root/.pyenv/versions/3.11.7/bin/aws "${args[@]}")
-		v2=$(client_run cli-v2 "$n" /usr/bin/aws "${args[@]}")
+		# the CLI applies --query to each page: count the ids it prints
+		args="ec2 describe-instances ${filters[*]} --page-size 1000 --endpoint-url $url"
+		args="$args --region us-east-1 --query Reservations[].Instances[].InstanceId --output text"
+		v1=$(client_run cli-v1 "$n" sh -c "/root/.pyenv/versions/3.11.7/bin/aws $args | wc -w")
+		v2=$(client_run cli-v2 "$n" sh -c "/usr/bin/aws $args | wc -w")
 		b3=$(client_run boto3 "$n" /root/.pyenv/versions/3.11.7/bin/python3 -c '
 import sys, boto3
 ec2 = boto3.client("ec2", region_name="us-east-1", endpoint_url=sys.argv[1], verify=sys.argv[2])
