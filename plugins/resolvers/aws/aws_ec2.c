@@ -339,7 +339,10 @@ cr_status aws_ec2_job(struct aws_run *run, const struct aws_job *job, cr_error *
 {
 	struct aws_collect c = { run, job, g_array_new(FALSE, FALSE, sizeof(struct aws_task)),
 				 g_string_chunk_new(64 * 1024), g_string_new(NULL) };
-	cr_status rc = aws_ec2_list(&c, err);
+	cr_status rc;
+
+	aws_xml_init();
+	rc = aws_ec2_list(&c, err);
 
 	if (rc == CR_OK)
 		rc = run->env->host->result_add_job(run->b, job->name, err);

@@ -16,6 +16,10 @@
 
 #include <glib.h>
 
+/** Initialise libxml2 once, on the thread that will later start the
+ *  page walks (libxml2's rule for using it from several threads). */
+void aws_xml_init(void);
+
 /**
  * aws_xml_text:
  * @paths: NULL-terminated element paths from the root, by local name
