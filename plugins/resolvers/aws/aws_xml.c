@@ -17,6 +17,7 @@
 #include "aws_xml.h"
 
 #define AWS_XML_DEPTH 64
+#define AWS_XML_SLICE (64 * 1024)
 #define AWS_XML_OPTS                                                                               \
 	(XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
 
@@ -362,7 +363,14 @@ bool aws_xml_instances(const char *body, size_t len, aws_instance_fn fn, void *u
 		return false;
 	}
 	xmlCtxtUseOptions(s.ctxt, XML_PARSE_NONET | XML_PARSE_NOBLANKS);
-	xmlParseChunk(s.ctxt, body, (int)len, 1);
+	/* in slices: the push parser copies what it is given and drops what it
+	 * has read, so the page is not held twice */
+	for (size_t off = 0; off < len && !s.why;) {
+		size_t n = len - off > AWS_XML_SLICE ? AWS_XML_SLICE : len - off;
+
+		xmlParseChunk(s.ctxt, body + off, (int)n, off + n == len);
+		off += n;
+	}
 	ok = !s.why && s.ctxt->wellFormed;
 	if (!ok && !s.why)
 		s.why = g_strdup("malformed XML");
