@@ -122,7 +122,7 @@ static cr_status aws_ini_option(struct aws_ini_state *st, const cr_host_api *h, 
 				size_t indent, int lineno, cr_error *err)
 {
 	size_t cut = strcspn(line, "=:");
-	char *key, *value;
+	char *raw, *key, *value;
 
 	if (!st->in_section)
 		return h->error_set(err, CR_ERR_CONFIG, "%s:%d: a key before any [section]",
@@ -130,7 +130,9 @@ static cr_status aws_ini_option(struct aws_ini_state *st, const cr_host_api *h, 
 	if (line[cut] == '\0')
 		return h->error_set(err, CR_ERR_CONFIG, "%s:%d: expected 'key = value'", st->path,
 				    lineno);
-	key = g_ascii_strdown(g_strstrip(g_strndup(line, cut)), -1);
+	raw = g_strndup(line, cut);
+	key = g_ascii_strdown(g_strstrip(raw), -1);
+	g_free(raw);
 	value = g_strstrip(g_strdup(line + cut + 1));
 	if (st->section && g_hash_table_contains(st->section, key)) {
 		cr_status rc = h->error_set(err, CR_ERR_CONFIG, "%s:%d: key '%s' appears twice",
