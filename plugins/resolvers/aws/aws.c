@@ -421,18 +421,17 @@ static cr_status aws_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 {
 	struct aws *st = state;
 	const char *bundle = cr_host->getenv(ctx, "AWS_CA_BUNDLE");
-	struct aws_env env = { cr_host,
-			       ctx,
-			       st->profile,
-			       NULL,
-			       st->root,
-			       st->ca_file ? st->ca_file : (bundle && *bundle ? bundle : NULL),
-			       st->request_timeout_ms,
-			       st->connect_timeout_ms,
-			       st->imds_v1,
-			       0,
-			       b,
-			       NULL };
+	struct aws_env env = {
+		.host = cr_host,
+		.ctx = ctx,
+		.profile = st->profile,
+		.root = st->root,
+		.ca_file = st->ca_file ? st->ca_file : (bundle && *bundle ? bundle : NULL),
+		.timeout_ms = st->request_timeout_ms,
+		.connect_timeout_ms = st->connect_timeout_ms,
+		.imds_v1 = st->imds_v1,
+		.builder = b,
+	};
 	struct aws_creds creds = { 0 };
 	struct aws_self self = { 0 };
 	struct aws_run run = { 0 };

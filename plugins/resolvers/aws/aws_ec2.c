@@ -134,8 +134,10 @@ static gint aws_task_cmp(gconstpointer pa, gconstpointer pb, gpointer order)
 	if (GPOINTER_TO_INT(order) != AWS_ORDER_ADDRESS) {
 		if (!a->key || !b->key) /* untagged instances last */
 			c = a->key ? -1 : b->key ? 1 : 0;
-		else
+		else if (GPOINTER_TO_INT(order) == AWS_ORDER_TAG)
 			c = aws_natural_cmp(a->key, b->key);
+		else /* instance ids: hex digits of one length */
+			c = strcmp(a->key, b->key);
 		if (!c && a->key && b->key)
 			c = strcmp(a->key, b->key);
 	}
