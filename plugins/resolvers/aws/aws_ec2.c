@@ -205,57 +205,125 @@ static bool aws_on_instance(const struct aws_instance *in, void *ud, char **why)
 
 /* ---- the listing ------------------------------------------------------ */
 
-static cr_status aws_ec2_page(struct aws_collect *c, const char *body, size_t len,
-			      char **next_token, cr_error *err)
+/* The page's walk, run on a worker thread while the next page is fetched:
+ * it calls no host slot (aws_on_instance only fills the collection). */
+struct aws_walk_job {
+	struct aws_collect *c;
+	const char *body;
+	size_t len;
+	char *next_token, *request_id, *why;
+	bool ok;
+};
+
+static gpointer aws_walk_thread(gpointer data)
 {
-	struct aws_run *run = c->run;
-	char *why = NULL, *rid = NULL;
-	guint before = c->tasks->len;
+	struct aws_walk_job *w = data;
 
-	if (!aws_xml_instances(body, len, aws_on_instance, c, next_token, &rid, &why)) {
-		cr_status rc = run->env->host->error_set(
-			err, g_str_has_prefix(why, "instance ") ? CR_ERR_BACKEND : CR_ERR_PARSE,
-			"POST %s: %s%s", run->endpoint,
-			g_str_has_prefix(why, "instance ") ? ""
-							   : "malformed DescribeInstances answer: ",
-			why);
-
-		g_free(why);
-		g_free(rid);
-		return rc;
-	}
-	run->env->host->log(run->env->ctx, CR_LOG_DEBUG,
-			    "POST %s: job '%s': page %lld: %u instances (requestId %s)%s",
-			    run->endpoint, c->job->name, (long long)run->pages + 1,
-			    c->tasks->len - before, rid ? rid : "?", *next_token ? ", more" : "");
-	run->pages++;
-	g_free(rid);
-	return CR_OK;
+	w->ok = aws_xml_instances(w->body, w->len, aws_on_instance, w->c, &w->next_token,
+				  &w->request_id, &w->why);
+	return NULL;
 }
 
-static cr_status aws_ec2_list(struct aws_collect *c, cr_error *err)
+/* EC2 writes nextToken last: find it in the page's tail without parsing,
+ * so the next request can go out while this page is walked. The walk's
+ * own reading is compared with it afterwards. NULL: none, or not plain. */
+static char *aws_token_hint(const char *body, size_t len)
+{
+	size_t tail = len > 4096 ? 4096 : len;
+	const char *start = body + len - tail, *open = NULL, *close;
+
+	for (const char *p = start; (p = g_strstr_len(p, body + len - p, "<nextToken>")); p++)
+		open = p + 11;
+	if (!open)
+		return NULL;
+	close = g_strstr_len(open, body + len - open, "</nextToken>");
+	if (!close || close == open || memchr(open, '&', (size_t)(close - open)) ||
+	    memchr(open, '<', (size_t)(close - open)))
+		return NULL;
+	return g_strndup(open, (size_t)(close - open));
+}
+
+static cr_status aws_walk_result(struct aws_collect *c, struct aws_walk_job *w, guint before,
+				 cr_error *err)
 {
 	struct aws_run *run = c->run;
+	cr_status rc = CR_OK;
+
+	if (!w->ok) {
+		bool inst = g_str_has_prefix(w->why, "instance ");
+
+		rc = run->env->host->error_set(
+			err, inst ? CR_ERR_BACKEND : CR_ERR_PARSE, "POST %s: %s%s", run->endpoint,
+			inst ? "" : "malformed DescribeInstances answer: ", w->why);
+	} else {
+		run->env->host->log(run->env->ctx, CR_LOG_DEBUG,
+				    "POST %s: job '%s': page %lld: %u instances (requestId %s)%s",
+				    run->endpoint, c->job->name, (long long)run->pages + 1,
+				    c->tasks->len - before, w->request_id ? w->request_id : "?",
+				    w->next_token ? ", more" : "");
+		run->pages++;
+	}
+	g_free(w->why);
+	g_free(w->request_id);
+	return rc;
+}
+
+static cr_status aws_ec2_fetch(struct aws_collect *c, const char *token, cr_http_response **resp,
+			       cr_error *err)
+{
+	struct aws_run *run = c->run;
+	char *body = aws_ec2_body(c->job, run->st->page_size, token);
+	cr_status rc = aws_query_send(run->env, &run->retry, run->creds, run->endpoint, run->region,
+				      "ec2", body, resp, err);
+
+	g_free(body);
+	return rc;
+}
+
+/* Page by page: while a page is walked on a worker thread, the next one
+ * (its token read from the page's tail) is fetched. A token the walk reads
+ * differently from the tail's discards the early fetch. */
+static cr_status aws_ec2_list(struct aws_collect *c, cr_error *err)
+{
+	const cr_host_api *host = c->run->env->host;
+	cr_http_response *resp = NULL, *next = NULL;
+	cr_error early = CR_ERROR_INIT;
+	cr_status rc, next_rc = CR_OK;
 	char *token = NULL;
-	cr_status rc;
 
-	do {
-		char *body = aws_ec2_body(c->job, run->st->page_size, token);
-		cr_http_response *resp = NULL;
-		const char *text;
-		size_t len = 0;
+	rc = aws_ec2_fetch(c, NULL, &resp, err);
+	while (rc == CR_OK) {
+		struct aws_walk_job w = { .c = c };
+		guint before = c->tasks->len;
+		char *hint;
+		GThread *t;
 
-		rc = aws_query_send(run->env, &run->retry, run->creds, run->endpoint, run->region,
-				    "ec2", body, &resp, err);
-		g_free(body);
+		w.body = host->http_body(resp, &w.len);
+		hint = aws_token_hint(w.body, w.len);
+		t = g_thread_new("aws-page", aws_walk_thread, &w);
+		if (hint)
+			next_rc = aws_ec2_fetch(c, hint, &next, &early);
+		g_thread_join(t);
+		rc = aws_walk_result(c, &w, before, err);
+		host->http_response_free(resp);
+		resp = NULL;
+		token = w.next_token;
+		if (rc == CR_OK && hint && token && strcmp(hint, token) == 0) {
+			if (next_rc != CR_OK && err)
+				*err = early;
+			rc = next_rc;
+			resp = next;
+		} else {
+			host->http_response_free(next);
+			if (rc == CR_OK && token)
+				rc = aws_ec2_fetch(c, token, &resp, err);
+		}
+		next = NULL;
+		g_free(hint);
 		g_clear_pointer(&token, g_free);
-		if (rc != CR_OK)
+		if (!resp)
 			break;
-		text = run->env->host->http_body(resp, &len);
-		rc = aws_ec2_page(c, text, len, &token, err);
-		run->env->host->http_response_free(resp);
-	} while (rc == CR_OK && token);
-	g_free(token);
+	}
 	return rc;
 }
 

@@ -60,11 +60,12 @@ static char *aws_reader_close(struct aws_reader *r, int last)
 	return why;
 }
 
-/* Step to the next node; keeps names[] = the path of the current node.
+/* Step to the next node (with @skip, past the current node's subtree);
+ * keeps names[] = the path of the current node.
  * Returns: 1, 0 at the end, -1 on an error; *depth and *type of the node. */
-static int aws_reader_step(struct aws_reader *r, int *depth, int *type)
+static int aws_reader_step(struct aws_reader *r, int *depth, int *type, bool skip)
 {
-	int ret = xmlTextReaderRead(r->rd);
+	int ret = skip ? xmlTextReaderNext(r->rd) : xmlTextReaderRead(r->rd);
 
 	if (ret != 1)
 		return ret;
@@ -113,7 +114,7 @@ bool aws_xml_text(const char *body, size_t len, const char *const *paths, char *
 		*why = g_strdup("empty or oversized XML document");
 		return false;
 	}
-	while ((ret = aws_reader_step(&r, &depth, &type)) == 1) {
+	while ((ret = aws_reader_step(&r, &depth, &type, false)) == 1) {
 		if (!aws_is_text(type) || depth > AWS_XML_DEPTH - 1)
 			continue;
 		for (size_t i = 0; paths[i]; i++) {
@@ -192,7 +193,23 @@ struct aws_walk {
 	struct aws_instance in;
 	GString *tag_key, *tag_value;
 	bool in_instance, in_tag;
+	bool skip; /* the next step passes over the current element's subtree */
 };
+
+/* The instance's own elements that are read; the others (network
+ * interfaces, block devices, placement...: most of the text) are skipped. */
+static bool aws_field_wanted(const char *name)
+{
+	static const char *const wanted[] = { "instanceId",  "privateIpAddress",
+					      "ipAddress",   "privateDnsName",
+					      "ipv6Address", "instanceState",
+					      "tagSet",      NULL };
+
+	for (int i = 0; wanted[i]; i++)
+		if (strcmp(name, wanted[i]) == 0)
+			return true;
+	return false;
+}
 
 static void aws_walk_init(struct aws_walk *w)
 {
@@ -233,6 +250,9 @@ static bool aws_walk_mark(struct aws_walk *w, int depth, int type, bool empty, a
 		aws_instance_reset(&w->in);
 		w->in_instance = true;
 	}
+	if (w->in_instance && depth == D_FIELD && start && !empty &&
+	    !aws_field_wanted(w->r.names[D_FIELD]))
+		w->skip = true;
 	if (w->in_instance && depth == D_FIELD + 1 && start &&
 	    strcmp(w->r.names[D_FIELD], "tagSet") == 0 &&
 	    strcmp(w->r.names[D_FIELD + 1], "item") == 0) {
@@ -270,7 +290,9 @@ bool aws_xml_instances(const char *body, size_t len, aws_instance_fn fn, void *u
 		return false;
 	}
 	aws_walk_init(&w);
-	while (ok && (ret = aws_reader_step(&w.r, &depth, &type)) == 1) {
+	w.skip = false;
+	while (ok && (ret = aws_reader_step(&w.r, &depth, &type, w.skip)) == 1) {
+		w.skip = false;
 		if (depth >= AWS_XML_DEPTH)
 			continue;
 		if (depth == D_ROOT && type == XML_READER_TYPE_ELEMENT &&
