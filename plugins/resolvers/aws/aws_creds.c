@@ -190,10 +190,15 @@ static cr_status aws_process_run(struct aws_chain *c, const char *profile, char 
 					    "credential_process '%s' (profile '%s'): no answer "
 					    "after %ld ms; killed",
 					    argv[0], profile, timeout);
-	if (rc != CR_OK)
-		return env->host->error_set(err, CR_ERR_AUTH,
-					    "credential_process '%s' (profile '%s'): %s", argv[0],
-					    profile, err ? err->message : "cannot run");
+	if (rc != CR_OK) {
+		char *why = g_strdup(err ? err->message : "cannot run"); /* err is rewritten */
+
+		rc = env->host->error_set(err, CR_ERR_AUTH,
+					  "credential_process '%s' (profile '%s'): %s", argv[0],
+					  profile, why);
+		g_free(why);
+		return rc;
+	}
 	if ((*res)->exit_status != 0) {
 		char *line = g_strndup((*res)->err, strcspn((*res)->err, "\r\n"));
 

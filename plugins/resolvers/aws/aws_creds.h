@@ -6,7 +6,8 @@
  *   aws_creds.c    the credential chain, in botocore 1.43's order
  *                  (credentials.create_credential_resolver)
  *   aws_profile.c  ~/.aws/config and ~/.aws/credentials (AWS's INI dialect)
- *   aws_imds.c     IMDSv2 client: token, GETs, 401 → one new token
+ *   aws_imds.c     IMDSv2 client (token, GETs, 401 → one new token) and the
+ *                  container credentials endpoint (ECS, EKS Pod Identity)
  *   aws_sts.c      STS AssumeRole (signed) / AssumeRoleWithWebIdentity
  *
  * Secrets (keys, session tokens, IMDS tokens, container authorization

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * aws_imds.c - the EC2 instance metadata service, IMDSv2.
+ * aws_imds.c - the two metadata endpoints: EC2's instance metadata service
+ * (IMDSv2, below) and the container credentials endpoint of ECS task roles
+ * and EKS Pod Identity (at the end of the file).
  *
  * One session per resolve: `PUT /latest/api/token` with
  * `X-aws-ec2-metadata-token-ttl-seconds: 21600`, then GETs carrying

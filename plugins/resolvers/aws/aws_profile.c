@@ -10,12 +10,17 @@
  *   - whole-line comments start with `#` or `;` (after any indentation);
  *     there are no inline comments: `region = us-east-1 # x` keeps the `#`;
  *   - `key = value` or `key: value`, keys lower-cased, values stripped;
- *   - a line indented deeper than its key continues the value (`s3 =`
- *     followed by indented `max_concurrent_requests = 10` lines is a nested
- *     section: its text is kept as the value, which nothing here reads);
- *   - a key outside any section, a line without `=`/`:`, a repeated key in
- *     a section or a repeated section are errors, as in botocore, naming
- *     FILE:LINE.
+ *   - a line indented deeper than its key continues the value, blank
+ *     lines between kept (`s3 =` followed by indented
+ *     `max_concurrent_requests = 10` lines is a nested section: its lines
+ *     must have a `=`; its text is kept as the value, which nothing here
+ *     reads);
+ *   - `[profile NAME]` is split as a shell would (botocore's shlex.split):
+ *     `[profile "my name"]` names "my name"; a later section naming the
+ *     same profile (`[default]`, `[profile default]`) replaces the earlier;
+ *   - a key outside any section, a line without `=`/`:` or without a key,
+ *     a repeated key in a section or a repeated section are errors, as in
+ *     botocore, naming FILE:LINE.
  * The profile map merges both files: the credentials file's keys override
  * the config file's for a profile of the same name (botocore's
  * session.full_config). A missing file is an empty file. Values are wiped
@@ -54,24 +59,18 @@ static GHashTable *aws_section_new(void)
  * "default"; any name in the credentials file. */
 static char *aws_section_profile(const char *header, bool config_file)
 {
-	char **parts;
+	char **parts = NULL;
 	char *name = NULL;
+	int n = 0;
 
 	if (!config_file || strcmp(header, "default") == 0)
 		return g_strdup(header);
-	if (!g_str_has_prefix(header, "profile"))
+	/* botocore: key.startswith("profile"), then shlex.split into exactly
+	 * two words, the second the name ("profile \"my name\"" works too). */
+	if (!g_str_has_prefix(header, "profile") || !g_shell_parse_argv(header, &n, &parts, NULL))
 		return NULL;
-	parts = g_strsplit_set(header, " \t", -1);
-	{
-		GPtrArray *words = g_ptr_array_new();
-
-		for (char **p = parts; *p; p++)
-			if (**p)
-				g_ptr_array_add(words, *p);
-		if (words->len == 2 && strcmp(g_ptr_array_index(words, 0), "profile") == 0)
-			name = g_strdup(g_ptr_array_index(words, 1));
-		g_ptr_array_free(words, TRUE);
-	}
+	if (n == 2)
+		name = g_strdup(parts[1]);
 	g_strfreev(parts);
 	return name;
 }
@@ -85,6 +84,8 @@ struct aws_ini_state {
 	bool in_section;     /* a header was seen */
 	char *key;           /* last key, for continuation lines */
 	size_t key_indent;
+	bool nested; /* the key's own line had no value: `s3 =` */
+	int blanks;  /* blank lines since, kept if the value goes on */
 };
 
 static cr_status aws_ini_header(struct aws_ini_state *st, const cr_host_api *h, const char *line,
@@ -108,13 +109,10 @@ static cr_status aws_ini_header(struct aws_ini_state *st, const cr_host_api *h, 
 	st->section = NULL;
 	if (!profile)
 		return CR_OK;
-	st->section = g_hash_table_lookup(st->out, profile);
-	if (!st->section) {
-		st->section = aws_section_new();
-		g_hash_table_insert(st->out, profile, st->section);
-	} else {
-		g_free(profile); /* [default] and [profile default] */
-	}
+	/* [default] then [profile default]: the later one replaces the earlier,
+	 * as botocore's build_profile_map does. */
+	st->section = aws_section_new();
+	g_hash_table_replace(st->out, profile, st->section);
 	return CR_OK;
 }
 
@@ -122,15 +120,17 @@ static cr_status aws_ini_option(struct aws_ini_state *st, const cr_host_api *h, 
 				size_t indent, int lineno, cr_error *err)
 {
 	size_t cut = strcspn(line, "=:");
-	char *key, *value;
+	char *raw, *key, *value;
 
 	if (!st->in_section)
 		return h->error_set(err, CR_ERR_CONFIG, "%s:%d: a key before any [section]",
 				    st->path, lineno);
-	if (line[cut] == '\0')
+	if (line[cut] == '\0' || cut == 0)
 		return h->error_set(err, CR_ERR_CONFIG, "%s:%d: expected 'key = value'", st->path,
 				    lineno);
-	key = g_ascii_strdown(g_strstrip(g_strndup(line, cut)), -1);
+	raw = g_strndup(line, cut);
+	key = g_ascii_strdown(g_strstrip(raw), -1);
+	g_free(raw);
 	value = g_strstrip(g_strdup(line + cut + 1));
 	if (st->section && g_hash_table_contains(st->section, key)) {
 		cr_status rc = h->error_set(err, CR_ERR_CONFIG, "%s:%d: key '%s' appears twice",
@@ -143,6 +143,7 @@ static cr_status aws_ini_option(struct aws_ini_state *st, const cr_host_api *h, 
 	g_free(st->key);
 	st->key = g_strdup(key);
 	st->key_indent = indent;
+	st->nested = *value == '\0';
 	if (st->section)
 		g_hash_table_insert(st->section, key, value);
 	else {
@@ -152,15 +153,26 @@ static cr_status aws_ini_option(struct aws_ini_state *st, const cr_host_api *h, 
 	return CR_OK;
 }
 
-static void aws_ini_continue(struct aws_ini_state *st, const char *text)
+/* A line indented deeper than its key continues the value, after the blank
+ * lines seen since (RawConfigParser keeps them). A nested section's lines
+ * must be `key = value` (botocore's _parse_nested). */
+static cr_status aws_ini_continue(struct aws_ini_state *st, const cr_host_api *h, const char *text,
+				  int lineno, cr_error *err)
 {
 	char *old, *joined;
 
-	if (!st->section)
-		return;
-	old = g_hash_table_lookup(st->section, st->key);
-	joined = g_strconcat(old ? old : "", "\n", text, NULL);
-	g_hash_table_insert(st->section, g_strdup(st->key), joined);
+	if (st->nested && !strchr(text, '='))
+		return h->error_set(err, CR_ERR_CONFIG,
+				    "%s:%d: expected 'key = value' in the nested section '%s'",
+				    st->path, lineno, st->key);
+	if (st->section) {
+		old = g_hash_table_lookup(st->section, st->key);
+		joined = g_strdup_printf("%s%.*s\n%s", old ? old : "", st->blanks,
+					 "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n", text);
+		g_hash_table_insert(st->section, g_strdup(st->key), joined);
+	}
+	st->blanks = 0;
+	return CR_OK;
 }
 
 static cr_status aws_ini_line(struct aws_ini_state *st, const cr_host_api *h, char *line,
@@ -169,12 +181,15 @@ static cr_status aws_ini_line(struct aws_ini_state *st, const cr_host_api *h, ch
 	size_t indent = strspn(line, " \t");
 	char *text = g_strstrip(line);
 
-	if (*text == '\0' || *text == '#' || *text == ';')
+	if (*text == '#' || *text == ';')
 		return CR_OK;
-	if (st->key && indent > st->key_indent) {
-		aws_ini_continue(st, text);
+	if (*text == '\0') {
+		st->blanks += st->key && st->blanks < 16;
 		return CR_OK;
 	}
+	if (st->key && indent > st->key_indent)
+		return aws_ini_continue(st, h, text, lineno, err);
+	st->blanks = 0;
 	if (*text == '[' && strrchr(text, ']') > text + 1)
 		return aws_ini_header(st, h, text, lineno, err);
 	return aws_ini_option(st, h, text, indent, lineno, err);
@@ -193,7 +208,7 @@ static cr_status aws_ini_line(struct aws_ini_state *st, const cr_host_api *h, ch
 cr_status aws_ini_parse(const cr_host_api *h, const char *path, char *text, bool config_file,
 			GHashTable **out, cr_error *err)
 {
-	struct aws_ini_state st = { path, config_file, NULL, NULL, NULL, false, NULL, 0 };
+	struct aws_ini_state st = { path, config_file, NULL, NULL, NULL, false, NULL, 0, false, 0 };
 	cr_status rc = CR_OK;
 	char *line = text;
 	int lineno = 0;

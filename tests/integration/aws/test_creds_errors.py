@@ -265,6 +265,34 @@ def chain_cases(res, fx):
     for name, env, opts, files, rc, msg in cases:
         check_fails(res, name, resolve(fx, env, opts, files), rc, PFX + msg)
 
+    # STS's default endpoints, only here (inside hermetic.sh DNS fails at once):
+    # regional by default, the global one with AWS_STS_REGIONAL_ENDPOINTS=legacy.
+    assert os.environ.get('CR_HERMETIC') == '1'
+    role = {'home/.aws/config': '[profile a]\nrole_arn = %s\nsource_profile = default\n'
+            % ROLE, 'home/.aws/credentials': creds}
+    for extra, host in (({}, 'sts.us-west-2.amazonaws.com'),
+                        ({'AWS_STS_REGIONAL_ENDPOINTS': 'legacy'}, 'sts.amazonaws.com')):
+        env = dict(extra, AWS_PROFILE='a', AWS_ENDPOINT_URL=None)
+        check_fails(res, 'STS endpoint %s' % host, resolve(fx, env, '', role), 1,
+                    PFX + 'POST https://%s/: Could not resolve host: %s' % (host, host))
+
+    # ECS's default container endpoint: three tries, then the endpoint named.
+    got = resolve(fx, {'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI': '/v2/credentials/9f1e'})
+    check_fails_re(res, 'container: default endpoint 169.254.170.2', got, 1,
+                   re.escape('cluster-resolver: ' + PFX + 'GET http://169.254.170.2/v2/'
+                             'credentials/9f1e: Failed to connect to 169.254.170.2 port 80 ')
+                   + r'after \d+ ms: .*')
+    gets = [ln for ln in got[2].splitlines() if 'GET http://169.254.170.2/' in ln]
+    # three request lines at -vv, then the error line
+    res.check('container: three tries', len(gets) == 4, gets)
+
+    # explain names the provider
+    resolve(fx, {}, '', {'home/.aws/credentials': creds})
+    rc, out, err = h.run([os.environ['CR_CLI'], '--config', os.path.join(fx.dir, 'aws.conf'),
+                          'explain'], h.clean_env(fx, {'AWS_DEFAULT_REGION': 'us-west-2'}))
+    res.check('explain: fact credentials', rc == 0 and
+              '   fact credentials: "shared-credentials-file"\n' in out, out + err)
+
 
 def main():
     res = h.Results()
