@@ -6,7 +6,7 @@
  * instance-state-name = running unless the job filters on the state) and
  * MaxResults = page_size, then NextToken until the answer has none. Never
  * InstanceId.N: EC2 refuses it with MaxResults. Each page is walked by
- * libxml2's xmlReader (aws_xml.c) and dropped; an instance is boiled down
+ * libxml2's SAX2 parser (aws_xml.c) and dropped; an instance is boiled down
  * to its address, its order key and whether it is this process's own, in
  * a compact record whose strings live in one GStringChunk. The records are
  * then ordered (docs/aws.md) and appended to the job.
