@@ -18,14 +18,17 @@
 #include "aws.h"
 #include "aws_xml.h"
 
-/** One instance of a job, 40 bytes. */
+/** One instance of a job, 24 bytes: an IPv4 address is kept as its number
+ *  and written out with the port only when the task is added. */
 struct aws_task {
-	const char *addr; /* "HOST:PORT" in the chunk */
+	const char *addr; /* "HOST:PORT" in the chunk; NULL for IPv4 (ip4) */
 	const char *key;  /* order key (instance id, tag value) or NULL */
-	uint8_t ip[16];   /* the address as bytes, for order = address */
+	uint32_t ip4;     /* host byte order, when family is 4 */
 	uint8_t family;   /* 4, 6, or 0 for a name */
 	bool self;
 };
+
+G_STATIC_ASSERT(sizeof(struct aws_task) <= 24);
 
 struct aws_collect {
 	struct aws_run *run;
@@ -116,14 +119,37 @@ int aws_natural_cmp(const char *a, const char *b)
 	return *a ? 1 : *b ? -1 : 0;
 }
 
-/* Addresses: IPv4 before IPv6 before names; numbers by their bytes. */
+/* The 16 bytes of "[v6]:port". */
+static void aws_v6_bytes(const char *addr, uint8_t out[16])
+{
+	const char *end = strchr(addr, ']');
+	char buf[INET6_ADDRSTRLEN + 1];
+	size_t n = end ? (size_t)(end - addr - 1) : 0;
+
+	memset(out, 0, 16);
+	if (n && n < sizeof(buf)) {
+		memcpy(buf, addr + 1, n);
+		buf[n] = '\0';
+		inet_pton(AF_INET6, buf, out);
+	}
+}
+
+/* Addresses: IPv4 before IPv6 before names; numbers by their value. */
 static int aws_addr_cmp(const struct aws_task *a, const struct aws_task *b)
 {
+	uint8_t x[16], y[16];
+
 	if (a->family != b->family)
 		return a->family == 4 ? -1 : b->family == 4 ? 1 : a->family == 6 ? -1 : 1;
-	if (a->family)
-		return memcmp(a->ip, b->ip, a->family == 4 ? 4 : 16);
-	return aws_natural_cmp(a->addr, b->addr);
+	if (a->family == 4)
+		return a->ip4 < b->ip4 ? -1 : a->ip4 > b->ip4;
+	if (a->family == 6) {
+		aws_v6_bytes(a->addr, x);
+		aws_v6_bytes(b->addr, y);
+		return memcmp(x, y, 16) ? memcmp(x, y, 16) : strcmp(a->addr, b->addr);
+	}
+	return aws_natural_cmp(a->addr, b->addr) ? aws_natural_cmp(a->addr, b->addr)
+						 : strcmp(a->addr, b->addr);
 }
 
 static gint aws_task_cmp(gconstpointer pa, gconstpointer pb, gpointer order)
@@ -141,9 +167,7 @@ static gint aws_task_cmp(gconstpointer pa, gconstpointer pb, gpointer order)
 		if (!c && a->key && b->key)
 			c = strcmp(a->key, b->key);
 	}
-	if (!c)
-		c = aws_addr_cmp(a, b);
-	return c ? c : strcmp(a->addr, b->addr);
+	return c ? c : aws_addr_cmp(a, b);
 }
 
 /* ---- one instance ----------------------------------------------------- */
@@ -179,19 +203,23 @@ static bool aws_on_instance(const struct aws_instance *in, void *ud, char **why)
 	const GString *a = src[st->address];
 	struct aws_task t = { 0 };
 	const char *key = NULL;
+	uint8_t v6[16];
 
 	if (!a->len) {
 		*why = g_strdup_printf("instance %s has no %s (address = \"%s\")", in->id->str,
 				       aws_addr_field[st->address], aws_addr_name[st->address]);
 		return false;
 	}
-	if (inet_pton(AF_INET, a->str, t.ip) == 1)
+	if (inet_pton(AF_INET, a->str, v6) == 1) {
 		t.family = 4;
-	else if (inet_pton(AF_INET6, a->str, t.ip) == 1)
-		t.family = 6;
-	g_string_printf(c->buf, t.family == 6 ? "[%s]:%lld" : "%s:%lld", a->str,
-			(long long)st->port);
-	t.addr = g_string_chunk_insert_len(c->chunk, c->buf->str, (gssize)c->buf->len);
+		t.ip4 = (uint32_t)v6[0] << 24 | (uint32_t)v6[1] << 16 | (uint32_t)v6[2] << 8 |
+			v6[3];
+	} else {
+		t.family = inet_pton(AF_INET6, a->str, v6) == 1 ? 6 : 0;
+		g_string_printf(c->buf, t.family == 6 ? "[%s]:%lld" : "%s:%lld", a->str,
+				(long long)st->port);
+		t.addr = g_string_chunk_insert_len(c->chunk, c->buf->str, (gssize)c->buf->len);
+	}
 	if (st->order == AWS_ORDER_ID)
 		key = in->id->str;
 	else if (st->order == AWS_ORDER_TAG)
@@ -351,7 +379,16 @@ cr_status aws_ec2_job(struct aws_run *run, const struct aws_job *job, cr_error *
 	for (guint i = 0; rc == CR_OK && i < c.tasks->len; i++) {
 		const struct aws_task *t = &g_array_index(c.tasks, struct aws_task, i);
 
-		rc = run->env->host->result_append_task(run->b, job->name, t->addr, err);
+		const char *addr = t->addr;
+		char v4[32];
+
+		if (!addr) {
+			g_snprintf(v4, sizeof(v4), "%u.%u.%u.%u:%lld", t->ip4 >> 24,
+				   (t->ip4 >> 16) & 255, (t->ip4 >> 8) & 255, t->ip4 & 255,
+				   (long long)run->st->port);
+			addr = v4;
+		}
+		rc = run->env->host->result_append_task(run->b, job->name, addr, err);
 		if (t->self && !run->self->job) {
 			run->self->job = job->name;
 			run->self->index = i;
