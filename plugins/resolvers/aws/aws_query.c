@@ -203,8 +203,12 @@ cr_status aws_query_send(const struct aws_env *env, struct aws_retry *retry,
 		char *code = NULL, what[64];
 		long http = 0;
 
-		if (wait > 0)
+		if (wait > 0) {
+			env->host->log(env->ctx, CR_LOG_INFO,
+				       "POST %s: adaptive rate limit, waiting %lld ms to send",
+				       endpoint, (long long)wait);
 			env->host->sleep_ms(env->ctx, wait);
+		}
 		rc = aws_attempt(env, creds, endpoint, region, service, body, &resp, err);
 		if (rc == CR_OK) {
 			http = env->host->http_status(resp);
