@@ -253,6 +253,9 @@ FAULTS = [
      P + 'POST @URL@/: timed out (connect_timeout 60.0 s, request_timeout 0.5 s)\n', [200]),
     ('slow-then-ok', [{'delay': 2}], {}, 'request_timeout = 0.5;', {}, 0, WORKERS, NOT_SELF,
      [200, 200, 200]),
+    ('next-token-expired', [], {'token_ttl': -1}, '', {}, 1, '',
+     P + 'POST @URL@/: HTTP 400: InvalidParameterValue: The pagination token has expired. '
+     'Start the listing again.\n', [200, 400]),
 ]
 
 
@@ -271,6 +274,18 @@ def faults(fx, r):
         r.check('fault-' + name, got[:2] == (rc, out) and err_ok and seen == statuses,
                 '  got  %r %r\n  want %r %r' % (got, seen, (rc, out, want_err), statuses))
     fx.set_control({})
+
+
+def example_config(fx, r):
+    conf = os.path.join(h.SRC, 'config/aws.conf')
+    p = h.subprocess.run([os.environ['CR_CLI'], 'check-config', conf], env=h.aws_env(fx),
+                         capture_output=True, text=True)
+    want = (conf + ': ok\nresolver \'aws\': plugin aws 1.0.0 (%s), policy required, at %s:11\n'
+            '    jobs = { 3 keys }\n    port = 2222\n    address = "private"\n'
+            '    order = "tag:Name"\n    rpc_layer = "grpc"\n    page_size = 1000\n'
+            % (plugin_file(), conf))
+    r.check('config-aws.conf-example', (p.returncode, p.stdout, p.stderr) == (0, want, ''),
+            repr((p.returncode, p.stdout, p.stderr)))
 
 
 def probe(fx, r):
@@ -417,6 +432,7 @@ def main():
         session_token(fx, r)
         faults(fx, r)
         probe(fx, r)
+        example_config(fx, r)
         imds_identity(fx, r)
         under_valgrind(fx, r)
     finally:
