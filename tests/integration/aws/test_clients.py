@@ -138,6 +138,7 @@ def main():
     write_aws_files(fx)
     try:
         lists = {}
+        bodies = {}  # name -> [(client, [form parameters of each request])]
         for label, py in pys:
             fx.clear_requests()
             p = subprocess.run([py, os.path.join(h.HERE, 'boto3_list.py')], env=client_env(fx),
@@ -165,8 +166,19 @@ def main():
                     insts = [i for res in json.loads(p.stdout)['Reservations']
                              for i in res['Instances']]
                     lists.setdefault(label, {})[name] = insts
+                    bodies.setdefault(name, []).append((label, [q['params'] for q in reqs]))
         for name, filters, opts, _ in CASES:
+            fx.clear_requests()
             got, err = plugin_addresses(fx, filters, opts)
+            mine = [q['params'] for q in fx.requests()]
+            for label, theirs in bodies.get(name, []):
+                # the same form parameters, page by page, NextToken included
+                # (each a fresh token: compared by presence)
+                def shape(reqs):
+                    return [dict(q, NextToken=bool(q.get('NextToken'))) for q in reqs]
+                r.check('plugin-sends-what-%s-sends-%s' % (label, name),
+                        shape(mine) == shape(theirs), '  plugin %r\n  %s    %r'
+                        % (mine, label, theirs))
             for label, cases in sorted(lists.items()):
                 if name not in cases:
                     continue
