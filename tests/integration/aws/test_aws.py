@@ -276,6 +276,25 @@ def faults(fx, r):
     fx.set_control({})
 
 
+def region_order(fx, r):
+    """option > AWS_REGION > AWS_DEFAULT_REGION > the profile's region."""
+    cfg = os.path.join(fx.dir, 'aws-config')
+    with open(cfg, 'w') as f:
+        f.write('[default]\nregion = ap-south-1\n[profile train]\nregion = eu-north-1\n')
+    noregion = (BASE % WORKER).replace('region = "us-east-1"; ', '')
+    for name, conf, env, want in [
+            ('option', BASE % WORKER, {'AWS_REGION': 'eu-west-1'}, 'us-east-1'),
+            ('AWS_REGION', noregion, {'AWS_REGION': 'eu-west-1',
+                                      'AWS_DEFAULT_REGION': 'eu-west-2'}, 'eu-west-1'),
+            ('AWS_DEFAULT_REGION', noregion, {'AWS_DEFAULT_REGION': 'eu-west-2'}, 'eu-west-2'),
+            ('profile-default', noregion, {}, 'ap-south-1'),
+            ('AWS_PROFILE', noregion, {'AWS_PROFILE': 'train'}, 'eu-north-1')]:
+        env = dict(env, AWS_CONFIG_FILE=cfg)
+        got = h.run_cli(fx, conf, ['explain'], env)
+        r.check('region-from-' + name, got[0] == 0 and
+                '   fact region: "%s"\n' % want in got[1], repr(got))
+
+
 def example_config(fx, r):
     conf = os.path.join(h.SRC, 'config/aws.conf')
     p = h.subprocess.run([os.environ['CR_CLI'], 'check-config', conf], env=h.aws_env(fx),
@@ -433,6 +452,7 @@ def main():
         faults(fx, r)
         probe(fx, r)
         example_config(fx, r)
+        region_order(fx, r)
         imds_identity(fx, r)
         under_valgrind(fx, r)
     finally:
