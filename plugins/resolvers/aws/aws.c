@@ -267,6 +267,7 @@ static cr_status aws_find_region(const struct aws *st, struct aws_env *env, char
 				 cr_error *err)
 {
 	const char *names[] = { "AWS_REGION", "AWS_DEFAULT_REGION" };
+	cr_error imds_err = CR_ERROR_INIT;
 	cr_status rc;
 
 	if (st->region && *st->region) {
@@ -284,14 +285,19 @@ static cr_status aws_find_region(const struct aws *st, struct aws_env *env, char
 	rc = aws_profile_region(env, region, err);
 	if (rc != CR_ERR_NOT_FOUND)
 		return rc;
-	rc = aws_imds_get(env->imds, "meta-data/placement/region", region, err);
-	if (rc == CR_OK)
+	rc = aws_imds_get(env->imds, "meta-data/placement/region", region, &imds_err);
+	if (rc == CR_OK) {
+		g_strstrip(*region);
 		return CR_OK;
+	}
 	if (rc == CR_DECLINED || rc == CR_ERR_NOT_FOUND)
 		return cr_host->error_set(err, CR_ERR_NOT_FOUND,
 					  "no AWS region: set `region`, AWS_REGION or the "
 					  "profile's region");
-	return rc;
+	return cr_host->error_set(err, CR_ERR_NOT_FOUND,
+				  "no AWS region: set `region`, AWS_REGION or the profile's "
+				  "region (IMDS: %s)",
+				  imds_err.message);
 }
 
 static char *aws_find_endpoint(const struct aws *st, cr_plugin_ctx *ctx, const char *region)

@@ -7,7 +7,7 @@
  *   aws_ec2.c    DescribeInstances page by page into tasks, ordering
  *   aws_sigv4.c  SigV4 (aws_sigv4.h)      aws_query.c  signed POST + errors
  *   aws_retry.c  botocore standard/adaptive retries
- *   aws_xml.c    libxml2 xmlReader walks of the answers (aws_xml.h)
+ *   aws_xml.c    libxml2 walks of the answers: SAX2 pages, xmlReader errors
  *   aws_creds.c, aws_imds.c, aws_profile.c, aws_sts.c  credentials and
  *                IMDSv2 (aws_creds.h)
  */

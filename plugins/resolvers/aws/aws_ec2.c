@@ -6,7 +6,7 @@
  * instance-state-name = running unless the job filters on the state) and
  * MaxResults = page_size, then NextToken until the answer has none. Never
  * InstanceId.N: EC2 refuses it with MaxResults. Each page is walked by
- * libxml2's xmlReader (aws_xml.c) and dropped; an instance is boiled down
+ * libxml2's SAX2 parser (aws_xml.c) and dropped; an instance is boiled down
  * to its address, its order key and whether it is this process's own, in
  * a compact record whose strings live in one GStringChunk. The records are
  * then ordered (docs/aws.md) and appended to the job.
@@ -339,7 +339,10 @@ cr_status aws_ec2_job(struct aws_run *run, const struct aws_job *job, cr_error *
 {
 	struct aws_collect c = { run, job, g_array_new(FALSE, FALSE, sizeof(struct aws_task)),
 				 g_string_chunk_new(64 * 1024), g_string_new(NULL) };
-	cr_status rc = aws_ec2_list(&c, err);
+	cr_status rc;
+
+	aws_xml_init();
+	rc = aws_ec2_list(&c, err);
 
 	if (rc == CR_OK)
 		rc = run->env->host->result_add_job(run->b, job->name, err);

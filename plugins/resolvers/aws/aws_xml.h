@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * aws_xml.h - reading AWS Query-API answers with libxml2's xmlReader.
+ * aws_xml.h - reading AWS Query-API answers with libxml2: DescribeInstances
+ * pages through SAX2, the small answers (errors, STS) through xmlReader.
  *
  * Pure (libxml2 + GLib, no host calls): the fuzz target links it alone.
  * Elements are matched by local name, so the EC2 namespace
@@ -15,6 +16,10 @@
 #include <stddef.h>
 
 #include <glib.h>
+
+/** Initialise libxml2 once, on the thread that will later start the
+ *  page walks (libxml2's rule for using it from several threads). */
+void aws_xml_init(void);
 
 /**
  * aws_xml_text:

@@ -310,6 +310,82 @@ def probe(fx, r):
         '"standard"\n   fact instances_listed: 6\n   fact requests: 2\n') in got[1], repr(got))
 
 
+META = os.path.join(h.SRC, 'tests/fixtures/aws/aws_meta_fixture.py')
+
+
+def imds_identity(fx, r):
+    """With IMDS (the metadata fixture), the instance id it gives is this
+    process's task, and its placement/region is the region when nothing
+    else names one."""
+    import json
+    import subprocess
+    d = os.path.join(fx.dir, 'meta')
+    os.makedirs(d)
+    with open(os.path.join(d, 'config.json'), 'w') as f:
+        json.dump({'instance_id': 'i-0a1b2c3d4e5f60702', 'region': 'us-east-1',
+                   'availability_zone': 'us-east-1a', 'local_ipv4': '10.0.1.9'}, f)
+    log = open(os.path.join(d, 'log'), 'w')
+    meta = subprocess.Popen(['/usr/bin/python3', META, '--dir', d, '--config', os.path.join(d, 'config.json')],
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(200):
+            if os.path.exists(os.path.join(d, 'port')):
+                break
+            time.sleep(0.05)
+        with open(os.path.join(d, 'port')) as f:
+            url = 'http://127.0.0.1:%s/' % f.read().strip()
+        env = {'AWS_EC2_METADATA_DISABLED': None, 'AWS_EC2_METADATA_SERVICE_ENDPOINT': url}
+        got = h.run_cli(fx, BASE % WORKER, ['resolve'], env)
+        want = (0, tf([('worker', ips('1.9', '1.10', '1.12', '1.13', '1.100', '2.1'))],
+                      ('worker', 0)), '')
+        r.check('identity-imds-instance-id', got == want, '  got  %r\n  want %r' % (got, want))
+        got = h.run_cli(fx, (BASE % WORKER).replace('region = "us-east-1"; ', ''), ['explain'],
+                        env)
+        r.check('region-from-imds', got[0] == 0 and '   fact region: "us-east-1"\n' in got[1],
+                repr(got))
+        got = h.run_cli(fx, BASE % 'jobs = { ps = ( { name = "tag:role"; values = [ "ps" ]; } ); };',
+                        ['resolve'], env)
+        want = (0, tf([('ps', ips('0.7', '0.200'))]),
+                W + 'this instance (i-0a1b2c3d4e5f60702) is in no job: task type and id unknown\n')
+        r.check('identity-imds-not-listed-warned', got == want,
+                '  got  %r\n  want %r' % (got, want))
+    finally:
+        meta.terminate()
+        meta.wait()
+        log.close()
+
+
+def under_valgrind(fx, r):
+    """The paging, retry and error paths under valgrind memcheck (normal
+    build; the sanitizer build runs them under ASan and UBSan instead)."""
+    import shutil
+    if os.environ.get('CR_SANITIZE_BUILD') == '1' or not shutil.which('valgrind'):
+        print('ok - valgrind # SKIP %s' % ('sanitizer build' if shutil.which('valgrind')
+                                            else 'valgrind not installed'))
+        return
+    vg = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
+          '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
+          '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp']
+    cases = [('paged', [], 0, WORKERS),
+             ('retried-then-auth-failure', [{'status': 503, 'code': 'RequestLimitExceeded',
+                                             'message': 'Request limit exceeded.'},
+                                            {'status': 401, 'code': 'AuthFailure',
+                                             'count': -1, 'message': 'no'}], 1, ''),
+             ('cut-xml', [{'cut_xml': True, 'next_token_only': True}], 1, '')]
+    for name, fl, rc, out in cases:
+        fx.set_faults(fl)
+        conf = os.path.join(fx.dir, 'vg.conf')
+        with open(conf, 'w') as f:
+            f.write(fx.subst(BASE % WORKER))
+        env = h.aws_env(fx, {'CLUSTER_RESOLVER_NO_DLCLOSE': '1'})
+        import subprocess
+        p = subprocess.run(vg + [os.environ['CR_CLI'], '--config', conf, 'resolve'], env=env,
+                           capture_output=True, text=True, timeout=300)
+        r.check('valgrind-' + name, p.returncode == rc and p.stdout == out
+                and '==' not in p.stderr, '  rc %d\n%s' % (p.returncode, p.stderr[-3000:]))
+    fx.set_control({})
+
+
 def run_case(fx, r, case):
     name, opts, env, rc, out, err = case
     conf = BASE % opts
@@ -341,6 +417,8 @@ def main():
         session_token(fx, r)
         faults(fx, r)
         probe(fx, r)
+        imds_identity(fx, r)
+        under_valgrind(fx, r)
     finally:
         fx.stop(keep=r.failed > 0)
     r.finish()
