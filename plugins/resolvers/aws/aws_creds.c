@@ -164,12 +164,10 @@ static cr_status aws_from_file(struct aws_chain *c, const char *profile, enum aw
 	if (!id)
 		return CR_DECLINED;
 	if (!*id || !secret || !*secret)
-		return env->host->error_set(err, CR_ERR_AUTH, "%s: profile '%s': %s is %s", path,
-					    profile,
-					    *id ? "aws_secret_access_key" : "aws_access_key_id",
-					    *id && secret ? "empty"
-					    : *id         ? "missing"
-							  : "empty");
+		return env->host->error_set(err, CR_ERR_AUTH, "%s: profile '%s': %s", path, profile,
+					    !*id     ? "aws_access_key_id is empty"
+					    : secret ? "aws_secret_access_key is empty"
+						     : "aws_secret_access_key is missing");
 	env->host->log(env->ctx, CR_LOG_INFO, "credentials: %s (profile '%s' in %s)", provider,
 		       profile, path);
 	return aws_set(out, id, secret, token, provider);

@@ -129,6 +129,13 @@ CASES = [
       'credential_source = Ec2InstanceMetadata\nrole_session_name = from-imds\n' % ROLE},
      {'AWS_PROFILE': 'trainer', 'AWS_ENDPOINT_URL_STS': '@EP@'},
      ('sts', 'AssumeRole', ROLE, 'from-imds', h.IMDS_AKID), 'assume-role', OLD),
+    ('assume-role-credential-source-ecs',
+     {'home/.aws/config': '[profile trainer]\nrole_arn = %s\n'
+      'credential_source = EcsContainer\nrole_session_name = from-ecs\n' % ROLE},
+     {'AWS_PROFILE': 'trainer', 'AWS_ENDPOINT_URL_STS': '@EP@',
+      'AWS_CONTAINER_CREDENTIALS_FULL_URI': '@CONTAINER@',
+      'AWS_CONTAINER_AUTHORIZATION_TOKEN': h.ECS_AUTH},
+     ('sts', 'AssumeRole', ROLE, 'from-ecs', h.ECS_AKID), 'assume-role', OLD),
     ('container-token-env', {},
      {'AWS_CONTAINER_CREDENTIALS_FULL_URI': '@CONTAINER@',
       'AWS_CONTAINER_AUTHORIZATION_TOKEN': h.ECS_AUTH},
@@ -185,7 +192,7 @@ def meta_ok(fx, name, client):
         reqs = [r for r in reqs if r not in ident]
         if not any(r['path'].startswith('/latest/') and r['method'] == 'GET' for r in reqs):
             reqs = [r for r in reqs if r not in puts]
-    if name.startswith('container'):
+    if name.startswith('container') or name.endswith('-ecs'):
         return (len(reqs) == 1 and reqs[0]['auth'] and reqs[0]['status'] == 200,
                 'container requests: %s' % reqs)
     if name in ('imds', 'assume-role-credential-source'):

@@ -129,6 +129,18 @@ def imds_cases(res, fx):
                 'no answer within 1000 ms (AWS_METADATA_SERVICE_TIMEOUT); in a container on '
                 "EC2 the instance's HttpPutResponseHopLimit (default 1) must be at least 2"
                 % (fx.home + '/.aws/credentials', fx.home + '/.aws/config', fx.imds))
+    # botocore on the same fixture: its PUT times out too, it falls back to a
+    # GET without a token (IMDSv1), which this IMDSv2-only instance refuses.
+    fx.truncate_logs()
+    rc, out, err = h.run(['/root/.pyenv/shims/aws', 'sts', 'get-caller-identity',
+                          '--endpoint-url', fx.endpoint],
+                         h.clean_env(fx, {'AWS_DEFAULT_REGION': 'us-west-2',
+                                          'AWS_METADATA_SERVICE_TIMEOUT': '1'}))
+    seen = [(r['method'], r['status']) for r in fx.requests('meta')]
+    res.check('IMDS: aws CLI v1 on the silent PUT', rc == 255 and
+              'Unable to locate credentials' in err and seen[:2] == [('PUT', None),
+                                                                       ('GET', 401)],
+              'rc %d\n%s\n%s' % (rc, err, seen))
     fx.set_meta_control({})
 
     # The real endpoints, only ever here: inside hermetic.sh they fail at once.
