@@ -202,6 +202,11 @@ static cr_status aws_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	rc = aws_parse_jobs(config, st, err);
 	if (rc == CR_OK)
 		rc = aws_parse_enums(ctx, config, st, err);
+	if (rc == CR_OK && st->endpoint && !g_str_has_prefix(st->endpoint, "https://") &&
+	    !g_str_has_prefix(st->endpoint, "http://"))
+		rc = aws_cfg_error(cr_host->cfg_get(config, "endpoint"), err,
+				   "endpoint \"%s\" is not an http:// or https:// URL",
+				   st->endpoint);
 	if (rc != CR_OK) {
 		aws_free(st);
 		return rc;

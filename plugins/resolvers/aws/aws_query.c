@@ -86,6 +86,8 @@ static cr_status aws_http_error(const struct aws_env *env, const char *endpoint,
 	cr_status rc;
 
 	aws_query_error_message(body, len, &code, &msg, &rid);
+	if (msg) /* one line, whatever the server wrote */
+		g_strdelimit(g_strstrip(msg), "\r\n\t", ' ');
 	if (attempts > 1)
 		g_snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
 	if (rid)
@@ -136,8 +138,8 @@ static cr_status aws_attempt(const struct aws_env *env, const struct aws_creds *
 
 		aws_sigv4_amz_date(g_get_real_time() / 1000, date);
 		if (!aws_sigv4_sign(&in, &sig, &why))
-			return env->host->error_set(err, CR_ERR_CONFIG, "POST %s: %s", endpoint,
-						    why);
+			return env->host->error_set(err, CR_ERR_INVALID_ARG, "POST %s: %s",
+						    endpoint, why);
 		for (char **h = sig.headers; *h && n < G_N_ELEMENTS(headers) - 1; h++)
 			headers[n++] = *h;
 	}

@@ -139,6 +139,10 @@ CONFIG_ERRORS = [
     ('order-tag-without-key', WORKER + '\n order = "tag:";',
      CREATE + '5: order "tag:" is not one of address, id or tag:KEY\n'),
 ]
+CONFIG_ERRORS_ENDPOINT = (
+    'resolvers = ( { plugin = "aws"; port = 2222; region = "us-east-1";\n'
+    ' endpoint = "127.0.0.1:443"; ' + WORKER + ' } );\n',
+    CREATE + '2: endpoint "127.0.0.1:443" is not an http:// or https:// URL\n')
 
 
 def plugin_file():
@@ -155,6 +159,14 @@ def config_errors(fx, r):
         want = (2, '', fx.subst(err).replace('@PLUGIN@', plugin_file()))
         r.check('config-' + name, got == want and not fx.requests(),
                 '  got  %r\n  want %r' % (got, want))
+    conf, err = CONFIG_ERRORS_ENDPOINT
+    got = h.run_cli(fx, conf, ['resolve'])
+    want = (2, '', fx.subst(err).replace('@PLUGIN@', plugin_file()))
+    r.check('config-endpoint-not-a-url', got == want, '  got  %r\n  want %r' % (got, want))
+    got = h.run_cli(fx, (BASE % WORKER).replace('endpoint = "@URL@"; ', ''), ['resolve'],
+                    {'AWS_ENDPOINT_URL_EC2': 'ftp://127.0.0.1/'})
+    r.check('env-endpoint-not-a-url', got == (1, '', P + 'POST ftp://127.0.0.1/: the URL is not '
+                                              'an absolute http:// or https:// URL\n'), repr(got))
     got = h.run_cli(fx, ML % WORKER, ['resolve'], {'AWS_MAX_ATTEMPTS': 'x'})
     r.check('config-AWS_MAX_ATTEMPTS', got == (2, '', P + 'AWS_MAX_ATTEMPTS "x" is not a '
                                              'number from 1 to 100\n'), repr(got))
