@@ -383,16 +383,17 @@ static void aws_identity(const struct aws_run *run, const struct aws_self *self)
 {
 	GString *what;
 
-	if (self->job) {
-		cr_host->result_set_task(run->b, self->job, self->index, NULL);
-		return;
-	}
 	what = g_string_new(self->instance_id);
 	for (guint i = 0; !self->instance_id && self->addresses && i < self->addresses->len; i++)
 		g_string_append_printf(what, "%s%s", i ? ", " : "addresses ",
 				       (char *)g_ptr_array_index(self->addresses, i));
-	cr_host->log(run->env->ctx, CR_LOG_WARNING,
-		     "this instance (%s) is in no job: task type and id unknown", what->str);
+	cr_host->result_set_fact_string(run->b, "this_instance", what->str, NULL);
+	if (self->job)
+		cr_host->result_set_task(run->b, self->job, self->index, NULL);
+	else
+		cr_host->log(run->env->ctx, CR_LOG_WARNING,
+			     "this instance (%s) is in no job: task type and id unknown",
+			     what->str);
 	g_string_free(what, TRUE);
 }
 

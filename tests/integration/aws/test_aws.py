@@ -353,7 +353,8 @@ def probe(fx, r):
     got = h.run_cli(fx, BASE % WORKER, ['explain'])
     r.check('explain-facts', got[0] == 0 and fx.subst(
         '   fact endpoint: "@URL@/"\n   fact region: "us-east-1"\n   fact retry_mode: '
-        '"standard"\n   fact instances_listed: 6\n   fact requests: 2\n') in got[1], repr(got))
+        '"standard"\n   fact instances_listed: 6\n   fact requests: 2\n   fact this_instance: '
+        '"addresses 127.0.0.1"\n') in got[1], repr(got))
 
 
 META = os.path.join(h.SRC, 'tests/fixtures/aws/aws_meta_fixture.py')
