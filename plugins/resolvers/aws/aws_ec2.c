@@ -308,6 +308,17 @@ static cr_status aws_ec2_fetch(struct aws_collect *c, const char *token, cr_http
 	return rc;
 }
 
+/* A token the server gives again for the page it was sent for would loop
+ * for ever (a server bug): the listing stops with an error instead. */
+static cr_status aws_token_repeated(struct aws_collect *c, cr_error *err)
+{
+	return c->run->env->host->error_set(err, CR_ERR_BACKEND,
+					    "POST %s: job '%s': page %lld repeats the NextToken "
+					    "it was asked with; stopping",
+					    c->run->endpoint, c->job->name,
+					    (long long)c->run->pages);
+}
+
 /* Page by page: while a page is walked on a worker thread, the next one
  * (its token read from the page's tail) is fetched. A token the walk reads
  * differently from the tail's discards the early fetch. */
@@ -317,10 +328,10 @@ static cr_status aws_ec2_list(struct aws_collect *c, cr_error *err)
 	cr_http_response *resp = NULL, *next = NULL;
 	cr_error early = CR_ERROR_INIT;
 	cr_status rc, next_rc = CR_OK;
-	char *token = NULL;
+	char *sent = NULL; /* the token the page being walked was asked with */
 
 	rc = aws_ec2_fetch(c, NULL, &resp, err);
-	while (rc == CR_OK) {
+	while (rc == CR_OK && resp) {
 		struct aws_walk_job w = { .c = c };
 		guint before = c->tasks->len;
 		char *hint;
@@ -328,6 +339,8 @@ static cr_status aws_ec2_list(struct aws_collect *c, cr_error *err)
 
 		w.body = host->http_body(resp, &w.len);
 		hint = aws_token_hint(w.body, w.len);
+		if (hint && sent && strcmp(hint, sent) == 0)
+			g_clear_pointer(&hint, g_free);
 		t = g_thread_new("aws-page", aws_walk_thread, &w);
 		if (hint)
 			next_rc = aws_ec2_fetch(c, hint, &next, &early);
@@ -335,23 +348,23 @@ static cr_status aws_ec2_list(struct aws_collect *c, cr_error *err)
 		rc = aws_walk_result(c, &w, before, err);
 		host->http_response_free(resp);
 		resp = NULL;
-		token = w.next_token;
-		if (rc == CR_OK && hint && token && strcmp(hint, token) == 0) {
+		if (rc == CR_OK && w.next_token && sent && strcmp(w.next_token, sent) == 0) {
+			rc = aws_token_repeated(c, err);
+		} else if (rc == CR_OK && hint && w.next_token && strcmp(hint, w.next_token) == 0) {
 			if (next_rc != CR_OK && err)
 				*err = early;
 			rc = next_rc;
-			resp = next;
-		} else {
-			host->http_response_free(next);
-			if (rc == CR_OK && token)
-				rc = aws_ec2_fetch(c, token, &resp, err);
+			resp = g_steal_pointer(&next);
+		} else if (rc == CR_OK && w.next_token) {
+			rc = aws_ec2_fetch(c, w.next_token, &resp, err);
 		}
+		host->http_response_free(next);
 		next = NULL;
 		g_free(hint);
-		g_clear_pointer(&token, g_free);
-		if (!resp)
-			break;
+		g_free(sent);
+		sent = w.next_token;
 	}
+	g_free(sent);
 	return rc;
 }
 

@@ -265,6 +265,9 @@ FAULTS = [
      P + 'POST @URL@/: timed out (connect_timeout 60.0 s, request_timeout 0.5 s)\n', [200]),
     ('slow-then-ok', [{'delay': 2}], {}, 'request_timeout = 0.5;', {}, 0, WORKERS, NOT_SELF,
      [200, 200, 200]),
+    ('next-token-repeated', [{'repeat_token': True, 'next_token_only': True, 'count': -1}],
+     {}, '', {}, 1, '', P + 'POST @URL@/: job \'worker\': page 2 repeats the NextToken it '
+     'was asked with; stopping\n', [200, 200]),
     ('next-token-expired', [], {'token_ttl': -1}, '', {}, 1, '',
      P + 'POST @URL@/: HTTP 400: InvalidParameterValue: The pagination token has expired. '
      'Start the listing again.\n', [200, 400]),
