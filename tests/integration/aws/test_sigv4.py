@@ -73,6 +73,10 @@ CASES = [
          service='ec2', content_type=FORM, body=EC2_BODY, region='eu-west-1'),
     case('ec2-http-port-kept', 'POST', 'http://localhost:80/', service='ec2',
          content_type=FORM, body='Action=DescribeInstances&Version=2016-11-15'),
+    case('ec2-ipv6-host-port-kept', 'POST', 'https://[::1]:8443/', service='ec2',
+         content_type=FORM, body=EC2_BODY),
+    case('ec2-host-lower-cased', 'POST', 'https://EC2.US-EAST-1.AmazonAWS.com/', service='ec2',
+         content_type=FORM, body=EC2_BODY),
     case('ec2-session-token', 'POST', 'https://127.0.0.1:8443/', service='ec2',
          content_type=FORM, body=EC2_BODY, token=TOKEN),
     case('sts-assume-role', 'POST', 'https://sts.us-west-2.amazonaws.com/', service='sts',
@@ -118,7 +122,8 @@ def verify_with_fixture(c, got):
     import urllib.parse
     u = urllib.parse.urlsplit(c['url'])
     default = {'http': 80, 'https': 443}[u.scheme]
-    host = u.hostname if u.port in (None, default) else '%s:%d' % (u.hostname, u.port)
+    name = '[%s]' % u.hostname if ':' in u.hostname else u.hostname
+    host = name if u.port in (None, default) else '%s:%d' % (name, u.port)
     headers = [('Host', host)] + [tuple(h.split(': ', 1)) for h in got['headers']]
     if c['content_type']:
         headers.append(('Content-Type', c['content_type']))
