@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * aws_xml.c - AWS Query-API answers through libxml2's xmlTextReader.
+ * aws_xml.c - AWS Query-API answers through libxml2.
  *
- * A page of DescribeInstances is a few megabytes: the reader walks it node
- * by node and keeps one instance's fields at a time, so memory does not
- * grow with the page beyond the text itself. The element path is a stack
- * of local names (interned by the reader's dictionary); a text node is
- * matched against the path of its parent.
+ * Small answers (EC2 and STS errors, STS credentials) are read with the
+ * xmlTextReader: a text node is matched against the path of its parent, a
+ * stack of local names (interned by the reader's dictionary).
+ *
+ * A page of DescribeInstances is a few megabytes: it goes through the SAX2
+ * push parser in slices, and only one instance's fields are kept at a
+ * time, so memory does not grow with the page (see below).
  */
 #include <string.h>
 
@@ -63,12 +65,11 @@ static char *aws_reader_close(struct aws_reader *r, int last)
 	return why;
 }
 
-/* Step to the next node (with @skip, past the current node's subtree);
- * keeps names[] = the path of the current node.
+/* Step to the next node; keeps names[] = the path of the current node.
  * Returns: 1, 0 at the end, -1 on an error; *depth and *type of the node. */
-static int aws_reader_step(struct aws_reader *r, int *depth, int *type, bool skip)
+static int aws_reader_step(struct aws_reader *r, int *depth, int *type)
 {
-	int ret = skip ? xmlTextReaderNext(r->rd) : xmlTextReaderRead(r->rd);
+	int ret = xmlTextReaderRead(r->rd);
 
 	if (ret != 1)
 		return ret;
@@ -122,7 +123,7 @@ bool aws_xml_text(const char *body, size_t len, const char *const *paths, char *
 		*why = g_strdup("empty or oversized XML document");
 		return false;
 	}
-	while ((ret = aws_reader_step(&r, &depth, &type, false)) == 1) {
+	while ((ret = aws_reader_step(&r, &depth, &type)) == 1) {
 		if (!aws_is_text(type) || depth > AWS_XML_DEPTH - 1)
 			continue;
 		for (size_t i = 0; paths[i]; i++) {
