@@ -23,7 +23,8 @@ static const cr_option aws_options[] = {
 	CR_OPTION("jobs", CR_OPT_GROUP, NULL, 0,
 		  "job name -> list of filter groups { name = \"tag:role\"; values = [ \"worker\" "
 		  "]; }"),
-	CR_OPTION_RANGE("port", CR_OPT_INT, NULL, CR_OPT_REQUIRED, "port of every task", 1, 65535),
+	CR_OPTION_RANGE("port", CR_OPT_INT, NULL, 0, "port of every task (required with jobs)", 1,
+			65535),
 	CR_OPTION("address", CR_OPT_STRING, "private", 0, "private | public | private_dns | ipv6"),
 	CR_OPTION("order", CR_OPT_STRING, "address", 0, "address | id | tag:KEY"),
 	CR_OPTION("region", CR_OPT_STRING, NULL, 0,
@@ -192,7 +193,7 @@ static cr_status aws_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	st->rpc_layer = cr_host->opt_string(ctx, "rpc_layer");
 	st->root = cr_host->opt_string(ctx, "root");
 	st->ca_file = cr_host->opt_string(ctx, "ca_file");
-	st->port = cr_host->opt_int(ctx, "port");
+	st->port = cr_host->opt_is_set(ctx, "port") ? cr_host->opt_int(ctx, "port") : 0;
 	st->page_size = cr_host->opt_int(ctx, "page_size");
 	st->retries =
 		cr_host->opt_is_set(ctx, "retries") ? (int)cr_host->opt_int(ctx, "retries") : -1;
@@ -202,6 +203,11 @@ static cr_status aws_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	rc = aws_parse_jobs(config, st, err);
 	if (rc == CR_OK)
 		rc = aws_parse_enums(ctx, config, st, err);
+	/* Not a schema-required key: without `jobs` the entry only declines,
+	 * as the built-in auto configuration's does. */
+	if (rc == CR_OK && st->jobs->len > 0 && st->port == 0)
+		rc = aws_cfg_error(cr_host->cfg_get(config, "jobs"), err,
+				   "'jobs' needs 'port', the port of every task");
 	if (rc == CR_OK && st->endpoint && !g_str_has_prefix(st->endpoint, "https://") &&
 	    !g_str_has_prefix(st->endpoint, "http://"))
 		rc = aws_cfg_error(cr_host->cfg_get(config, "endpoint"), err,

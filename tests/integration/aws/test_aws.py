@@ -159,6 +159,12 @@ def config_errors(fx, r):
         want = (2, '', fx.subst(err).replace('@PLUGIN@', plugin_file()))
         r.check('config-' + name, got == want and not fx.requests(),
                 '  got  %r\n  want %r' % (got, want))
+    # `port` is needed only with `jobs`: the auto configuration's bare entry
+    # must load and decline.
+    got = h.run_cli(fx, (ML % WORKER).replace(' port = 2222;', ''), ['resolve'])
+    want = (2, '', fx.subst(CREATE + "4: 'jobs' needs 'port', the port of every task\n")
+            .replace('@PLUGIN@', plugin_file()))
+    r.check('config-jobs-without-port', got == want, '  got  %r\n  want %r' % (got, want))
     conf, err = CONFIG_ERRORS_ENDPOINT
     got = h.run_cli(fx, conf, ['resolve'])
     want = (2, '', fx.subst(err).replace('@PLUGIN@', plugin_file()))
@@ -314,7 +320,8 @@ def example_config(fx, r):
     conf = os.path.join(h.SRC, 'config/aws.conf')
     p = h.subprocess.run([os.environ['CR_CLI'], 'check-config', conf], env=h.aws_env(fx),
                          capture_output=True, text=True)
-    want = (conf + ': ok\nresolver \'aws\': plugin aws 1.0.0 (%s), policy required, at %s:11\n'
+    want = (conf + ': ok\nread ' + conf + '\n'
+            'resolver \'aws\': plugin aws 1.0.0 (%s), policy required, at %s:11\n'
             '    jobs = { 3 keys }\n    port = 2222\n    address = "private"\n'
             '    order = "tag:Name"\n    rpc_layer = "grpc"\n    page_size = 1000\n'
             % (plugin_file(), conf))
