@@ -119,13 +119,14 @@ for n in $sizes; do
 			  port = 2222; root = "$tmp/off"; } );
 			accelerators = ( );
 		EOF
-		# many short runs, alternating, medians: the machine is shared and noisy
+		: > "$d/requests.jsonl"
+		# many short runs, medians: the machine is shared and noisy
 		hyperfine -N -i -w 20 -r 300 --export-json "$tmp/off.json" \
 			"$cli --config $tmp/off.conf resolve" "$cli --version" > /dev/null 2>&1
 		read -r o_t v_t < <(/usr/bin/python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))["results"]
 print(r[0]["median"], r[1]["median"])' "$tmp/off.json")
-		[ ! -s "$d/requests.jsonl" ] || { echo "off GCE, yet requests were made" >&2; exit 1; }
+		[ ! -s "$d/requests.jsonl" ] || { echo "off GCE, yet requests were made:" >&2; cat "$d/requests.jsonl" >&2; exit 1; }
 	fi
 	kill "$fixture_pid"
 	wait "$fixture_pid" 2> /dev/null || true
