@@ -198,6 +198,11 @@ CASES = [
      'err': ERR + 'project (metadata project/project-id): GET http://127.0.0.1:@SILENT@/'
                   'computeMetadata/v1/project/project-id: no answer from the metadata server '
                   'within metadata_timeout 1.0 s (1 try)'},
+    {'name': 'default metadata address: unreachable in the loopback-only namespace, fast',
+     'conf': conf(''), 'env': {'GCE_METADATA_HOST': None}, 'rc': 1, 'took': (0, 3),
+     'err': ERR + 'project (metadata project/project-id): GET http://169.254.169.254/'
+                  'computeMetadata/v1/project/project-id: Failed to connect to 169.254.169.254 '
+                  'port 80 after 0 ms: Couldn\'t connect to server'},
     {'name': 'metadata_host option wins over GCE_METADATA_HOST',
      'conf': conf('metadata_host = "127.0.0.1:@META@";'),
      'env': {'GCE_METADATA_HOST': '127.0.0.1:@SILENT@'}, 'out': ZONAL},
