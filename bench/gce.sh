@@ -13,9 +13,10 @@
 # chunk = the most names one filtered instances.list carried; TensorFlow
 # makes N+1), the plugin's peak RSS at 10,000 vs 1,000 (target <= 1.1x),
 # and a run off GCE (declines without a packet) vs `cluster-resolver
-# --version` (target <= 1.1x). Median of RUNS runs. Loopback only.
+# --version` (target <= 1.1x; 300 runs each). Times are hyperfine's medians
+# (RUNS runs); gcloud runs once. Loopback only.
 #
-#   bench/gce.sh [BUILD_DIR]      env: CR_GCE_SIZES="1000 10000" CR_BENCH_RUNS=5
+#   bench/gce.sh [BUILD_DIR]      env: CR_GCE_SIZES="1000 10000" CR_BENCH_RUNS=20
 #                                      CR_GCE_GCLOUD=0 skips gcloud
 set -euo pipefail
 
@@ -26,10 +27,11 @@ fi
 build=$(cd "${1:-$src/build}" && pwd)
 cli="$build/bin/cluster-resolver"
 sizes=${CR_GCE_SIZES:-1000 10000}
-runs=${CR_BENCH_RUNS:-5}
+runs=${CR_BENCH_RUNS:-20}
 token=ya29.bench-static-token
 [ -x "$cli" ] || { echo "no $cli: build first" >&2; exit 1; }
 command -v curl > /dev/null || { echo "curl is not installed" >&2; exit 1; }
+command -v hyperfine > /dev/null || { echo "hyperfine is not installed" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is not installed (Debian: time)" >&2; exit 1; }
 export CLUSTER_RESOLVER_PLUGIN_PATH="$build/lib/cluster-resolver/resolvers"
 export CLUSTER_RESOLVER_CONFIG=
@@ -90,8 +92,14 @@ for n in $sizes; do
 	read -r lists chunks maxnames < "$tmp/counts"
 	curl -K "$tmp/curl.cfg"
 
-	read -r p_t p_m < <(time_runs plugin "$runs" "$cli" --config "$tmp/gce.conf" resolve --format json)
-	read -r c_t _ < <(time_runs curl "$runs" curl -K "$tmp/curl.cfg")
+	# wall times: hyperfine, medians of RUNS runs each, plugin and curl in one
+	# invocation; peak RSS: /usr/bin/time over 3 runs
+	hyperfine -N -w 2 -r "$runs" --export-json "$tmp/times.json" \
+		"$cli --config $tmp/gce.conf resolve --format json" "curl -K $tmp/curl.cfg" > /dev/null
+	read -r p_t c_t < <(/usr/bin/python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))["results"]
+print(r[0]["median"], r[1]["median"])' "$tmp/times.json")
+	read -r _ p_m < <(time_runs plugin 3 "$cli" --config "$tmp/gce.conf" resolve --format json)
 	g_t=nan
 	if [ "${CR_GCE_GCLOUD:-1}" != 0 ] && [ -x /usr/bin/gcloud ]; then
 		cat > "$tmp/gcloud.sh" <<-EOF
@@ -111,19 +119,22 @@ for n in $sizes; do
 			{ echo "gcloud listed: $(cat "$tmp/gcloud.out")" >&2; exit 1; }
 	fi
 	results+=("$n $lists $chunks $maxnames $p_t $p_m $c_t $g_t")
-	if [ "$n" = "${sizes%% *}" ]; then # off GCE: declines without a packet
+	if [ "$n" = "${sizes%% *}" ]; then # off GCE: declines without a packet (no request)
 		cat > "$tmp/off.conf" <<-EOF
 			resolvers = ( { plugin = "gce"; policy = "sufficient"; instance_group = "trainers";
 			  port = 2222; root = "$tmp/off"; } );
 			accelerators = ( );
 		EOF
-		printf 'for i in $(seq 50); do "%s" --config "%s" resolve > /dev/null 2>&1 || :; done\n' \
-			"$cli" "$tmp/off.conf" > "$tmp/off.sh"
-		printf 'for i in $(seq 50); do "%s" --version > /dev/null; done\n' "$cli" > "$tmp/ver.sh"
 		: > "$d/requests.jsonl"
-		read -r o_t _ < <(time_runs off "$runs" sh "$tmp/off.sh")
-		read -r v_t _ < <(time_runs ver "$runs" sh "$tmp/ver.sh")
-		[ ! -s "$d/requests.jsonl" ] || { echo "off GCE, yet requests were made" >&2; exit 1; }
+		# many short runs, medians: the machine is shared and noisy
+		printf 'resolvers = ( );\naccelerators = ( );\n' > "$tmp/none.conf"
+		hyperfine -N -i -w 20 -r 300 --export-json "$tmp/off.json" \
+			"$cli --config $tmp/off.conf resolve" "$cli --version" \
+			"$cli --config $tmp/none.conf resolve" > /dev/null 2>&1
+		read -r o_t v_t e_t < <(/usr/bin/python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))["results"]
+print(r[0]["median"], r[1]["median"], r[2]["median"])' "$tmp/off.json")
+		[ ! -s "$d/requests.jsonl" ] || { echo "off GCE, yet requests were made:" >&2; cat "$d/requests.jsonl" >&2; exit 1; }
 	fi
 	kill "$fixture_pid"
 	wait "$fixture_pid" 2> /dev/null || true
@@ -133,7 +144,7 @@ done
 printf '%s\n' "${results[@]}" | /usr/bin/python3 -c '
 import math, sys
 rows = [l.split() for l in sys.stdin]
-print("gce benchmark: resolve a managed instance group from the GCP fixture, median of '"$runs"' runs")
+print("gce benchmark: resolve a managed instance group from the GCP fixture, medians of '"$runs"' runs")
 print("%6s | %5s %6s %5s %5s | %8s %9s | %7s %8s | %8s %12s" % ("N", "lists", "chunks",
       "names", "bound", "plugin s", "peak RSS", "curl s", "gcloud s", "vs curl", "vs gcloud"))
 for n, l, c, mx, pt, pm, ct, gt in rows:
@@ -141,11 +152,11 @@ for n, l, c, mx, pt, pm, ct, gt in rows:
     bound = math.ceil(n / 500) + math.ceil(n / int(mx))
     vs_g = "%5.1fx faster" % (gt / pt) if gt == gt else "%12s" % "not run"
     g_s = "%8.2f" % gt if gt == gt else "%8s" % "-"
-    print("%6d | %5s %6s %5s %5d | %8.3f %5.1f MiB | %7.3f %s | %7.2fx %s" %
+    print("%6d | %5s %6s %5s %5d | %8.4f %5.1f MiB | %7.4f %s | %7.2fx %s" %
           (n, l, c, mx, bound, pt, int(pm) / 1024, ct, g_s, pt / ct, vs_g))
 if len(rows) > 1:
     print("peak RSS at N=%s vs N=%s: %.2fx" % (rows[-1][0], rows[0][0], int(rows[-1][5]) / int(rows[0][5])))
-print("off GCE (declined, 50 runs): %.3f s vs --version %.3f s: %.2fx" % ('"$o_t"', '"$v_t"', '"$o_t"' / '"$v_t"'))
+print("off GCE (declined; median of 300): %.2f ms vs --version %.2f ms: %.2fx (an empty configuration: %.2f ms)" % (1000 * '"$o_t"', 1000 * '"$v_t"', '"$o_t"' / '"$v_t"', 1000 * '"$e_t"'))
 print("requests: lists + chunks; TensorFlow: N+1")
 print("targets: plugin <= 1.5x curl; >= 10x faster than gcloud; requests <= bound; RSS <= 1.1x; off GCE <= 1.1x --version")
 '

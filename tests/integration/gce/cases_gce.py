@@ -91,6 +91,9 @@ CASES = [
      'out': out([]), 'err': NOT_MEMBER % 'empty', 'requests': [LIST]},
     {'name': 'task_type "" and rpc_layer ""', 'conf': conf('task_type = ""; rpc_layer = "";'),
      'out': out(['%s:2222' % a for a in BY_ADDR], 0, job='', rpc='')},
+    {'name': '--rpc-layer wins over rpc_layer', 'conf': conf('rpc_layer = "grpc";'),
+     'args': ['--rpc-layer', 'grpc+verbs', 'resolve', '--format', 'json'],
+     'out': out(['%s:2222' % a for a in BY_ADDR], 0, rpc='grpc+verbs')},
     {'name': 'task_id fixes the identity', 'conf': conf('task_id = 7;'),
      'out': out(['%s:2222' % a for a in BY_ADDR], 7)},
     {'name': 'named port', 'conf': conf('port_name = "grpc";', port=0), 'out': ZONAL,
@@ -195,6 +198,11 @@ CASES = [
      'err': ERR + 'project (metadata project/project-id): GET http://127.0.0.1:@SILENT@/'
                   'computeMetadata/v1/project/project-id: no answer from the metadata server '
                   'within metadata_timeout 1.0 s (1 try)'},
+    {'name': 'default metadata address: unreachable in the loopback-only namespace, fast',
+     'conf': conf(''), 'env': {'GCE_METADATA_HOST': None}, 'rc': 1, 'took': (0, 3),
+     'err': ERR + 'project (metadata project/project-id): GET http://169.254.169.254/'
+                  'computeMetadata/v1/project/project-id: Failed to connect to 169.254.169.254 '
+                  'port 80 after 0 ms: Couldn\'t connect to server'},
     {'name': 'metadata_host option wins over GCE_METADATA_HOST',
      'conf': conf('metadata_host = "127.0.0.1:@META@";'),
      'env': {'GCE_METADATA_HOST': '127.0.0.1:@SILENT@'}, 'out': ZONAL},
