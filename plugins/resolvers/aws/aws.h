@@ -84,6 +84,5 @@ struct aws_run {
 /* aws_ec2.c */
 char *aws_ec2_body(const struct aws_job *job, int64_t page_size, const char *next_token);
 cr_status aws_ec2_job(struct aws_run *run, const struct aws_job *job, cr_error *err);
-int aws_natural_cmp(const char *a, const char *b);
 
 #endif /* AWS_H */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "aws.h"
+#include "natural.h"
 #include "aws_xml.h"
 
 /** One instance of a job, 24 bytes: an IPv4 address is kept as its number
@@ -78,47 +79,6 @@ char *aws_ec2_body(const struct aws_job *job, int64_t page_size, const char *nex
 
 /* ---- ordering --------------------------------------------------------- */
 
-static int aws_digits_cmp(const char **pa, const char **pb)
-{
-	const char *a = *pa, *b = *pb;
-	size_t la = 0, lb = 0;
-	int c;
-
-	while (*a == '0' && isdigit((unsigned char)a[1]))
-		a++;
-	while (*b == '0' && isdigit((unsigned char)b[1]))
-		b++;
-	while (isdigit((unsigned char)a[la]))
-		la++;
-	while (isdigit((unsigned char)b[lb]))
-		lb++;
-	if (la != lb)
-		return la < lb ? -1 : 1;
-	c = memcmp(a, b, la);
-	*pa = a + la;
-	*pb = b + lb;
-	return c;
-}
-
-/** "worker-2" < "worker-10": digit runs compare as numbers. */
-int aws_natural_cmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			int c = aws_digits_cmp(&a, &b);
-
-			if (c)
-				return c;
-		} else if (*a != *b) {
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		} else {
-			a++;
-			b++;
-		}
-	}
-	return *a ? 1 : *b ? -1 : 0;
-}
-
 /* The 16 bytes of "[v6]:port". */
 static void aws_v6_bytes(const char *addr, uint8_t out[16])
 {
@@ -148,8 +108,8 @@ static int aws_addr_cmp(const struct aws_task *a, const struct aws_task *b)
 		aws_v6_bytes(b->addr, y);
 		return memcmp(x, y, 16) ? memcmp(x, y, 16) : strcmp(a->addr, b->addr);
 	}
-	return aws_natural_cmp(a->addr, b->addr) ? aws_natural_cmp(a->addr, b->addr)
-						 : strcmp(a->addr, b->addr);
+	return natural_cmp(a->addr, b->addr) ? natural_cmp(a->addr, b->addr)
+					     : strcmp(a->addr, b->addr);
 }
 
 static gint aws_task_cmp(gconstpointer pa, gconstpointer pb, gpointer order)
@@ -161,7 +121,7 @@ static gint aws_task_cmp(gconstpointer pa, gconstpointer pb, gpointer order)
 		if (!a->key || !b->key) /* untagged instances last */
 			c = a->key ? -1 : b->key ? 1 : 0;
 		else if (GPOINTER_TO_INT(order) == AWS_ORDER_TAG)
-			c = aws_natural_cmp(a->key, b->key);
+			c = natural_cmp(a->key, b->key);
 		else /* instance ids: hex digits of one length */
 			c = strcmp(a->key, b->key);
 		if (!c && a->key && b->key)

@@ -92,8 +92,6 @@ void gce_members_free(GPtrArray *members);
 /* gce_members.c */
 /** Sort @members by the `order` option (address, name, string). */
 void gce_sort(const struct gce *st, GPtrArray *members);
-/** Natural order: digit runs compared as numbers. */
-int gce_natural_cmp(const char *a, const char *b);
 /**
  * gce_find_self: index of the member that is this VM: metadata
  * instance/name (and zone) when @use_metadata, else a member whose address

@@ -17,47 +17,7 @@
 #include <sys/socket.h>
 
 #include "gce.h"
-
-/* Compare digit runs as numbers: leading zeros dropped, longer is larger. */
-static int gce_digits_cmp(const char **pa, const char **pb)
-{
-	const char *a = *pa, *b = *pb;
-	size_t la, lb;
-	int c;
-
-	while (*a == '0' && isdigit((unsigned char)a[1]))
-		a++;
-	while (*b == '0' && isdigit((unsigned char)b[1]))
-		b++;
-	for (la = 0; isdigit((unsigned char)a[la]); la++)
-		;
-	for (lb = 0; isdigit((unsigned char)b[lb]); lb++)
-		;
-	if (la != lb)
-		return la < lb ? -1 : 1;
-	c = strncmp(a, b, la);
-	*pa = a + la;
-	*pb = b + lb;
-	return c;
-}
-
-int gce_natural_cmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			int c = gce_digits_cmp(&a, &b);
-
-			if (c != 0)
-				return c;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		a++;
-		b++;
-	}
-	return *a ? 1 : *b ? -1 : 0;
-}
+#include "natural.h"
 
 /* Sort key of an address: family rank (IPv4 first) and its bytes. */
 static int gce_addr_key(const char *addr, unsigned char key[17])
@@ -84,14 +44,14 @@ static int gce_cmp_address(gconstpointer pa, gconstpointer pb)
 	c = memcmp(ka, kb, sizeof(ka));
 	if (c == 0 && ka[0] == 2)
 		c = strcmp(a->address, b->address);
-	return c != 0 ? c : gce_natural_cmp(a->name, b->name);
+	return c != 0 ? c : natural_cmp(a->name, b->name);
 }
 
 static int gce_cmp_name(gconstpointer pa, gconstpointer pb)
 {
 	const struct gce_member *a = *(struct gce_member *const *)pa;
 	const struct gce_member *b = *(struct gce_member *const *)pb;
-	int c = gce_natural_cmp(a->name, b->name);
+	int c = natural_cmp(a->name, b->name);
 
 	return c != 0 ? c : strcmp(a->zone, b->zone);
 }

@@ -151,7 +151,6 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 		    cr_error *err);
 cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 			   const char *namespace, cr_error *err);
-int k8s_natural_cmp(const char *a, const char *b);
 
 /* True when @url has a user:password@ part, which is refused wherever a
  * server URL is read (the host would send it as Basic authentication). */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "k8s.h"
+#include "natural.h"
 
 enum {
 	K8S_ACC_NONE,
@@ -98,48 +99,6 @@ static uint32_t k8s_value_id(struct k8s_collect *c, const char *v)
 
 /* ---- ordering ----------------------------------------------------------- */
 
-/* Compare digit runs as numbers: strip leading zeros, longer is larger. */
-static int k8s_digits_cmp(const char **pa, const char **pb)
-{
-	const char *a = *pa, *b = *pb;
-	size_t la, lb;
-	int c;
-
-	while (*a == '0' && isdigit((unsigned char)a[1]))
-		a++;
-	while (*b == '0' && isdigit((unsigned char)b[1]))
-		b++;
-	for (la = 0; isdigit((unsigned char)a[la]); la++)
-		;
-	for (lb = 0; isdigit((unsigned char)b[lb]); lb++)
-		;
-	if (la != lb)
-		return la < lb ? -1 : 1;
-	c = memcmp(a, b, la);
-	*pa = a + la;
-	*pb = b + lb;
-	return c;
-}
-
-/** Natural order: "worker-2" < "worker-10"; otherwise bytewise. */
-int k8s_natural_cmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			int c = k8s_digits_cmp(&a, &b);
-
-			if (c)
-				return c;
-		} else if (*a != *b) {
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		} else {
-			a++;
-			b++;
-		}
-	}
-	return *a ? 1 : *b ? -1 : 0;
-}
-
 static gint k8s_pod_cmp(gconstpointer pa, gconstpointer pb, gpointer collect)
 {
 	const struct k8s_pod *a = pa, *b = pb;
@@ -149,7 +108,7 @@ static gint k8s_pod_cmp(gconstpointer pa, gconstpointer pb, gpointer collect)
 		return a->index >= 0 ? -1 : 1;
 	if (a->index != b->index)
 		return a->index < b->index ? -1 : 1;
-	c = k8s_natural_cmp(a->name, b->name);
+	c = natural_cmp(a->name, b->name);
 	if (!c)
 		c = strcmp(a->name, b->name);
 	if (!c && a->ns != b->ns)

@@ -12,6 +12,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
+sys.path.insert(0, os.path.join(SRC, 'tests/common'))
+from harness import ensure_hermetic, Results  # noqa: E402,F401
 FIXTURE = os.path.join(SRC, 'tests/fixtures/aws/aws_fixture.py')
 INSTANCES = os.path.join(HERE, 'instances.json')
 AKID = 'AKIAFIXTURE0EXAMPLE1'
@@ -19,12 +21,6 @@ SECRET = 'fixtureSecretKey/0123456789+abcdefghijKLMN'
 PYENV_PYTHON = os.environ.get('CR_PYENV_PYTHON', '/root/.pyenv/versions/3.11.7/bin/python3')
 
 
-def ensure_hermetic():
-    """Re-run this script under scripts/hermetic.sh unless already inside."""
-    if os.environ.get('CR_HERMETIC') == '1':
-        return
-    os.execv('/bin/sh', ['/bin/sh', os.path.join(SRC, 'scripts/hermetic.sh'),
-                         sys.executable] + sys.argv)
 
 
 def need_cli():
@@ -120,20 +116,3 @@ def run_cli(fx, conf_text, args, env_extra=None, timeout=60):
                        timeout=timeout)
     return p.returncode, p.stdout, p.stderr
 
-
-class Results:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, name, ok, detail=''):
-        if ok:
-            self.passed += 1
-            print('ok - %s' % name)
-        else:
-            self.failed += 1
-            print('not ok - %s\n%s' % (name, detail))
-
-    def finish(self):
-        print('%d passed, %d failed' % (self.passed, self.failed))
-        sys.exit(1 if self.failed else 0)

@@ -14,6 +14,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
+sys.path.insert(0, os.path.join(SRC, 'tests/common'))
+from harness import ensure_hermetic, Results  # noqa: E402,F401
 FIXTURES = os.path.join(SRC, 'tests/fixtures/aws')
 ACCOUNT = '123456789012'
 # The fixture's long-term keys (IAM users), as AWS's documentation writes them.
@@ -38,12 +40,6 @@ SECRETS = [USER_SECRET, OTHER_SECRET, IMDS_SECRET, IMDS_TOKEN, ECS_SECRET, ECS_T
 EXPIRY = '2099-01-01T00:00:00Z'
 
 
-def ensure_hermetic():
-    """Re-run this script under scripts/hermetic.sh unless already inside."""
-    if os.environ.get('CR_HERMETIC') == '1':
-        return
-    os.execv('/bin/sh', ['/bin/sh', os.path.join(SRC, 'scripts/hermetic.sh'),
-                         sys.executable] + sys.argv)
 
 
 def _wait_port(proc, d, log):
@@ -197,21 +193,3 @@ def run(cmd, env, timeout=120, cwd=None):
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=cwd)
     return p.returncode, p.stdout, p.stderr
 
-
-class Results:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, name, ok, detail=''):
-        if ok:
-            self.passed += 1
-            print('ok - %s' % name)
-        else:
-            self.failed += 1
-            print('not ok - %s\n%s' % (name, detail))
-        sys.stdout.flush()
-
-    def finish(self):
-        print('%d passed, %d failed' % (self.passed, self.failed))
-        sys.exit(1 if self.failed else 0)

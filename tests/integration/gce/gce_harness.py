@@ -12,6 +12,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
+sys.path.insert(0, os.path.join(SRC, 'tests/common'))
+from harness import ensure_hermetic, need, plugin_file, write, Results  # noqa: E402,F401
 FIXTURE = os.path.join(SRC, 'tests/fixtures/gcp/gcp_fixture.py')
 STATIC_TOKEN = 'ya29.static-file-token-5f1c'
 # CR_GCE_VALGRIND=1: the CLI runs under valgrind memcheck; an error or a
@@ -22,33 +24,12 @@ VALGRIND = (['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
             if os.environ.get('CR_GCE_VALGRIND') == '1' else [])
 
 
-def ensure_hermetic():
-    """Re-run this script under scripts/hermetic.sh unless already inside."""
-    if os.environ.get('CR_HERMETIC') == '1':
-        return
-    os.execv('/bin/sh', ['/bin/sh', os.path.join(SRC, 'scripts/hermetic.sh'),
-                         sys.executable] + sys.argv)
 
 
-def need(env_var):
-    path = os.environ.get(env_var)
-    if not path or not os.path.exists(path):
-        print('SKIP: %s is not set or missing (run through ctest)' % env_var)
-        sys.exit(77)
-    return path
 
 
-def plugin_path():
-    for d in os.environ.get('CLUSTER_RESOLVER_PLUGIN_PATH', '').split(':'):
-        if d and os.path.exists(os.path.join(d, 'gce.so')):
-            return os.path.join(d, 'gce.so')
-    return 'gce.so'
 
 
-def write(path, text, mode=0o644):
-    with open(path, 'w') as f:
-        f.write(text)
-    os.chmod(path, mode)
 
 
 class Fixture:
@@ -106,7 +87,7 @@ class Fixture:
         for k, v in (('@API@', str(self.api)), ('@META@', str(self.meta)),
                      ('@SILENT@', str(self.silent)), ('@DIR@', self.dir),
                      ('@ROOT@', self.root), ('@OFFROOT@', self.offroot),
-                     ('@PLUGIN@', plugin_path())):
+                     ('@PLUGIN@', plugin_file('gce'))):
             text = text.replace(k, v)
         return text
 
@@ -146,20 +127,3 @@ def run_cli(fx, conf_text, args, env_extra=None, timeout=60):
                        timeout=timeout)
     return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
 
-
-class Results:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, name, ok, detail=''):
-        if ok:
-            self.passed += 1
-            print('ok - %s' % name)
-        else:
-            self.failed += 1
-            print('not ok - %s\n%s' % (name, detail))
-
-    def finish(self):
-        print('%d passed, %d failed' % (self.passed, self.failed))
-        sys.exit(1 if self.failed else 0)

@@ -11,31 +11,16 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
+sys.path.insert(0, os.path.join(SRC, 'tests/common'))
+from harness import ensure_hermetic, need, plugin_file, Results  # noqa: E402,F401
 FIXTURE = os.path.join(SRC, 'tests/fixtures/k8s/k8s_fixture.py')
 TOKEN = 'fixture-token-0123456789'
 
 
-def ensure_hermetic():
-    """Re-run this script under scripts/hermetic.sh unless already inside."""
-    if os.environ.get('CR_HERMETIC') == '1':
-        return
-    os.execv('/bin/sh', ['/bin/sh', os.path.join(SRC, 'scripts/hermetic.sh'),
-                         sys.executable] + sys.argv)
 
 
-def need(env_var):
-    path = os.environ.get(env_var)
-    if not path or not os.path.exists(path):
-        print('SKIP: %s is not set or missing (run through ctest)' % env_var)
-        sys.exit(77)
-    return path
 
 
-def plugin_path():
-    for d in os.environ.get('CLUSTER_RESOLVER_PLUGIN_PATH', '').split(':'):
-        if d and os.path.exists(os.path.join(d, 'k8s.so')):
-            return os.path.join(d, 'k8s.so')
-    return 'k8s.so'
 
 
 class Fixture:
@@ -83,7 +68,7 @@ class Fixture:
 
     def subst(self, text):
         return text.replace('@PORT@', str(self.port)).replace('@DIR@', self.dir).replace(
-            '@PLUGIN@', plugin_path())
+            '@PLUGIN@', plugin_file('k8s'))
 
     def stop(self, keep=False):
         self.proc.terminate()
@@ -118,20 +103,3 @@ def run_cli(fx, conf_text, args, env_extra=None, timeout=60):
                        timeout=timeout)
     return p.returncode, p.stdout, p.stderr
 
-
-class Results:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, name, ok, detail=''):
-        if ok:
-            self.passed += 1
-            print('ok - %s' % name)
-        else:
-            self.failed += 1
-            print('not ok - %s\n%s' % (name, detail))
-
-    def finish(self):
-        print('%d passed, %d failed' % (self.passed, self.failed))
-        sys.exit(1 if self.failed else 0)

@@ -11,17 +11,14 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import k8s_harness as h  # noqa: E402
+import k8s_harness as h
+from harness import write  # noqa: E402
 from cases_resolve import CASES  # noqa: E402
 
 SECRETS = [h.TOKEN, 'sa-token-A', 'sa-token-B', 'exec-token-v1', 'exec-token-beta',
            'stale-token', 'merged-token', 'hunter2']
 
 
-def write(path, text, mode=0o644):
-    with open(path, 'w') as f:
-        f.write(text)
-    os.chmod(path, mode)
 
 
 def b64(path):

@@ -21,6 +21,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
+sys.path.insert(0, os.path.join(SRC, 'tests/common'))
+from harness import ensure_hermetic  # noqa: E402,F401
 GCP = os.path.join(SRC, 'tests/fixtures/gcp')
 sys.path.insert(0, GCP)
 import gcp_tpu  # noqa: E402
@@ -37,11 +39,6 @@ VALGRIND = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
     if os.environ.get('CR_TPU_VALGRIND') == '1' else []
 
 
-def ensure_hermetic():
-    if os.environ.get('CR_HERMETIC') == '1':
-        return
-    os.execv('/bin/sh', ['/bin/sh', os.path.join(SRC, 'scripts/hermetic.sh'),
-                         sys.executable] + sys.argv)
 
 
 def check(name, got, want):

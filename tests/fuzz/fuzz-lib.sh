@@ -1,0 +1,62 @@
+# fuzz-lib.sh - sourced by every tests/fuzz/*/run-*.sh: one way to build a
+# libFuzzer target with clang and run it briefly on a copy of its committed
+# seed corpus. Any crash, leak, sanitizer report or broken property fails the
+# test (exit 1) and leaves the reproducer under $CR_TEST_BUILD_DIR/fuzz-NAME/;
+# no clang, or clang without its libFuzzer runtime, skips it (exit 77).
+#
+#   fuzz_init NAME           src, build, cc, out (= $build/fuzz-NAME) and a
+#                            scratch dir $work removed on exit
+#   fuzz_cc ARGS...          clang with the fuzzer and sanitizer flags and the
+#                            public and build include dirs; skips or fails
+#   fuzz_run BIN CORPUS SECS MAX_LEN
+#                            run $out/BIN for SECS on a copy of CORPUS/*
+#
+# The caller sets `here` (its own directory) and `set -eu` first.
+fuzz_san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+
+fuzz_init() {
+	src=${CR_TEST_SOURCE_DIR:-$(cd "$here/../../.." && pwd)}
+	build=${CR_TEST_BUILD_DIR:?CR_TEST_BUILD_DIR must name the build tree}
+	cc=${CR_FUZZ_CC:-clang}
+	if ! command -v "$cc" >/dev/null 2>&1; then
+		echo "1..0 # SKIP $cc not installed (Debian: clang)"
+		exit 77
+	fi
+	out="$build/fuzz-$1"
+	mkdir -p "$out"
+	work=$(mktemp -d "$out/run.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "rm -rf '$work'" EXIT
+}
+
+# fuzz_cc ARGS...: ARGS name the sources, libraries and -o; -fsanitize=fuzzer
+# (or fuzzer-no-link for a plugin built with coverage) comes from the caller.
+fuzz_cc() {
+	# shellcheck disable=SC2086
+	if ! "$cc" -g -O1 -std=c11 -D_GNU_SOURCE $fuzz_san -I"$src/include" -I"$build/include" \
+		"$@" 2>>"$work/cc.log"; then
+		if grep -q "fuzzer" "$work/cc.log" && grep -qi "cannot find\|no such file" "$work/cc.log"; then
+			echo "1..0 # SKIP $cc has no libFuzzer runtime (Debian: libclang-rt-14-dev)"
+			exit 77
+		fi
+		cat "$work/cc.log" >&2
+		exit 1
+	fi
+}
+
+fuzz_run() {
+	bin=$1 corpus=$2 secs=$3 max_len=$4
+	mkdir -p "$work/corpus"
+	cp "$corpus"/* "$work/corpus/"
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0" \
+		"$out/$bin" -max_total_time="$secs" -max_len="$max_len" -timeout=10 \
+		-rss_limit_mb=2048 -artifact_prefix="$out/crash-$bin-" -print_final_stats=1 \
+		"$work/corpus" 2>"$work/fuzz.log" || {
+		tail -n 40 "$work/fuzz.log" >&2
+		echo "not ok - $bin: reproducer under $out/" >&2
+		exit 1
+	}
+	grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$work/fuzz.log" | tail -n 2
+	echo "ok - $bin: $secs s without a finding"
+}
