@@ -262,58 +262,6 @@ static cr_status job_add(spec_job *j, int64_t index, const char *address, cr_err
 	return CR_OK;
 }
 
-/* Why @address cannot be a task's address, or NULL when it can. Every output
- * format must carry it on one line and every framework parse it: HOST or
- * HOST:PORT, HOST a name or IPv4 address (letters, digits, '-', '.', '_') or a
- * bracketed IPv6 address (hex digits, ':', '.', and a %zone of name
- * characters), PORT 1..65535. A newline would add a hostfile line, a blank a
- * hostfile field, a quote or '$' a shell word. */
-static const char *address_problem(const char *address)
-{
-	const char *colon, *p;
-	long port = 0;
-
-	if (address[0] == '[') {
-		bool zone = false;
-
-		for (p = address + 1; *p != ']' && *p != '\0'; p++) {
-			zone = zone || *p == '%';
-			if (!(g_ascii_isxdigit(*p) || *p == ':' || *p == '.' || *p == '%' ||
-			      (zone && (g_ascii_isalnum(*p) || *p == '-' || *p == '_'))))
-				return "a character that is not in an IPv6 address";
-		}
-		if (*p != ']' || p == address + 1)
-			return "an empty or unclosed [IPv6] host";
-		if (p[1] != '\0' && p[1] != ':')
-			return "text after its [IPv6] host";
-		colon = p[1] == ':' ? p + 1 : NULL;
-	} else {
-		for (p = address; *p != '\0' && *p != ':'; p++)
-			if (!(g_ascii_isalnum(*p) || *p == '-' || *p == '.' || *p == '_'))
-				return "a character that is not in a host name";
-		colon = *p == ':' ? p : NULL;
-		if (p == address)
-			return "no host";
-	}
-	if (colon == NULL)
-		return NULL;
-	for (p = colon + 1; *p >= '0' && *p <= '9' && port <= 65535; p++)
-		port = port * 10 + (*p - '0');
-	if (p == colon + 1 || *p != '\0' || port < 1 || port > 65535)
-		return "a port outside 1..65535";
-	return NULL;
-}
-
-static cr_status address_error(cr_error *err, const char *job, const char *address, const char *why)
-{
-	char *esc = g_strescape(address, NULL);
-	cr_status st = error_set(err, CR_ERR_INVALID_ARG, "job '%s': address \"%s\" has %s", job,
-				 esc, why);
-
-	g_free(esc);
-	return st;
-}
-
 static cr_status index_range_error(cr_error *err, const char *job, int64_t index)
 {
 	return error_set(err, CR_ERR_INVALID_ARG,
@@ -331,9 +279,9 @@ cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index, const 
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_add_task: NULL argument");
 	if (index < 0 || index > G_MAXINT32)
 		return index_range_error(err, job, index);
-	why = address_problem(address);
+	why = spec_address_problem(address);
 	if (why != NULL)
-		return address_error(err, job, address, why);
+		return spec_address_error(err, job, address, why);
 	return job_add(ensure_job(spec, job), index, address, err);
 }
 
@@ -346,9 +294,9 @@ cr_status cr_spec_append_task(cr_spec *spec, const char *job, const char *addres
 
 	if (spec == NULL || job == NULL || address == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_append_task: NULL argument");
-	why = address_problem(address);
+	why = spec_address_problem(address);
 	if (why != NULL)
-		return address_error(err, job, address, why);
+		return spec_address_error(err, job, address, why);
 	j = spec->last;
 	if (j == NULL || strcmp(j->name, job) != 0)
 		j = ensure_job(spec, job);

@@ -26,6 +26,14 @@ gint str_ptr_cmp(gconstpointer a, gconstpointer b);
  * returns its own status: with no @err there is none to read back. */
 void error_prefix(cr_error *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
+/* ---- task addresses (spec-address.c) ------------------------------------ */
+
+/* Why @address cannot be a task's address (HOST[:PORT], see cr_spec_add_task),
+ * or NULL when it can. */
+const char *spec_address_problem(const char *address);
+/* CR_ERR_INVALID_ARG: "job 'J': address "A" has WHY", the address escaped. */
+cr_status spec_address_error(cr_error *err, const char *job, const char *address, const char *why);
+
 /* ---- JSON (json.c, spec-codec.c) ----------------------------------------- */
 cr_status json_parse_text(const char *text, size_t len, const char *what, json_object **out,
 			  cr_error *err);

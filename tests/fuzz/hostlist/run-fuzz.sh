@@ -20,6 +20,7 @@ tpn) sources="$here/fuzz-tpn.c $core" ;;
 cluster-json)
 	# the as_dict walk with the spec and JSON code it stands on
 	sources="$here/../cluster-json/fuzz-cluster-json.c $src/core/spec-codec.c $src/core/spec.c"
+	sources="$sources $src/core/spec-address.c"
 	sources="$sources $src/core/json.c $src/core/error.c"
 	corpus="$here/../cluster-json/corpus"
 	pkgs="glib-2.0 json-c"
