@@ -3,6 +3,7 @@ loopback-only namespace, skip outside ctest, find a built plugin, write a
 file, and count checks. Imported by the k8s, gce, aws and tpu harnesses
 (sys.path gets tests/common first)."""
 import os
+import subprocess
 import sys
 
 SRC = os.environ.get('CR_TEST_SOURCE_DIR',
@@ -33,6 +34,41 @@ def plugin_file(name):
         if d and os.path.exists(os.path.join(d, name + '.so')):
             return os.path.join(d, name + '.so')
     return name + '.so'
+
+
+# Kept from the test's own environment: the build's plugins, the sanitizer
+# settings, the namespace marker.
+PASSTHROUGH = ('CLUSTER_RESOLVER_PLUGIN_PATH', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS',
+               'CR_HERMETIC', 'LD_PRELOAD', 'G_DEBUG')
+
+
+def clean_env(home, fixed=None, extra=None, subst=str, lang='C', keep=()):
+    """An environment with nothing of the machine's in it: PATH, HOME=@home,
+    no config file, the PASSTHROUGH variables (and @keep), then @fixed, then
+    @extra (a None value unsets; values go through @subst)."""
+    env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': home, 'LANG': lang,
+           'CLUSTER_RESOLVER_CONFIG': ''}
+    env.update(fixed or {})
+    for k in PASSTHROUGH + tuple(keep):
+        if k in os.environ:
+            env[k] = os.environ[k]
+    for k, v in (extra or {}).items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = subst(v)
+    return env
+
+
+def run_config(directory, conf_text, args, env, timeout=60, prefix=()):
+    """Write @conf_text to DIRECTORY/case.conf and run `cluster-resolver
+    --config` on it with @args (under @prefix, e.g. valgrind): the
+    CompletedProcess."""
+    conf = os.path.join(directory, 'case.conf')
+    with open(conf, 'w') as f:
+        f.write(conf_text)
+    cmd = list(prefix) + [os.environ['CR_CLI'], '--config', conf] + list(args)
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def write(path, text, mode=0o644):

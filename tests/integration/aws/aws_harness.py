@@ -13,7 +13,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
-from harness import ensure_hermetic, Results  # noqa: E402,F401
+from harness import ensure_hermetic, Results, clean_env, run_config  # noqa: E402,F401
 FIXTURE = os.path.join(SRC, 'tests/fixtures/aws/aws_fixture.py')
 INSTANCES = os.path.join(HERE, 'instances.json')
 AKID = 'AKIAFIXTURE0EXAMPLE1'
@@ -90,29 +90,14 @@ class Fixture:
 
 def aws_env(fx, extra=None):
     """A clean environment: the fixture's key in AWS_*, no files, no IMDS."""
-    env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': fx.home, 'LANG': 'C',
-           'CLUSTER_RESOLVER_CONFIG': '', 'AWS_ACCESS_KEY_ID': AKID,
-           'AWS_SECRET_ACCESS_KEY': SECRET, 'AWS_EC2_METADATA_DISABLED': 'true',
-           'AWS_CONFIG_FILE': os.path.join(fx.dir, 'no-config'),
-           'AWS_SHARED_CREDENTIALS_FILE': os.path.join(fx.dir, 'no-credentials')}
-    for k in ('CLUSTER_RESOLVER_PLUGIN_PATH', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS',
-              'CR_HERMETIC', 'LD_PRELOAD', 'G_DEBUG'):
-        if k in os.environ:
-            env[k] = os.environ[k]
-    for k, v in (extra or {}).items():
-        if v is None:
-            env.pop(k, None)
-        else:
-            env[k] = fx.subst(v)
-    return env
+    return clean_env(fx.home, {'AWS_ACCESS_KEY_ID': AKID, 'AWS_SECRET_ACCESS_KEY': SECRET,
+                               'AWS_EC2_METADATA_DISABLED': 'true',
+                               'AWS_CONFIG_FILE': os.path.join(fx.dir, 'no-config'),
+                               'AWS_SHARED_CREDENTIALS_FILE':
+                                   os.path.join(fx.dir, 'no-credentials')},
+                     extra, fx.subst)
 
 
 def run_cli(fx, conf_text, args, env_extra=None, timeout=60):
-    conf = os.path.join(fx.dir, 'case.conf')
-    with open(conf, 'w') as f:
-        f.write(fx.subst(conf_text))
-    cmd = [os.environ['CR_CLI'], '--config', conf] + list(args)
-    p = subprocess.run(cmd, env=aws_env(fx, env_extra), capture_output=True, text=True,
-                       timeout=timeout)
+    p = run_config(fx.dir, fx.subst(conf_text), args, aws_env(fx, env_extra), timeout)
     return p.returncode, p.stdout, p.stderr
-

@@ -15,6 +15,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
+import harness  # noqa: E402
 from harness import ensure_hermetic, Results  # noqa: E402,F401
 FIXTURES = os.path.join(SRC, 'tests/fixtures/aws')
 ACCOUNT = '123456789012'
@@ -170,23 +171,14 @@ def clean_env(fx, extra=None):
     """No credentials, no AWS settings but the test's; HOME in the temp dir;
     every AWS endpoint on 127.0.0.1 (IMDS included, so no client ever tries
     169.254.169.254 even by mistake)."""
-    env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': fx.home, 'LANG': 'C.UTF-8',
-           'CLUSTER_RESOLVER_CONFIG': '', 'AWS_CA_BUNDLE': fx.ca,
-           'AWS_ENDPOINT_URL': fx.endpoint, 'AWS_REGION': 'us-west-2',
-           'AWS_EC2_METADATA_SERVICE_ENDPOINT': fx.imds,
-           'AWS_CONFIG_FILE': os.path.join(fx.home, '.aws/config'),
-           'AWS_SHARED_CREDENTIALS_FILE': os.path.join(fx.home, '.aws/credentials'),
-           'AWS_PAGER': '', 'AWS_CLI_AUTO_PROMPT': 'off'}
-    for k in ('CLUSTER_RESOLVER_PLUGIN_PATH', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS',
-              'CR_HERMETIC', 'LD_PRELOAD', 'G_DEBUG', 'PYENV_ROOT', 'PYENV_VERSION'):
-        if k in os.environ:
-            env[k] = os.environ[k]
-    for k, v in (extra or {}).items():
-        if v is None:
-            env.pop(k, None)
-        else:
-            env[k] = v.replace('@DIR@', fx.dir)
-    return env
+    return harness.clean_env(
+        fx.home, {'AWS_CA_BUNDLE': fx.ca, 'AWS_ENDPOINT_URL': fx.endpoint,
+                  'AWS_REGION': 'us-west-2', 'AWS_EC2_METADATA_SERVICE_ENDPOINT': fx.imds,
+                  'AWS_CONFIG_FILE': os.path.join(fx.home, '.aws/config'),
+                  'AWS_SHARED_CREDENTIALS_FILE': os.path.join(fx.home, '.aws/credentials'),
+                  'AWS_PAGER': '', 'AWS_CLI_AUTO_PROMPT': 'off'},
+        extra, lambda v: v.replace('@DIR@', fx.dir), lang='C.UTF-8',
+        keep=('PYENV_ROOT', 'PYENV_VERSION'))
 
 
 def run(cmd, env, timeout=120, cwd=None):

@@ -13,7 +13,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
-from harness import ensure_hermetic, need, plugin_file, write, Results  # noqa: E402,F401
+from harness import ensure_hermetic, need, plugin_file, write, Results, clean_env, run_config  # noqa: E402,F401
 FIXTURE = os.path.join(SRC, 'tests/fixtures/gcp/gcp_fixture.py')
 STATIC_TOKEN = 'ya29.static-file-token-5f1c'
 # CR_GCE_VALGRIND=1: the CLI runs under valgrind memcheck; an error or a
@@ -101,29 +101,14 @@ class Fixture:
 
 def base_env(fx, extra=None):
     """A clean environment: HOME in the fixture dir, metadata on the fixture."""
-    env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': fx.home, 'LANG': 'C',
-           'CLUSTER_RESOLVER_CONFIG': '', 'GCE_METADATA_HOST': '127.0.0.1:%d' % fx.meta}
+    fixed = {'GCE_METADATA_HOST': '127.0.0.1:%d' % fx.meta}
     if VALGRIND:
-        env['CLUSTER_RESOLVER_NO_DLCLOSE'] = '1'
-    for k in ('CLUSTER_RESOLVER_PLUGIN_PATH', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS',
-              'CR_HERMETIC', 'LD_PRELOAD', 'G_DEBUG'):
-        if k in os.environ:
-            env[k] = os.environ[k]
-    for k, v in (extra or {}).items():
-        if v is None:
-            env.pop(k, None)
-        else:
-            env[k] = fx.subst(v)
-    return env
+        fixed['CLUSTER_RESOLVER_NO_DLCLOSE'] = '1'
+    return clean_env(fx.home, fixed, extra, fx.subst)
 
 
 def run_cli(fx, conf_text, args, env_extra=None, timeout=60):
-    conf = os.path.join(fx.dir, 'case.conf')
-    with open(conf, 'w') as f:
-        f.write(fx.subst(conf_text))
-    cmd = VALGRIND + [os.environ['CR_CLI'], '--config', conf] + list(args)
     t0 = time.monotonic()
-    p = subprocess.run(cmd, env=base_env(fx, env_extra), capture_output=True, text=True,
-                       timeout=timeout)
+    p = run_config(fx.dir, fx.subst(conf_text), args, base_env(fx, env_extra), timeout,
+                   VALGRIND)
     return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
-

@@ -12,7 +12,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
-from harness import ensure_hermetic, need, plugin_file, Results  # noqa: E402,F401
+from harness import ensure_hermetic, need, plugin_file, Results, clean_env, run_config  # noqa: E402,F401
 FIXTURE = os.path.join(SRC, 'tests/fixtures/k8s/k8s_fixture.py')
 TOKEN = 'fixture-token-0123456789'
 
@@ -80,26 +80,9 @@ class Fixture:
 
 def base_env(fx, extra=None):
     """A clean environment: no identity, no kubeconfig, no in-cluster vars."""
-    env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': fx.home, 'LANG': 'C',
-           'CLUSTER_RESOLVER_CONFIG': ''}
-    for k in ('CLUSTER_RESOLVER_PLUGIN_PATH', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS',
-              'CR_HERMETIC', 'LD_PRELOAD', 'G_DEBUG'):
-        if k in os.environ:
-            env[k] = os.environ[k]
-    for k, v in (extra or {}).items():
-        if v is None:
-            env.pop(k, None)
-        else:
-            env[k] = fx.subst(v)
-    return env
+    return clean_env(fx.home, extra=extra, subst=fx.subst)
 
 
 def run_cli(fx, conf_text, args, env_extra=None, timeout=60):
-    conf = os.path.join(fx.dir, 'case.conf')
-    with open(conf, 'w') as f:
-        f.write(fx.subst(conf_text))
-    cmd = [os.environ['CR_CLI'], '--config', conf] + list(args)
-    p = subprocess.run(cmd, env=base_env(fx, env_extra), capture_output=True, text=True,
-                       timeout=timeout)
+    p = run_config(fx.dir, fx.subst(conf_text), args, base_env(fx, env_extra), timeout)
     return p.returncode, p.stdout, p.stderr
-
