@@ -130,4 +130,15 @@ while squeue -h -j "$jobid" 2>/dev/null | grep -q .; do
 done
 /usr/bin/python3 "$here/check-env.py" "sbatch examples/slurm/train.sbatch" 4 torch,tf_config \
 	"$dir/sbatch" || { fail=1; sed 's/^/# /' "$dir/sbatch.log"; }
+
+# The TaskProlog recipe, without the SPANK plugin: slurmd reads the new
+# slurm.conf on reconfigure; the prolog finds the CLI on the task's PATH.
+: >"$dir/plugstack.conf"
+echo "TaskProlog=$src/examples/slurm/task-prolog.sh" >>"$dir/slurm.conf"
+scontrol reconfigure
+cli_dir=$(dirname "$CR_CLI")
+PATH=$cli_dir:$PATH CLUSTER_RESOLVER_CONFIG=$dir/cr.conf CLUSTER_RESOLVER_FORMATS=torch,tf_config \
+	step "TaskProlog, CLUSTER_RESOLVER_FORMATS=torch,tf_config srun -N2 -n4" 4 torch,tf_config -- -N2 -n4
+PATH=$cli_dir:$PATH CLUSTER_RESOLVER_CONFIG=$dir/cr.conf \
+	step "TaskProlog, a job that does not ask" 4 none -- -N2 -n4
 exit $fail
