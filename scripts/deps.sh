@@ -3,7 +3,8 @@
 #   build: compiler, CMake and the libraries (GLib, json-c, libcurl, libconfig;
 #          libyaml for k8s, libxml2 for aws, OpenSSL's libcrypto for gcp's RS256)
 #   test:  build + everything the test suite and benchmarks run for real
-#          (Slurm + munge + libslurm-dev for the SPANK plugin, protoc, valgrind, clang/libFuzzer, abigail, the AWS CLI v2
+#          (Slurm + munge, libslurm-dev for the SPANK plugin, protoc, valgrind,
+#          clang/libFuzzer, abigail, the AWS CLI v2
 #          and Debian's botocore/boto3, google-api-python-client, google-auth, ...)
 # Installs only what is missing; needs root (or sudo) the first time.
 set -eu

@@ -7,7 +7,8 @@ srun --cluster-resolver was given. The expected values are worked out here
 from where Slurm put each task (SLURMD_NODENAME, SLURM_LOCALID, SLURM_NODEID
 in the same file) and the `slurm` resolver's rule (port 8888 + local id,
 identity worker:PROCID, rpc layer grpc); every variable of the formats must
-have exactly that value and no other variable of any format may be set.
+have exactly that value and no other variable of any format may be set;
+where Slurm bound GPUs (GPU_DEVICE_ORDINAL), CUDA_VISIBLE_DEVICES is theirs.
 Prints one TAP line.
 """
 import json
@@ -61,6 +62,9 @@ if len(tasks) == ntasks:
         if "jax" in formats:
             want.update({"JAX_COORDINATOR_ADDRESS": workers[0],
                          "JAX_NUM_PROCESSES": str(ntasks), "JAX_PROCESS_ID": str(p)})
+        if "GPU_DEVICE_ORDINAL" in env and env.get("CUDA_VISIBLE_DEVICES") != env["GPU_DEVICE_ORDINAL"]:
+            bad.append(f"task {p}: CUDA_VISIBLE_DEVICES {env.get('CUDA_VISIBLE_DEVICES')!r}, "
+                       f"Slurm bound {env['GPU_DEVICE_ORDINAL']!r}")
         got = {k: v for k, v in env.items() if k in ALL}
         if got != want:
             for k in sorted(set(got) | set(want)):
