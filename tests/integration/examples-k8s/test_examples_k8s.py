@@ -142,14 +142,15 @@ def rest_path(doc):
     return '%s/%s' % (shown, doc['metadata']['name']), path, res['name']
 
 
-def discovery_faults(docs):
+def discovery_faults(docs, groups=None):
+    groups = GROUPS if groups is None else groups
     faults = []
     for _, ds in docs:
         for d in ds:
             _, path, resource = rest_path(d)
             faults.append({'path': path, 'status': 404, 'count': -1,
                            'message': '%s "%s" not found' % (resource, d['metadata']['name'])})
-    for group, (version, resources) in GROUPS.items():
+    for group, (version, resources) in groups.items():
         faults.append({'path': '/apis/%s/%s' % (group, version), 'count': -1, 'body': json.dumps(
             {'kind': 'APIResourceList', 'apiVersion': 'v1',
              'groupVersion': '%s/%s' % (group, version), 'resources': resources})})
@@ -158,7 +159,7 @@ def discovery_faults(docs):
     faults.append({'path': '/apis', 'count': -1, 'body': json.dumps(
         {'kind': 'APIGroupList', 'apiVersion': 'v1', 'groups': [
             {'name': g, 'versions': [gv(g, v)], 'preferredVersion': gv(g, v)}
-            for g, (v, _) in GROUPS.items()]})})
+            for g, (v, _) in groups.items()]})})
     return faults
 
 
@@ -183,6 +184,18 @@ def check_kubectl(fx, docs, res):
                   p.returncode == 0 and p.stdout == want and gets == want_gets,
                   'rc %d, stdout %r (want %r), stderr %r, 404 GETs %s (want %s)'
                   % (p.returncode, p.stdout, want, p.stderr, gets, want_gets))
+    # A cluster without the JobSet CRD: kubectl says so (README's claim).
+    fx.set_faults(discovery_faults(docs, {g: v for g, v in GROUPS.items()
+                                          if g != 'jobset.x-k8s.io'}))
+    p = subprocess.run(['kubectl', '--kubeconfig', fx.kubeconfig, '--cache-dir',
+                        tempfile.mkdtemp(prefix='kubectl-cache-', dir=fx.dir), 'apply',
+                        '--dry-run=client', '--validate=false', '-f',
+                        os.path.join(EXAMPLES, 'jobset.yaml')],
+                       capture_output=True, text=True, env=env, timeout=60)
+    want = 'no matches for kind "JobSet" in version "jobset.x-k8s.io/v1alpha2"'
+    res.check('without the JobSet CRD kubectl refuses jobset.yaml',
+              p.returncode != 0 and p.stdout == '' and want in p.stderr,
+              'rc %d, stdout %r, stderr %r' % (p.returncode, p.stdout, p.stderr))
     fx.set_faults([])
 
 
