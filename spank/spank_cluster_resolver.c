@@ -19,11 +19,10 @@
  * slurm_error() and friends, never to stdout; a failed resolution fails the
  * task (exit 1), as `cluster-resolver exec` would.
  */
-#include <ctype.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
 #include <slurm/spank.h>
 
 #include <cluster-resolver/cluster-resolver.h>
@@ -31,52 +30,38 @@
 SPANK_PLUGIN(cluster_resolver, 1);
 
 #define CRS_DEFAULT_FORMATS "tf_config"
-#define CRS_MAX_FORMATS 16
 
-/* Set by the option callback (in srun and again in slurmstepd). */
-static char *crs_formats;
+/* The formats, set by the option callback (in srun and again in
+ * slurmstepd); NULL when the option was not given. */
+static char **crs_formats;
 /* plugstack.conf `config=FILE`. */
 static char *crs_config;
 
-/* "torch, tf_config" -> "torch,tf_config"; NULL when a name is empty. */
-static char *crs_normalize(const char *list)
+/* "torch, tf_config" -> { "torch", "tf_config" }; NULL when a name is empty. */
+static char **crs_split(const char *list)
 {
-	size_t n = strlen(list);
-	char *out = malloc(n + 1), *o = out;
-	bool empty = true;
+	char **names = g_strsplit(list, ",", -1);
 
-	if (out == NULL)
-		return NULL;
-	for (const char *p = list;; p++) {
-		if (*p == ',' || *p == '\0') {
-			if (empty) {
-				free(out);
-				return NULL;
-			}
-			if (*p == '\0')
-				break;
-			*o++ = ',';
-			empty = true;
-		} else if (!isspace((unsigned char)*p)) {
-			*o++ = *p;
-			empty = false;
+	for (char **n = names; *n != NULL; n++) {
+		if (g_strstrip(*n)[0] == '\0') {
+			g_strfreev(names);
+			return NULL;
 		}
 	}
-	*o = '\0';
-	return out;
+	return names;
 }
 
 static int crs_option(int val, const char *optarg, int remote)
 {
 	const char *list = optarg != NULL && optarg[0] != '\0' ? optarg : CRS_DEFAULT_FORMATS;
-	char *norm = crs_normalize(list);
+	char **names = crs_split(list);
 
-	if (norm == NULL) {
+	if (names == NULL) {
 		slurm_error("cluster-resolver: empty name in format list '%s'", list);
 		return -1;
 	}
-	free(crs_formats);
-	crs_formats = norm;
+	g_strfreev(crs_formats);
+	crs_formats = names;
 	return 0;
 }
 
@@ -149,11 +134,9 @@ static int crs_adopt_task_env(spank_t sp)
 
 		if (eq == NULL || eq == env[i])
 			continue;
-		name = strndup(env[i], (size_t)(eq - env[i]));
-		if (name == NULL)
-			return -1;
+		name = g_strndup(env[i], (size_t)(eq - env[i]));
 		setenv(name, eq + 1, 1);
-		free(name);
+		g_free(name);
 	}
 	return 0;
 }
@@ -187,15 +170,10 @@ static int crs_set_format(spank_t sp, const cr_result *res, const char *format)
 
 static int crs_set_all(spank_t sp, const cr_result *res)
 {
-	char *list = strdup(crs_formats), *save = NULL;
 	int rc = 0;
 
-	if (list == NULL)
-		return -1;
-	for (char *f = strtok_r(list, ",", &save); rc == 0 && f != NULL;
-	     f = strtok_r(NULL, ",", &save))
-		rc = crs_set_format(sp, res, f);
-	free(list);
+	for (char **f = crs_formats; rc == 0 && *f != NULL; f++)
+		rc = crs_set_format(sp, res, *f);
 	for (size_t k = 0; rc == 0 && k < cr_result_num_env(res); k++) {
 		const char *name, *value;
 
@@ -239,7 +217,7 @@ out:
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-	free(crs_formats);
+	g_strfreev(crs_formats);
 	crs_formats = NULL;
 	free(crs_config);
 	crs_config = NULL;
