@@ -42,6 +42,10 @@ static char **crs_split(const char *list)
 {
 	char **names = g_strsplit(list, ",", -1);
 
+	if (names[0] == NULL) {
+		g_strfreev(names);
+		return NULL;
+	}
 	for (char **n = names; *n != NULL; n++) {
 		if (g_strstrip(*n)[0] == '\0') {
 			g_strfreev(names);
@@ -53,7 +57,7 @@ static char **crs_split(const char *list)
 
 static int crs_option(int val, const char *optarg, int remote)
 {
-	const char *list = optarg != NULL && optarg[0] != '\0' ? optarg : CRS_DEFAULT_FORMATS;
+	const char *list = optarg != NULL ? optarg : CRS_DEFAULT_FORMATS;
 	char **names = crs_split(list);
 
 	if (names == NULL) {

@@ -113,6 +113,9 @@ fails "unknown format" \
 fails "empty name in the list, refused by srun before any task" \
 	"srun: error: cluster-resolver: empty name in format list 'torch,,jax'" -- \
 	-N1 -n1 --cluster-resolver=torch,,jax env
+fails "an empty list, refused by srun" \
+	"srun: error: cluster-resolver: empty name in format list ''" -- \
+	-N1 -n1 --cluster-resolver= env
 printf 'resolvers = (\n  { plugin = "slurm"; bogus = 1; } );\n' >"$dir/bad.conf"
 CLUSTER_RESOLVER_CONFIG=$dir/bad.conf fails "CLUSTER_RESOLVER_CONFIG beats config=, its error names file:line" \
 	"error: cluster-resolver: $dir/bad.conf:2: resolver 'slurm': unknown key 'bogus'" -- \
