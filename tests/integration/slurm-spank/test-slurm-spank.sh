@@ -70,6 +70,10 @@ step() {
 	mkdir -p "$out"
 	if ! srun --time=1 -o "$out/task-%t.env" "$@" env 2>"$dir/err"; then
 		echo "not ok - $name: srun $* env failed: $(cat "$dir/err")"
+		for f in "$dir"/log/slurmd-*.log; do
+			echo "# --- $f"
+			tail -n 15 "$f" | sed 's/^/# /'
+		done
 		fail=1
 		return
 	fi
@@ -121,12 +125,12 @@ CLUSTER_RESOLVER_CONFIG=$dir/bad.conf fails "CLUSTER_RESOLVER_CONFIG beats confi
 	"error: cluster-resolver: $dir/bad.conf:2: resolver 'slurm': unknown key 'bogus'" -- \
 	-N1 -n1 --cluster-resolver env
 # Not asked for, a broken config is never read.
-if out=$(CLUSTER_RESOLVER_CONFIG=$dir/bad.conf srun --time=1 -N2 -n2 echo fine 2>&1) &&
+if out=$(CLUSTER_RESOLVER_CONFIG=$dir/bad.conf srun --time=1 -N2 -n2 echo fine 2>"$dir/err") &&
 	[ "$out" = "fine
 fine" ]; then
 	echo "ok - without the option a broken config does not matter"
 else
-	echo "not ok - without the option: $out"
+	echo "not ok - without the option: stdout $out, stderr $(cat "$dir/err")"
 	fail=1
 fi
 
