@@ -33,21 +33,6 @@ unset TF_CONFIG MASTER_ADDR MASTER_PORT WORLD_SIZE RANK LOCAL_RANK LOCAL_WORLD_S
 	CLUSTER_RESOLVER_FORMATS
 export CLUSTER_RESOLVER_CONFIG=
 
-# The sanitizer build's plugin needs the ASan runtime in srun and slurmstepd,
-# which are not built with it: preload it into slurmd (and so slurmstepd)
-# and into every srun/sbatch below. Slurm's own leaks at exit are not ours
-# (a task execs or _exits: there is no leak check to lose).
-srun_preload=
-if [ "${CR_SANITIZE_BUILD:-}" = 1 ]; then
-	asan=$(${CC:-cc} -print-file-name=libasan.so)
-	[ -f "$asan" ] || { echo "not ok - sanitizer build: no libasan.so ($asan)"; exit 1; }
-	export SLURM_TEST_SLURMD_PRELOAD=$asan
-	export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0
-	srun_preload=$asan
-fi
-srun() { LD_PRELOAD=$LD_PRELOAD${srun_preload:+:$srun_preload} command srun "$@"; }
-sbatch() { LD_PRELOAD=$LD_PRELOAD${srun_preload:+:$srun_preload} command sbatch "$@"; }
-
 dir=$(mktemp -d /tmp/cr-spank-test.XXXXXX)
 trap '"$slurm/stop-slurm.sh" "$dir"' EXIT
 trap 'exit 1' INT TERM

@@ -7,9 +7,7 @@
 # started and prints the logs.
 #
 # Env: SLURM_TEST_NODES (4), SLURM_TEST_CPUS (4 per node), SLURM_TEST_GPUS
-# (2 fake GPUs per node: gres files that are symlinks to /dev/null),
-# SLURM_TEST_SLURMD_PRELOAD (a library preloaded into slurmd and so into the
-# slurmstepd it starts: the ASan runtime for a sanitizer-built SPANK plugin).
+# (2 fake GPUs per node: gres files that are symlinks to /dev/null).
 set -eu
 
 dir=${1:?usage: start-slurm.sh DIR}
@@ -131,8 +129,7 @@ slurmctld -i -f "$dir/slurm.conf" || fail "slurmctld did not start"
 i=1
 while [ "$i" -le "$nodes" ]; do
 	mkdir -p "$dir/spool/node$i"
-	LD_PRELOAD=$LD_PRELOAD${SLURM_TEST_SLURMD_PRELOAD:+:$SLURM_TEST_SLURMD_PRELOAD} \
-		slurmd -N "node$i" -f "$dir/slurm.conf" || fail "slurmd node$i did not start"
+	slurmd -N "node$i" -f "$dir/slurm.conf" || fail "slurmd node$i did not start"
 	i=$((i + 1))
 done
 
