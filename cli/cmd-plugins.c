@@ -5,26 +5,44 @@
 
 #include "commands.h"
 
-int cli_cmd_plugins(const cli_opts *o, int argc, char **argv)
-{
-	cr_error err = CR_ERROR_INIT;
-	cr_context *ctx = cr_context_new(&err);
-	char *text = NULL;
-	bool json = false;
-	cr_status st;
+static gboolean plugins_json;
+static const GOptionEntry plugins_entries[] = { { "json", 0, 0, G_OPTION_ARG_NONE, &plugins_json,
+						  "one JSON array", NULL },
+						G_OPTION_ENTRY_NULL };
+static const cli_command plugins_cmd = {
+	.name = "plugins",
+	.summary = "List the installed plugins, their ABI and options. With -c FILE (or "
+		   "$CLUSTER_RESOLVER_CONFIG) the configuration is loaded first and its "
+		   "plugin_path searched too.",
+	.examples = "Examples:\n"
+		    "  cluster-resolver plugins\n"
+		    "  cluster-resolver -c site.conf plugins --json\n",
+	.entries = plugins_entries,
+	.max_args = 0,
+};
 
-	(void)o;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-			continue;
-		}
-		cli_error("plugins: unexpected argument '%s'", argv[i]);
-		cr_context_free(ctx);
-		return CLI_USAGE;
+int cli_cmd_plugins(const cli_opts *in, int argc, char **argv)
+{
+	cli_opts o;
+	cr_error err = CR_ERROR_INIT;
+	cr_context *ctx = NULL;
+	const char *env = g_getenv("CLUSTER_RESOLVER_CONFIG");
+	char *text = NULL;
+	cr_status st;
+	int rc;
+
+	if (!cli_parse(&plugins_cmd, in, &o, &argc, &argv, &rc))
+		return rc;
+	/* A configuration named on purpose brings its plugin_path. */
+	if (o.config != NULL || (env != NULL && env[0] != '\0')) {
+		rc = cli_open(&o, &ctx);
+		if (rc != CLI_OK)
+			return rc;
+	} else {
+		ctx = cr_context_new(&err);
 	}
-	st = json ? cr_context_plugins_json(ctx, &text, &err)
-		  : cr_context_plugins_text(ctx, &text, &err);
+	st = plugins_json ? cr_context_plugins_json(ctx, &text, &err)
+			  : cr_context_plugins_text(ctx, &text, &err);
 	if (st == CR_OK)
 		fputs(text, stdout);
 	else
@@ -34,19 +52,31 @@ int cli_cmd_plugins(const cli_opts *o, int argc, char **argv)
 	return cli_exit_status(st, CLI_PHASE_RESOLVE);
 }
 
-int cli_cmd_check_config(const cli_opts *o, int argc, char **argv)
+static const cli_command check_cmd = {
+	.name = "check-config",
+	.params = "[FILE]",
+	.summary = "Validate a configuration file (default: the one -c, "
+		   "$CLUSTER_RESOLVER_CONFIG or the installed default names): every file read, "
+		   "every resolver and accelerator with its options (secrets hidden). With -v, "
+		   "also the merged top-level values.",
+	.examples = "Examples:\n"
+		    "  cluster-resolver check-config\n"
+		    "  cluster-resolver check-config /etc/cluster-resolver/cluster-resolver.conf\n"
+		    "  cluster-resolver -v check-config site.conf\n",
+	.max_args = 1,
+};
+
+int cli_cmd_check_config(const cli_opts *in, int argc, char **argv)
 {
-	cli_opts co = *o;
+	cli_opts co;
 	cr_error err = CR_ERROR_INIT;
 	cr_context *ctx = NULL;
 	char *text = NULL;
 	cr_status st;
 	int rc;
 
-	if (argc > 2) {
-		cli_error("check-config: too many arguments");
-		return CLI_USAGE;
-	}
+	if (!cli_parse(&check_cmd, in, &co, &argc, &argv, &rc))
+		return rc;
 	if (argc == 2)
 		co.config = argv[1];
 	rc = cli_open(&co, &ctx);
