@@ -44,17 +44,29 @@ const GOptionEntry cli_global_entries[] = {
 	G_OPTION_ENTRY_NULL
 };
 
+/* What the parsed command lines are made of lives until exit: the
+ * commands keep pointers into them. Held here, it is never a leak. */
+static GPtrArray *kept;
+
+static gpointer keep(gpointer p)
+{
+	if (kept == NULL)
+		kept = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(kept, p);
+	return p;
+}
+
 /* Set while the completion script is made: cli_parse records the command
  * instead of running it. */
 const cli_command *cli_describing;
 bool cli_describe_mode;
 
 /* "-cFILE" / "-vvcFILE" -> "-c" "FILE": GOption takes a short option's
- * value only from the next argument. Returns a new vector (g_free it, not
- * its strings, which are @argv's or leaked until exit). */
+ * value only from the next argument. Returns a new vector (kept until
+ * exit, as are the strings it adds). */
 static char **split_short_values(int argc, char **argv, int *out_argc)
 {
-	char **v = g_new0(char *, (gsize)argc * 2 + 1);
+	char **v = keep(g_new0(char *, (gsize)argc * 2 + 1));
 	int n = 0;
 	bool done = false;
 
@@ -71,7 +83,7 @@ static char **split_short_values(int argc, char **argv, int *out_argc)
 			continue;
 		}
 		/* Only -v may come before -c in one argument. */
-		v[n++] = g_strndup(a, (gsize)(c - a + 1));
+		v[n++] = keep(g_strndup(a, (gsize)(c - a + 1)));
 		v[n++] = (char *)(c + 1);
 	}
 	*out_argc = n;
@@ -144,7 +156,6 @@ bool cli_parse_globals(int *argc, char ***argv, cli_opts *o, int *rc)
 	GError *e = NULL;
 	int n = 0;
 	char **v = split_short_values(*argc, *argv, &n);
-	char **keep = v;
 	bool ok;
 
 	/* Up to the command; what follows is the command's. */
@@ -158,7 +169,6 @@ bool cli_parse_globals(int *argc, char ***argv, cli_opts *o, int *rc)
 		*rc = CLI_USAGE;
 		return false;
 	}
-	(void)keep;
 	*argc = n;
 	*argv = v;
 	if (!collect_globals(o)) {
@@ -231,7 +241,7 @@ bool cli_parse(const cli_command *cmd, const cli_opts *in, cli_opts *out, int *a
 		    (cmd->max_args >= 0 && i - 1 >= cmd->max_args))
 			return unexpected(cmd, v[i], rc);
 	}
-	all = g_new0(char *, (gsize)(n + *argc - dd + 1));
+	all = keep(g_new0(char *, (gsize)(n + *argc - dd + 1)));
 	memcpy(all, v, sizeof(char *) * (size_t)n);
 	if (dd < *argc && cmd->max_args == CLI_ARGS_AFTER_DASHDASH)
 		all[n++] = (*argv)[dd];
