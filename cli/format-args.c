@@ -22,7 +22,7 @@ const GOptionEntry cli_format_entries[] = {
 	  "the jobs whose tasks make the world, in rank order (default: chief,master,worker)",
 	  "J[,J...]" },
 	{ "master-port", 0, 0, G_OPTION_ARG_STRING, &cli_fmt.master_port,
-	  "torch, torchrun, jax: the rendezvous port: a number, or \"auto\" (derived from the "
+	  "torch, torchrun, jax, env: the rendezvous port: a number, or \"auto\" (derived from the "
 	  "job id within --port-range) (default: rank 0's task port)",
 	  "PORT|auto" },
 	{ "port-range", 0, 0, G_OPTION_ARG_STRING, &cli_fmt.port_range,
@@ -35,7 +35,7 @@ const GOptionEntry cli_format_entries[] = {
 	  "torchrun: rendezvous: static (PET_NODE_RANK, PET_MASTER_*) or c10d (PET_RDZV_*)",
 	  "static|c10d" },
 	{ "ifname", 0, 0, G_OPTION_ARG_STRING, &cli_fmt.ifname,
-	  "torch, torchrun: set NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME to NAME, or with "
+	  "torch, torchrun, env: set NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME to NAME, or with "
 	  "\"auto\" to the interface carrying this task's address",
 	  "NAME|auto" },
 	G_OPTION_ENTRY_NULL
@@ -57,11 +57,11 @@ static const struct {
 	{ "dialect", offsetof(cli_format_args, dialect), ",hostfile," },
 	{ "jobs", offsetof(cli_format_args, jobs),
 	  ",env,torch,torchrun,jax,hostfile,horovod,hosts," },
-	{ "master_port", offsetof(cli_format_args, master_port), ",torch,torchrun,jax," },
-	{ "port_range", offsetof(cli_format_args, port_range), ",torch,torchrun,jax," },
-	{ "job_id", offsetof(cli_format_args, job_id), ",torch,torchrun,jax," },
+	{ "master_port", offsetof(cli_format_args, master_port), ",env,torch,torchrun,jax," },
+	{ "port_range", offsetof(cli_format_args, port_range), ",env,torch,torchrun,jax," },
+	{ "job_id", offsetof(cli_format_args, job_id), ",env,torch,torchrun,jax," },
 	{ "rdzv", offsetof(cli_format_args, rdzv), ",torchrun," },
-	{ "ifname", offsetof(cli_format_args, ifname), ",torch,torchrun," },
+	{ "ifname", offsetof(cli_format_args, ifname), ",env,torch,torchrun," },
 };
 
 static bool takes(size_t k, const char *format)

@@ -94,17 +94,22 @@ static bool fw_parse_port(const char *text, guint *out)
 	return true;
 }
 
-static cr_status fw_check_port_options(const char *format, fw_opts *o, const char *range,
-				       cr_error *err)
+/* Check the values of @o (and @range, "LOW-HIGH"); @who starts each
+ * message ("format 'torch'", "FILE:LINE: formats"). */
+static cr_status fw_check_values(const char *who, fw_opts *o, const char *range, cr_error *err)
 {
 	guint port = 0;
 
+	if (strcmp(o->dialect, "openmpi") != 0 && strcmp(o->dialect, "mpich") != 0 &&
+	    strcmp(o->dialect, "deepspeed") != 0)
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "%s: unknown dialect '%s' (known: openmpi, mpich, deepspeed)", who,
+				 o->dialect);
 	if (o->master_port != NULL && strcmp(o->master_port, "auto") != 0 &&
 	    !fw_parse_port(o->master_port, &port))
 		return error_set(err, CR_ERR_INVALID_ARG,
-				 "format '%s': master_port '%s' must be a port 1..65535 or "
-				 "\"auto\"",
-				 format, o->master_port);
+				 "%s: master_port '%s' must be a port 1..65535 or \"auto\"", who,
+				 o->master_port);
 	if (range != NULL) {
 		const char *dash = strchr(range, '-');
 		char *lo = dash != NULL ? g_strndup(range, (gsize)(dash - range)) : NULL;
@@ -115,48 +120,113 @@ static cr_status fw_check_port_options(const char *format, fw_opts *o, const cha
 		g_free(lo);
 		if (!ok)
 			return error_set(err, CR_ERR_INVALID_ARG,
-					 "format '%s': port_range '%s' must be LOW-HIGH with "
+					 "%s: port_range '%s' must be LOW-HIGH with "
 					 "1024 <= LOW <= HIGH <= 65535",
-					 format, range);
+					 who, range);
 	}
 	if (o->job_id != NULL && o->job_id[0] == '\0')
-		return error_set(err, CR_ERR_INVALID_ARG, "format '%s': job_id is empty", format);
+		return error_set(err, CR_ERR_INVALID_ARG, "%s: job_id is empty", who);
 	if (o->ifname != NULL && (o->ifname[0] == '\0' || strlen(o->ifname) >= 16 ||
 				  strpbrk(o->ifname, "/ \t\n,") != NULL))
 		return error_set(err, CR_ERR_INVALID_ARG,
-				 "format '%s': ifname '%s' is not an interface name (or \"auto\")",
-				 format, o->ifname);
+				 "%s: ifname '%s' is not an interface name (or \"auto\")", who,
+				 o->ifname);
 	if (strcmp(o->rdzv, "static") != 0 && strcmp(o->rdzv, "c10d") != 0)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				 "format '%s': unknown rdzv '%s' (known: static, c10d)", format,
-				 o->rdzv);
+				 "%s: unknown rdzv '%s' (known: static, c10d)", who, o->rdzv);
 	return CR_OK;
 }
 
-static cr_status fw_parse_options(const char *format, const char *const *options, unsigned allowed,
-				  fw_opts *o, cr_error *err)
+static void fw_defaults(fw_opts *o)
 {
-	const char *range = NULL;
-
 	*o = (fw_opts){ .jobs = FW_DEFAULT_JOBS,
 			.dialect = "openmpi",
 			.port_lo = FW_PORT_RANGE_LO,
 			.port_hi = FW_PORT_RANGE_HI,
 			.rdzv = "static" };
+}
+
+/* The known option @opt ("key=value") of the @allowed ones, or NULL. */
+static const char *fw_option_name(const char *opt, unsigned allowed)
+{
+	const char *eq = strchr(opt, '=');
+	size_t klen = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
+
+	for (size_t k = 0; eq != NULL && k < G_N_ELEMENTS(fw_option_names); k++)
+		if ((allowed & fw_option_names[k].bit) && strlen(fw_option_names[k].name) == klen &&
+		    strncmp(opt, fw_option_names[k].name, klen) == 0)
+			return fw_option_names[k].name;
+	return NULL;
+}
+
+static void fw_take(fw_opts *o, const char *name, const char *value, const char **range)
+{
+	if (strcmp(name, "jobs") == 0)
+		o->jobs = value;
+	else if (strcmp(name, "dialect") == 0)
+		o->dialect = value;
+	else if (strcmp(name, "master_port") == 0)
+		o->master_port = value;
+	else if (strcmp(name, "port_range") == 0)
+		*range = value;
+	else if (strcmp(name, "job_id") == 0)
+		o->job_id = value;
+	else if (strcmp(name, "ifname") == 0)
+		o->ifname = value;
+	else
+		o->rdzv = value;
+}
+
+/* The options of the config's `formats` group: all but job_id, which
+ * belongs to one job. */
+#define FW_CONFIG_OPTIONS (FW_OPT_JOBS | FW_OPT_DIALECT | FW_OPT_PORT | FW_OPT_IFNAME | FW_OPT_RDZV)
+
+bool format_default_known(const char *key)
+{
+	char *opt = g_strdup_printf("%s=", key);
+	bool known = fw_option_name(opt, FW_CONFIG_OPTIONS) != NULL && strcmp(key, "job_id") != 0;
+
+	g_free(opt);
+	return known;
+}
+
+cr_status format_default_check(const char *who, const char *key, const char *value, cr_error *err)
+{
+	const char *range = NULL;
+	fw_opts o;
+
+	if (!format_default_known(key))
+		return error_set(err, CR_ERR_CONFIG,
+				 "%s: unknown key '%s' (known: jobs, dialect, master_port, "
+				 "port_range, rdzv, ifname)",
+				 who, key);
+	fw_defaults(&o);
+	fw_take(&o, key, value, &range);
+	return fw_check_values(who, &o, range, err) == CR_OK ? CR_OK : CR_ERR_CONFIG;
+}
+
+/* The options of @format: the config's defaults it takes, then @options
+ * (the caller's), which must all be ones it takes. */
+static cr_status fw_parse_options(const cr_result *r, const char *format,
+				  const char *const *options, unsigned allowed, fw_opts *o,
+				  cr_error *err)
+{
+	const char *range = NULL, *name;
+	char *who;
+	cr_status st;
+
+	fw_defaults(o);
+	for (size_t i = 0; r->format_options != NULL && r->format_options[i] != NULL; i++)
+		if ((name = fw_option_name(r->format_options[i], allowed)) != NULL)
+			fw_take(o, name, strchr(r->format_options[i], '=') + 1, &range);
 	for (size_t i = 0; options != NULL && options[i] != NULL; i++) {
 		const char *opt = options[i];
 		const char *eq = strchr(opt, '=');
 		size_t klen = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
-		const char *name = NULL;
 
-		for (size_t k = 0; eq != NULL && k < G_N_ELEMENTS(fw_option_names); k++)
-			if ((allowed & fw_option_names[k].bit) &&
-			    strlen(fw_option_names[k].name) == klen &&
-			    strncmp(opt, fw_option_names[k].name, klen) == 0)
-				name = fw_option_names[k].name;
+		name = fw_option_name(opt, allowed);
 		if (name == NULL) {
 			GString *known = g_string_new(NULL);
-			cr_status st;
 
 			for (size_t k = 0; k < G_N_ELEMENTS(fw_option_names); k++)
 				if (allowed & fw_option_names[k].bit)
@@ -169,28 +239,12 @@ static cr_status fw_parse_options(const char *format, const char *const *options
 			g_string_free(known, TRUE);
 			return st;
 		}
-		if (strcmp(name, "jobs") == 0)
-			o->jobs = eq + 1;
-		else if (strcmp(name, "dialect") == 0)
-			o->dialect = eq + 1;
-		else if (strcmp(name, "master_port") == 0)
-			o->master_port = eq + 1;
-		else if (strcmp(name, "port_range") == 0)
-			range = eq + 1;
-		else if (strcmp(name, "job_id") == 0)
-			o->job_id = eq + 1;
-		else if (strcmp(name, "ifname") == 0)
-			o->ifname = eq + 1;
-		else
-			o->rdzv = eq + 1;
+		fw_take(o, name, eq + 1, &range);
 	}
-	if (strcmp(o->dialect, "openmpi") != 0 && strcmp(o->dialect, "mpich") != 0 &&
-	    strcmp(o->dialect, "deepspeed") != 0)
-		return error_set(
-			err, CR_ERR_INVALID_ARG,
-			"format '%s': unknown dialect '%s' (known: openmpi, mpich, deepspeed)",
-			format, o->dialect);
-	return fw_check_port_options(format, o, range, err);
+	who = g_strdup_printf("format '%s'", format);
+	st = fw_check_values(who, o, range, err);
+	g_free(who);
+	return st;
 }
 
 /* ---- the world ----------------------------------------------------------- */
@@ -616,7 +670,8 @@ static const struct {
 	{ "torch", FW_OPT_JOBS | FW_OPT_PORT | FW_OPT_IFNAME, fw_torch_vars },
 	{ "torchrun", FW_OPT_JOBS | FW_OPT_PORT | FW_OPT_IFNAME | FW_OPT_RDZV, fw_torchrun_vars },
 	{ "jax", FW_OPT_JOBS | FW_OPT_PORT, fw_jax_vars },
-	{ "env", FW_OPT_JOBS, NULL },
+	/* env holds the torch and jax variables: their options too. */
+	{ "env", FW_OPT_JOBS | FW_OPT_PORT | FW_OPT_IFNAME, NULL },
 };
 
 /* Fill @pairs (name, value, ...) for one of the variable formats. */
@@ -635,7 +690,7 @@ static cr_status fw_vars(const cr_result *r, const char *format, const char *con
 				 "format '%s' sets no environment variables (these do: "
 				 "tf_config, torch, torchrun, jax, env)",
 				 format);
-	st = fw_parse_options(format, options, fw_var_formats[k].options, &o, err);
+	st = fw_parse_options(r, format, options, fw_var_formats[k].options, &o, err);
 	if (st != CR_OK)
 		return st;
 	if (strcmp(format, "tf_config") == 0)
@@ -741,7 +796,7 @@ cr_status fmt_torchrun(const cr_result *r, const char *const *options, GString *
 static cr_status fw_open_world(const cr_result *r, const char *format, const char *const *options,
 			       unsigned allowed, fw_opts *o, fw_world **w, cr_error *err)
 {
-	cr_status st = fw_parse_options(format, options, allowed, o, err);
+	cr_status st = fw_parse_options(r, format, options, allowed, o, err);
 
 	*w = NULL;
 	return st == CR_OK ? fw_world_build(r, format, o, w, err) : st;

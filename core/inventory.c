@@ -295,6 +295,12 @@ static void describe_top_level(GString *out, const cr_plan *plan)
 			out, "%s%s=%" G_GINT64_FORMAT, k == kinds ? "" : ", ",
 			(const char *)k->data,
 			*(const int64_t *)g_hash_table_lookup(plan->num_accelerators, k->data));
+	g_string_append(out, "\n    formats = ");
+	if (plan->format_options->len == 0)
+		g_string_append(out, "(none)");
+	for (guint i = 0; i < plan->format_options->len; i++)
+		g_string_append_printf(out, "%s%s", i ? ", " : "",
+				       (const char *)g_ptr_array_index(plan->format_options, i));
 	g_string_append(out, "\n");
 	g_list_free(kinds);
 }

@@ -74,7 +74,7 @@ static const crt_cli_case cases[] = {
 	{ "unknown-top-level-key",
 	  PP "resolver = ( " SIMPLE_W0 " );\n", { NULL }, { "resolve" }, "",
 	  PFX "@CONF@:3: unknown top-level key 'resolver' (known: plugin_path, rpc_layer, task, "
-	  "num_accelerators, resolvers, accelerators)\n", 2 },
+	  "num_accelerators, resolvers, accelerators, formats)\n", 2 },
 	{ "syntax-error",
 	  PP "resolvers = (\n  { plugin = = \"simple\"; } );\n", { NULL }, { "resolve" }, "",
 	  PFX "@CONF@:4: syntax error\n", 2 },
@@ -350,6 +350,41 @@ static const crt_cli_case cases[] = {
 	  PFX "accelerators: unexpected argument '--yaml'\n", 2 },
 	{ "completion-bad-shell", NULL, { NULL }, { "completion", "fish" }, "",
 	  PFX "completion: expected bash or zsh\n", 2 },
+	/* ---- the config's `formats` defaults; the command line wins ---- */
+	{ "config-formats-defaults",
+	  PP "formats = { master_port = \"auto\"; port_range = \"30000-30099\"; rdzv = \"c10d\"; };\n"
+	  "resolvers = ( " SIMPLE_M1 " task_type = \"worker\"; task_id = 1; } );\n",
+	  { NULL }, { "resolve", "--format", "torchrun", "--job-id", "42" },
+	  "export PET_NNODES='2'\nexport PET_RDZV_BACKEND='c10d'\nexport PET_RDZV_ENDPOINT='w0:30042'\n"
+	  "export PET_RDZV_ID='42'\n", "", 0 },
+	{ "config-formats-caller-wins",
+	  PP "formats = { master_port = \"auto\"; rdzv = \"c10d\"; };\n"
+	  "resolvers = ( " SIMPLE_M1 " task_type = \"worker\"; task_id = 1; } );\n",
+	  { NULL }, { "resolve", "--format", "torchrun", "--rdzv", "static", "--master-port", "7" },
+	  "export PET_NNODES='2'\nexport PET_NODE_RANK='1'\nexport PET_MASTER_ADDR='w0'\n"
+	  "export PET_MASTER_PORT='7'\n", "", 0 },
+	{ "config-formats-env-and-hostfile",
+	  PP "formats = { master_port = 29500; dialect = \"mpich\"; ifname = \"ib0\"; };\n"
+	  "resolvers = ( " SIMPLE_M1 " task_type = \"worker\"; task_id = 1; } );\n",
+	  { NULL }, { "resolve", "--format", "env,hostfile" },
+	  "export TF_CONFIG='{\"cluster\": {\"worker\": [\"w0:1\", \"w1:1\"]}, \"task\": {\"type\": "
+	  "\"worker\", \"index\": 1}}'\n"
+	  "export MASTER_ADDR='w0'\nexport MASTER_PORT='29500'\nexport WORLD_SIZE='2'\nexport RANK='1'\n"
+	  "export LOCAL_RANK='0'\nexport LOCAL_WORLD_SIZE='1'\nexport NODE_RANK='1'\nexport GROUP_RANK='1'\n"
+	  "export NCCL_SOCKET_IFNAME='ib0'\nexport GLOO_SOCKET_IFNAME='ib0'\n"
+	  "export JAX_COORDINATOR_ADDRESS='w0:29500'\nexport JAX_NUM_PROCESSES='2'\nexport JAX_PROCESS_ID='1'\n"
+	  "w0:1\nw1:1\n", "", 0 },
+	{ "config-formats-bad-port", PP "formats = {\n  master_port = 70000; };\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: formats: master_port '70000' must be a port 1..65535 or \"auto\"\n", 2 },
+	{ "config-formats-bad-range", PP "formats = { port_range = \"9-8\"; };\n", { NULL }, { "check-config" }, "",
+	  PFX "@CONF@:3: formats: port_range '9-8' must be LOW-HIGH with 1024 <= LOW <= HIGH <= 65535\n", 2 },
+	{ "config-formats-unknown-key", PP "formats = { job_id = \"7\"; };\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:3: formats: unknown key 'job_id' (known: jobs, dialect, master_port, port_range, "
+	  "rdzv, ifname)\n", 2 },
+	{ "config-formats-wrong-type", PP "formats = { rdzv = 1; };\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:3: formats: 'rdzv' must be a string\n", 2 },
+	{ "config-formats-not-group", PP "formats = \"auto\";\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:3: formats must be a group { master_port = \"auto\"; }\n", 2 },
 	/* master_port=auto under Slurm: LOW + SLURM_JOB_ID mod span. */
 	{ "torchrun-port-from-slurm-job-id",
 	  PP "resolvers = ( " SIMPLE_M1 " task_type = \"worker\"; task_id = 1; } );\n",
@@ -711,6 +746,7 @@ static void test_check_config_verbose(void)
 				     "    rpc_layer = \"grpc+verbs\"\n"
 				     "    task = worker:3\n"
 				     "    num_accelerators = GPU=8, TPU=4\n"
+				     "    formats = (none)\n"
 				     "resolver 'simple': "));
 	g_free(out);
 	g_free(err);
