@@ -265,49 +265,48 @@ typedef struct zsh_ctx {
 	const cli_command *cmd;
 } zsh_ctx;
 
-static void zsh_spec(const GOptionEntry *e, void *data)
+/* One _arguments spec: '(EXCL)NAME[HELP]:MESSAGE:ACTION'. */
+static void zsh_one(GString *out, const char *excl, const char *name, const GOptionEntry *e,
+		    const char *action)
 {
-	zsh_ctx *z = data;
-	GString *out = z->out;
-	bool file = false;
-	const char *const *words = value_words(z->cmd, e->long_name, &file);
-	bool repeat = e->arg == G_OPTION_ARG_CALLBACK; /* -v -v */
-
-	g_string_append(out, "    '");
-	if (repeat)
-		g_string_append_c(out, '*');
-	else if (e->short_name != 0)
-		g_string_append_printf(out, "(-%c --%s)", e->short_name, e->long_name);
-	if (e->short_name != 0 && !repeat) {
-		/* zsh wants one spec per spelling: emit the short one first. */
-		g_string_append_printf(out, "-%c%s[", e->short_name, takes_value(e) ? "+" : "");
-		zsh_help(out, e->description);
-		g_string_append(out, "]");
-		if (takes_value(e))
-			g_string_append_printf(out, ":%s:%s", e->arg_description,
-					       file ? "_files" : "");
-		g_string_append_printf(out, "'\n    '(-%c --%s)", e->short_name, e->long_name);
-	}
-	if (repeat && e->short_name != 0)
-		g_string_append_printf(out, "-%c[", e->short_name);
-	else
-		g_string_append_printf(out, "--%s%s[", e->long_name, takes_value(e) ? "=" : "");
+	g_string_append_printf(out, "    '%s%s[", excl, name);
 	zsh_help(out, e->description);
 	g_string_append_c(out, ']');
 	if (takes_value(e)) {
-		g_string_append_printf(out, ":%s:", e->arg_description);
-		if (file) {
-			g_string_append(out, "_files");
-		} else if (words != no_values) {
-			g_string_append_printf(out, "_values -s , %s", e->long_name);
-			for (size_t i = 0; words[i] != NULL; i++)
-				g_string_append_printf(out, " %s", words[i]);
-		}
+		g_string_append_c(out, ':');
+		zsh_help(out, e->arg_description);
+		g_string_append_printf(out, ":%s", action);
 	}
 	g_string_append(out, "'\n");
-	if (repeat)
-		g_string_append_printf(out, "    '*--%s[", e->long_name),
-			zsh_help(out, e->description), g_string_append(out, "]'\n");
+}
+
+static void zsh_spec(const GOptionEntry *e, void *data)
+{
+	zsh_ctx *z = data;
+	bool file = false;
+	const char *const *words = value_words(z->cmd, e->long_name, &file);
+	GString *action = g_string_new(file ? "_files" : "");
+	char *excl = e->short_name != 0 ? g_strdup_printf("(-%c --%s)", e->short_name, e->long_name)
+					: g_strdup("");
+	char *lname = g_strdup_printf("--%s%s", e->long_name, takes_value(e) ? "=" : "");
+	char sname[4] = { '-', e->short_name, takes_value(e) ? '+' : '\0', '\0' };
+
+	if (!file && words != no_values) {
+		g_string_append_printf(action, "_values -s , %s", e->long_name);
+		for (size_t i = 0; words[i] != NULL; i++)
+			g_string_append_printf(action, " %s", words[i]);
+	}
+	/* -v -v: a repeatable flag has no exclusion list. */
+	if (e->arg == G_OPTION_ARG_CALLBACK) {
+		g_free(excl);
+		excl = g_strdup("*");
+	}
+	if (e->short_name != 0)
+		zsh_one(z->out, excl, sname, e, action->str);
+	zsh_one(z->out, excl, lname, e, action->str);
+	g_free(lname);
+	g_free(excl);
+	g_string_free(action, TRUE);
 }
 
 static void print_zsh(GArray *cmds)

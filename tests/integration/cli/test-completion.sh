@@ -45,6 +45,18 @@ check "expand " hostlist ex
 check "--json " -v plugins --js
 if command -v zsh >/dev/null 2>&1; then
 	zsh -n "$tmp/zsh" || { echo "FAIL: zsh -n"; fail=1; }
+	# The script run with _arguments stubbed to print what it is given,
+	# as zsh would call it for `cluster-resolver resolve --format <TAB>`.
+	# shellcheck disable=SC2016 # zsh expands these
+	got=$(zsh -f -c '
+n=0
+_arguments() { n=$((n + 1)); if [ $n = 1 ]; then state=args; return 1; fi; print -rl -- "$@"; }
+words=(resolve --format)
+. "$1"' zsh "$tmp/zsh" | grep -e '--format=' -e '--dialect=' -e '^-s$')
+	want="-s
+(-f --format)--format=[output format(s), a comma-separated list given once\: tf_config, json, clusterdef, env, torch, torchrun, jax, hostfile, horovod, hosts]:F(,F...):_values -s , format tf_config json clusterdef env torch torchrun jax hostfile horovod hosts
+--dialect=[hostfile dialect\: openmpi, mpich, deepspeed]:D:_values -s , dialect openmpi mpich deepspeed"
+	[ "$got" = "$want" ] || { printf 'FAIL zsh resolve specs: expected\n%s\ngot\n%s\n' "$want" "$got"; fail=1; }
 else
 	echo "note: zsh is not installed; its script is only compared with the build's"
 fi
