@@ -48,6 +48,7 @@ typedef struct cli_command {
 	/* For completion: the words its first argument may be (NULL: files or
 	 * nothing) and, per option, the values it takes. */
 	const char *const *words;
+	bool plugin_names; /* its arguments are plugin names (from `plugins --json`) */
 	const struct cli_value_words {
 		const char *option; /* long name */
 		const char *const *values;

@@ -272,6 +272,26 @@ static const crt_cli_case cases[] = {
 	  "    labels             string-list labels\n"
 	  "    password           string      a secret with a default [default: (secret)]\n",
 	  "", 0 },
+	{ "plugins-named-text", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "secretive" },
+	  "secretive    resolver    ABI 1.1  0.1-test @TESTPLUG@/secretive.so\n"
+	  "    test plugin with a secret option\n"
+	  "    token              string      API token (required)\n"
+	  "    endpoint           string      where the job runs [default: 127.0.0.1:1]\n"
+	  "    retries            int         how often to retry [default: 3]\n"
+	  "    labels             string-list labels\n"
+	  "    password           string      a secret with a default [default: (secret)]\n",
+	  "", 0 },
+	{ "plugins-named-json", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "secretive", "--json" },
+	  "[{\"name\": \"secretive\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/secretive.so\", "
+	  "\"abi\": \"1.1\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
+	  "\"options\": [{\"name\": \"token\", \"type\": \"string\", \"required\": true, \"secret\": true, \"help\": \"API token\"}, "
+	  "{\"name\": \"endpoint\", \"type\": \"string\", \"default\": \"127.0.0.1:1\", \"required\": false, \"secret\": false, \"help\": \"where the job runs\"}, "
+	  "{\"name\": \"retries\", \"type\": \"int\", \"default\": \"3\", \"required\": false, \"secret\": false, \"help\": \"how often to retry\"}, "
+	  "{\"name\": \"labels\", \"type\": \"string-list\", \"required\": false, \"secret\": false, \"help\": \"labels\"}, "
+	  "{\"name\": \"password\", \"type\": \"string\", \"default\": \"(secret)\", \"required\": false, \"secret\": true, \"help\": \"a secret with a default\"}]}]\n",
+	  "", 0 },
+	{ "plugins-named-unknown", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "ranged", "token" }, "",
+	  PFX "plugins: no plugin 'token' on the search path\n", 2 },
 	{ "plugins-empty-path", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@DIR@/empty-nothing-here" },
 	  { "plugins", "--json" }, "[]\n", "", 0 },
 	{ "resolve-secretive",
