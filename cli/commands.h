@@ -22,7 +22,8 @@ enum {
 	CLI_DESCRIBED = -100
 };
 
-/* Options every command understands (parsed by main.c). */
+/* Options every command understands (parsed by options.c, before and
+ * after the command). */
 typedef struct cli_opts {
 	const char *config;
 	const char *task_type;

@@ -27,7 +27,7 @@ static const char usage_text[] =
 	"told\n"
 	"  explain [--json]              why the cluster came out as it did: each resolver's\n"
 	"                                verdict, reason and facts, then the merged result\n"
-	"  plugins [--json]              list installed plugins, their ABI and options\n"
+	"  plugins [--json] [NAME...]    list installed plugins, their ABI and options\n"
 	"  check-config [FILE]           validate a configuration file\n"
 	"  hostlist expand EXPR | compress   Slurm hostlist tools\n"
 	"\n"

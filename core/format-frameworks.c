@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * format-frameworks.c - the cluster in the terms of non-TensorFlow launchers:
- * torchrun's and JAX's variables, shell `export` lines, MPI / DeepSpeed
- * hostfiles, Horovod discovery lines and a plain address list.
+ * torch.distributed's, torchrun's (PET_*) and JAX's variables, shell
+ * `export` lines, MPI / DeepSpeed hostfiles, Horovod discovery lines and a
+ * plain address list. The rendezvous port (master_port, port_range, job_id)
+ * and the socket interface (ifname) are options, with defaults from the
+ * config's `formats` group (r->format_options).
  *
  * All of them look at one "world": the tasks of the jobs named by the `jobs`
  * option (default chief, master, worker, in that order), each job's tasks by
@@ -126,8 +129,11 @@ static cr_status fw_check_values(const char *who, fw_opts *o, const char *range,
 	}
 	if (o->job_id != NULL && o->job_id[0] == '\0')
 		return error_set(err, CR_ERR_INVALID_ARG, "%s: job_id is empty", who);
-	if (o->ifname != NULL && (o->ifname[0] == '\0' || strlen(o->ifname) >= 16 ||
-				  strpbrk(o->ifname, "/ \t\n,") != NULL))
+	/* A Linux interface name: at most 15 bytes; letters, digits, "_.:@-". */
+	if (o->ifname != NULL &&
+	    (o->ifname[0] == '\0' || strlen(o->ifname) >= 16 ||
+	     o->ifname[strspn(o->ifname, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789_.:@-")] != '\0'))
 		return error_set(err, CR_ERR_INVALID_ARG,
 				 "%s: ifname '%s' is not an interface name (or \"auto\")", who,
 				 o->ifname);
