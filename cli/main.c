@@ -209,6 +209,42 @@ int cli_finish_stdout(int rc)
 	return rc == CLI_OK ? CLI_FAIL : rc;
 }
 
+/* The command within two edits (insert, delete, substitute, swap of
+ * neighbours) of @name, as git suggests one; NULL when none is. */
+static const char *nearest_command(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > 32)
+		return NULL;
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
+		const char *c = commands[k].name;
+		size_t m = strlen(c), d[34][34];
+
+		if (m > 32 || strcmp(c, "completion") == 0)
+			continue;
+		for (size_t i = 0; i <= n; i++)
+			for (size_t j = 0; j <= m; j++) {
+				size_t best = i == 0 ? j
+					      : j == 0
+						      ? i
+						      : d[i - 1][j - 1] + (name[i - 1] != c[j - 1]);
+
+				if (i > 0 && j > 0 && d[i - 1][j] + 1 < best)
+					best = d[i - 1][j] + 1;
+				if (i > 0 && j > 0 && d[i][j - 1] + 1 < best)
+					best = d[i][j - 1] + 1;
+				if (i > 1 && j > 1 && name[i - 1] == c[j - 2] &&
+				    name[i - 2] == c[j - 1] && d[i - 2][j - 2] + 1 < best)
+					best = d[i - 2][j - 2] + 1;
+				d[i][j] = best;
+			}
+		if (d[n][m] <= 2 && d[n][m] < n)
+			return c;
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	cli_opts o = { .task_id = -1 };
@@ -218,6 +254,16 @@ int main(int argc, char **argv)
 	if (!cli_parse_globals(&argc, &argv, &o, &rc))
 		return cli_finish_stdout(rc);
 	cmd = argc > 1 ? argv[1] : NULL;
+	/* `help COMMAND` is `COMMAND --help`. */
+	if (cmd != NULL && strcmp(cmd, "help") == 0 && argc == 3) {
+		char *help_argv[] = { argv[2], (char *)"--help", NULL };
+
+		for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+			if (strcmp(argv[2], commands[k].name) == 0)
+				return cli_finish_stdout(commands[k].fn(&o, 2, help_argv));
+		cmd = argv[2];
+		goto unknown;
+	}
 	if (cmd == NULL || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
 	    strcmp(cmd, "help") == 0) {
 		fputs(usage_text, cmd == NULL ? stderr : stdout);
@@ -231,9 +277,16 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
 		if (strcmp(cmd, commands[k].name) == 0)
 			return cli_finish_stdout(commands[k].fn(&o, argc - 1, argv + 1));
-	if (cmd[0] == '-')
+unknown:
+	if (cmd[0] == '-') {
 		cli_error("unknown option '%s' (try --help)", cmd);
-	else
-		cli_error("unknown command '%s' (try --help)", cmd);
+	} else {
+		const char *near = nearest_command(cmd);
+
+		if (near != NULL)
+			cli_error("unknown command '%s' (did you mean '%s'?)", cmd, near);
+		else
+			cli_error("unknown command '%s' (try --help)", cmd);
+	}
 	return cli_finish_stdout(rc);
 }

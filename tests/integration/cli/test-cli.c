@@ -364,6 +364,12 @@ static const crt_cli_case cases[] = {
 	{ "format-list-one-unknown-prints-nothing", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
 	  { "resolve", "--format", "json,yaml" }, "",
 	  PFX "unknown format 'yaml' (known: tf_config, json, clusterdef, env, torch, torchrun, jax, hostfile, horovod, hosts)\n", 2 },
+	{ "unknown-command-did-you-mean", NULL, { NULL }, { "reslove" }, "",
+	  PFX "unknown command 'reslove' (did you mean 'resolve'?)\n", 2 },
+	{ "unknown-command-did-you-mean-dash", NULL, { NULL }, { "check_config", "x.conf" }, "",
+	  PFX "unknown command 'check_config' (did you mean 'check-config'?)\n", 2 },
+	{ "help-unknown-command", NULL, { NULL }, { "help", "explian" }, "",
+	  PFX "unknown command 'explian' (did you mean 'explain'?)\n", 2 },
 	{ "unknown-option-before-command", NULL, { NULL }, { "--frobnicate", "resolve" }, "",
 	  PFX "unknown option '--frobnicate' (try --help)\n", 2 },
 	{ "unknown-option-of-command", NULL, { NULL }, { "accelerators", "--yaml" }, "",
@@ -692,6 +698,7 @@ static void test_command_help(void)
 		  "exec -- PROGRAM [ARGS...]",
 		  " --format torchrun --master-port auto" },
 		{ { "-v", "explain", "--help" }, "explain", "  --json" },
+		{ { "help", "master" }, "master", "  --task-type=T" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(help_cases); i++) {
