@@ -16,7 +16,7 @@
 
 #include <glib.h>
 
-#include "format-frameworks.h"
+#include "format-options.h"
 #include "plugins-private.h"
 
 static const char *const top_keys[] = { "plugin_path",      "rpc_layer", "task",

@@ -18,10 +18,4 @@ cr_status fmt_hostfile(const cr_result *r, const char *const *options, GString *
 cr_status fmt_horovod(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 cr_status fmt_hosts(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 
-/* The config's `formats` group (config.c): whether @key is one of its
- * options, and whether @value is good for it (CR_ERR_CONFIG with a
- * message starting with @who, "FILE:LINE: formats", when not). */
-bool format_default_known(const char *key);
-cr_status format_default_check(const char *who, const char *key, const char *value, cr_error *err);
-
 #endif /* CR_FORMAT_FRAMEWORKS_H */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format-frameworks.h"
+#include "format-options.h"
 #include "pipeline-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
