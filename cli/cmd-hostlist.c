@@ -216,8 +216,8 @@ int cli_cmd_hostlist(const cli_opts *in, int argc, char **argv)
 	if (sub == NULL)
 		return hostlist_usage_error("hostlist: missing subcommand");
 	if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
-		fputs(hostlist_usage, stdout);
-		return 0;
+		cli_parse(&hostlist_cmd, in, &o, &argc, &argv, &rc);
+		return rc;
 	}
 	if (strcmp(sub, "expand") == 0) {
 		argc--;

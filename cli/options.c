@@ -273,6 +273,12 @@ char **cli_split_list(const char *command, const char *option, const char *text)
 {
 	char **items = g_strsplit(text, ",", -1);
 
+	/* g_strsplit("") is an empty vector: an empty list is an empty name. */
+	if (items[0] == NULL) {
+		cli_error("%s: empty name in %s list '%s'", command, option, text);
+		g_strfreev(items);
+		return NULL;
+	}
 	for (guint i = 0; items[i] != NULL; i++) {
 		g_strstrip(items[i]);
 		if (items[i][0] == '\0') {

@@ -361,6 +361,10 @@ static const crt_cli_case cases[] = {
 	  "export JAX_COORDINATOR_ADDRESS='w0:1'\nexport JAX_NUM_PROCESSES='2'\nexport JAX_PROCESS_ID='1'\n", "", 0 },
 	{ "format-list-empty-name", NULL, { NULL }, { "resolve", "--format", "torch,,jax" }, "",
 	  PFX "resolve: empty name in --format list 'torch,,jax'\n", 2 },
+	{ "format-empty", NULL, { NULL }, { "resolve", "--format=" }, "",
+	  PFX "resolve: empty name in --format list ''\n", 2 },
+	{ "format-blank", NULL, { NULL }, { "exec", "--format", " ", "--", "true" }, "",
+	  PFX "exec: empty name in --format list ' '\n", 2 },
 	{ "format-list-one-unknown-prints-nothing", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
 	  { "resolve", "--format", "json,yaml" }, "",
 	  PFX "unknown format 'yaml' (known: tf_config, json, clusterdef, env, torch, torchrun, jax, hostfile, horovod, hosts)\n", 2 },
@@ -699,6 +703,9 @@ static void test_command_help(void)
 		  " --format torchrun --master-port auto" },
 		{ { "-v", "explain", "--help" }, "explain", "  --json" },
 		{ { "help", "master" }, "master", "  --task-type=T" },
+		{ { "hostlist", "-h" },
+		  "hostlist expand EXPR | compress [NAME...]",
+		  "hostlist compress" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(help_cases); i++) {
