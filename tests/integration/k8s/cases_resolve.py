@@ -372,7 +372,7 @@ CASES = [
          conf=conf(WJOB), rc=1,
          faults=[{'truncate': True, 'count': 1}],
          err=ERR + 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector='
-                   'job-name%3Dworker&limit=500: transfer closed with 18282 bytes remaining to '
+                   'job-name%3Dworker&limit=500: transfer closed with 53576 bytes remaining to '
                    'read'),
     dict(name='connection-refused',
          conf=conf('server = "https://127.0.0.1:1"; connect_timeout = 1; ' + WJOB), rc=1,
