@@ -51,6 +51,7 @@ WARN = 'cluster-resolver: warning: resolver \'k8s\': '
 CREATE = 'cluster-resolver: resolver \'k8s\' (@PLUGIN@): create failed: @DIR@/case.conf:1: '
 EP = 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector=job-name=worker'
 WJOB = 'jobs = { worker = [ "job-name=worker" ]; }; '
+TABLE = 'accelerators = false; order = "name"; '  # Table rows are enough
 IN_CLUSTER_ENV = {'KUBERNETES_SERVICE_HOST': '127.0.0.1', 'KUBERNETES_SERVICE_PORT': '@PORT@'}
 SA = ('token_file = "@DIR@/sa/token"; ca_file = "@DIR@/sa/ca.crt"; '
       'namespace_file = "@DIR@/sa/namespace"; ')
@@ -258,6 +259,56 @@ CASES = [
                         'display a consistent list result. You can start a new list without the '
                         'continue parameter, or use the continue token in this response to '
                         'retrieve the rema...'),
+    # ---- Table rows, when the options need no more than name, status, IP ---
+    dict(name='table-rows',
+         conf=conf(TABLE + 'page_size = 4; ' + WJOB), out=out(WORKERS),
+         requests=[(200, '4', False), (200, '4', True), (200, '4', True)],
+         forms=[('table', 200, 'table')] * 3, conns='AAA'),
+    dict(name='table-rows-own-pod',  # POD_NAME is enough to find oneself
+         conf=conf(TABLE + WJOB), env={'POD_NAME': 'worker-3-m2n4p'},
+         out=out(WORKERS, ('worker', 3), 'grpc://10.2.0.13:8470')),
+    dict(name='table-not-with-accelerators',  # the default needs container limits
+         conf=conf('order = "name"; page_size = 4; ' + WJOB),
+         out=out(WORKERS), forms=[('json', 200, 'json')] * 3),
+    dict(name='table-not-with-hostname',  # HOSTNAME may be spec.hostname: full pods
+         conf=conf(TABLE + WJOB), env={'HOSTNAME': 'worker-3-m2n4p'},
+         out=out(WORKERS, ('worker', 3), 'grpc://10.2.0.13:8470'),
+         forms=[('json', 200, 'json')]),
+    dict(name='table-406-falls-back-to-json',
+         conf=conf(TABLE + 'page_size = 4; ' + WJOB), out=out(WORKERS),
+         faults=[{'status': 406, 'accept': 'as=Table', 'count': 1,
+                  'message': 'only the following media types are accepted: application/json'}],
+         forms=[('table', 406, 'json')] + [('json', 200, 'json')] * 3, conns='AAAA'),
+    dict(name='table-ignored-by-server',  # a server without Table: PodList pages
+         conf=conf(TABLE + 'page_size = 4; ' + WJOB), out=out(WORKERS),
+         faults=[{'table': 'ignore', 'count': -1, 'path': '/api/v1/namespaces/train/pods'}],
+         forms=[('table', 200, 'json')] * 3),
+    dict(name='table-row-not-running-falls-back',  # "ContainerCreating": what phase?
+         conf=conf(TABLE + 'not_running = "skip"; page_size = 1; '
+                   'jobs = { e = [ "job-name=evaluator" ]; };'),
+         out=out('{"e": %s}' % addrs(['10.2.4.1'])),
+         # the token of page 2 is read, and page 3 asked for, before its row
+         forms=[('table', 200, 'table')] * 3 + [('json', 200, 'json')] * 3),
+    dict(name='table-row-not-running-error',
+         conf=conf(TABLE + 'jobs = { e = [ "job-name=evaluator" ]; };'), rc=1,
+         err=ERR + 'Pod "evaluator-1" is not running; phase: "Pending"'),
+
+    # ---- the watch cache ----------------------------------------------------
+    dict(name='list-from-cache-one-answer',  # the cache ignores limit (before 1.31)
+         conf=conf('list_from_cache = true; page_size = 4; ' + WJOB), out=out(WORKERS),
+         requests=[(200, '4', False)],
+         queries=[{'resourceVersion': '0', 'resourceVersionMatch': 'NotOlderThan'}]),
+    dict(name='list-from-cache-table',
+         conf=conf(TABLE + 'list_from_cache = true; ' + WJOB), out=out(WORKERS),
+         forms=[('table', 200, 'table')],
+         queries=[{'resourceVersion': '0', 'resourceVersionMatch': 'NotOlderThan'}]),
+    dict(name='config-bad-order',
+         conf=conf('order = "random";' + WJOB), rc=2,
+         err=CREATE + 'order "random" is not one of index or name'),
+    dict(name='config-bad-list-format',
+         conf=conf('list_format = "yaml";' + WJOB), rc=2,
+         err=CREATE + 'list_format "yaml" is not one of auto or json'),
+
     dict(name='retry-429-honours-retry-after',
          conf=conf(WJOB), out=out(WORKERS),
          faults=[{'status': 429, 'retry_after': 1, 'count': 1}],
