@@ -68,6 +68,8 @@ static const cr_option k8s_options[] = {
 		  "auto (Table rows when the options need no more) | json (full pods)"),
 	CR_OPTION("list_from_cache", CR_OPT_BOOL, "false", 0,
 		  "list from the API server's watch cache (resourceVersion=0)"),
+	CR_OPTION_RANGE("start_jitter", CR_OPT_FLOAT, "0", 0,
+			"wait a random 0..start_jitter seconds before the first list", 0, 3600),
 	CR_OPTIONS_END
 };
 
@@ -239,6 +241,7 @@ static void k8s_read_scalars(cr_plugin_ctx *ctx, struct k8s *st)
 	st->max_pages = cr_host->opt_int(ctx, "max_pages");
 	st->accelerators = cr_host->opt_bool(ctx, "accelerators");
 	st->from_cache = cr_host->opt_bool(ctx, "list_from_cache");
+	st->start_jitter_ms = k8s_seconds_ms(ctx, "start_jitter");
 }
 
 static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
@@ -335,6 +338,14 @@ static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	if (strcmp(ns, "*") == 0)
 		ns = NULL;
 	k8s_facts(b, &conn, ns);
+	if (st->start_jitter_ms > 0) {
+		/* the processes of a job that start together do not all list at once */
+		int64_t ms = g_random_int_range(0, (gint32)st->start_jitter_ms);
+
+		cr_host->log(ctx, CR_LOG_INFO, "start_jitter: waiting %lld ms before listing",
+			     (long long)ms);
+		cr_host->sleep_ms(ctx, ms);
+	}
 	if (st->not_running == K8S_NR_WAIT) {
 		rc = k8s_wait_running(st, ctx, &conn, ns, err);
 		if (rc != CR_OK)

@@ -75,6 +75,7 @@ struct k8s {
 	bool order_by_index;     /* order = "index" (else "name") */
 	bool table;              /* list_format = "auto": Table rows when enough */
 	bool from_cache;         /* list from the watch cache (resourceVersion=0) */
+	int64_t start_jitter_ms; /* random wait before the first list, at most */
 	enum k8s_address address;
 	enum k8s_not_running not_running;
 	enum k8s_auth_mode auth;

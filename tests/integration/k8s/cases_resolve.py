@@ -302,6 +302,13 @@ CASES = [
          conf=conf(TABLE + 'list_from_cache = true; ' + WJOB), out=out(WORKERS),
          forms=[('table', 200, 'table')],
          queries=[{'resourceVersion': '0', 'resourceVersionMatch': 'NotOlderThan'}]),
+    dict(name='start-jitter',  # waits up to 0.3 s, then lists as usual
+         conf=conf('start_jitter = 0.3; ' + WJOB), out=out(WORKERS),
+         requests=[(200, '500', False)]),
+    dict(name='config-start-jitter-range',
+         conf=conf('start_jitter = -1.0; ' + WJOB), rc=2,
+         err='cluster-resolver: @DIR@/case.conf:1: resolver \'k8s\': key \'start_jitter\' is -1, out of its '
+             'range 0..3600'),
     dict(name='config-bad-order',
          conf=conf('order = "random";' + WJOB), rc=2,
          err=CREATE + 'order "random" is not one of index or name'),
