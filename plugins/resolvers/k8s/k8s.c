@@ -183,7 +183,7 @@ static cr_status k8s_parse_enums(cr_plugin_ctx *ctx, const cr_cfg *config, struc
 	char msg[256];
 
 	if (a < 0 || n < 0 || m < 0 || o < 0 || f < 0) {
-		const char *key = a < 0	  ? "address"
+		const char *key = a < 0   ? "address"
 				  : n < 0 ? "not_running"
 				  : m < 0 ? "auth"
 				  : o < 0 ? "order"

@@ -159,11 +159,11 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 	cr_http_request req = CR_HTTP_REQUEST_INIT;
 	const struct k8s_conn *c = r->conn;
 	char *auth = c->token ? g_strconcat("Authorization: Bearer ", c->token, NULL) : NULL;
-	const char *headers[] = { r->table ? "Accept: application/json;as=Table;v=v1;g=meta.k8s.io, "
-					     "application/json"
-					   : "Accept: application/json",
-				  "User-Agent: cluster-resolver-k8s/" CR_VERSION_STRING, auth,
-				  NULL };
+	const char *accept = r->table ? "Accept: application/json;as=Table;v=v1;g=meta.k8s.io, "
+					"application/json"
+				      : "Accept: application/json";
+	const char *headers[] = { accept, "User-Agent: cluster-resolver-k8s/" CR_VERSION_STRING,
+				  auth, NULL };
 	cr_status rc;
 
 	req.url = url;
@@ -249,8 +249,14 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 {
 	char *base = k8s_pods_path(conn, namespace);
 	char *endpoint = k8s_endpoint(conn, base, selector);
-	struct k8s_req r = { st,	 table && namespace != NULL, ctx, conn, endpoint,
-			     cr_host->now_ms(ctx) + st->list_timeout_ms };
+	struct k8s_req r = {
+		.st = st,
+		.table = table && namespace != NULL,
+		.ctx = ctx,
+		.conn = conn,
+		.endpoint = endpoint,
+		.deadline_ms = cr_host->now_ms(ctx) + st->list_timeout_ms,
+	};
 	cr_http_response *resp = NULL, *next_resp = NULL;
 	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	char *cont = NULL, *url;
@@ -303,7 +309,8 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 				rc = k8s_get(&r, url, &next_resp, &attempts, err);
 				g_free(url);
 			}
-			walk = k8s_pager_finish(page, &need_full, err); /* this page's failure first */
+			/* this page's failure comes before the next request's */
+			walk = k8s_pager_finish(page, &need_full, err);
 			cr_host->http_response_free(resp);
 			resp = next_resp;
 			next_resp = NULL;

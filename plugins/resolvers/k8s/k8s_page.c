@@ -36,13 +36,13 @@
 struct k8s_pager {
 	const char *endpoint;  /* for messages */
 	const char *namespace; /* of the list: Table rows carry none */
-	const char *text;     /* the page, borrowed from its response */
+	const char *text;      /* the page, borrowed from its response */
 	size_t len, pos;
 	json_tokener *tok;
 	k8s_pod_fn fn;
 	void *ud;
 	bool items;
-	bool need_full;      /* a Table that does not say enough */
+	bool need_full;                   /* a Table that does not say enough */
 	int col_name, col_status, col_ip; /* Table cells, -1: not seen */
 	GThread *thread;
 	GMutex lock;

@@ -58,8 +58,8 @@ static cr_status fz_pod(json_object *pod, void *ud, cr_error *err)
 		ns = fz_str(pod, "/metadata/namespace");
 		phase = fz_str(pod, "/status/phase");
 		/* a PodList item of the same shape may say anything */
-		if (name && ns && phase && strcmp(ns, c->ns) == 0 && strcmp(phase, "Running") == 0 &&
-		    *name == '\0')
+		if (name && ns && phase && strcmp(ns, c->ns) == 0 &&
+		    strcmp(phase, "Running") == 0 && *name == '\0')
 			abort();
 	}
 	return CR_OK;
@@ -77,13 +77,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	c.ns = data[0] & 1 ? "train" : NULL;
 	text = g_strndup((const char *)data + 1, size - 1);
-	rc = k8s_page_read("GET fz", c.ns, text, strlen(text), fz_pod, &c, &need_full, &next,
-			   &err);
+	rc = k8s_page_read("GET fz", c.ns, text, strlen(text), fz_pod, &c, &need_full, &next, &err);
 	if (need_full) {
 		if (rc != CR_ERR_BACKEND || err.message[0] != '\0')
 			abort();
 	} else if (rc != CR_OK) {
-		if (rc != CR_ERR_PARSE || err.code != rc || strncmp(err.message, "GET fz: ", 8) != 0)
+		if (rc != CR_ERR_PARSE || err.code != rc ||
+		    strncmp(err.message, "GET fz: ", 8) != 0)
 			abort();
 	}
 	if (next != NULL && *next == '\0')
