@@ -39,6 +39,26 @@ def settle(fx):
     return []
 
 
+def jitter_logged(limit_ms):
+    """stderr of `-v resolve` with start_jitter: one wait of 0..limit_ms, and
+    otherwise what -v always says."""
+    def check(fx, err):
+        import re
+        lines = err.rstrip('\n').split('\n')
+        m = [re.fullmatch(ERR + r'start_jitter: waiting ([0-9]+) ms before listing', ln)
+             for ln in lines]
+        waits = [int(x.group(1)) for x in m if x]
+        rest = [ln for ln, x in zip(lines, m) if not x]
+        problems = []
+        if len(waits) != 1 or not 0 <= waits[0] < limit_ms:
+            problems.append('start_jitter waits %s, want one in 0..%d ms' % (waits, limit_ms))
+        if rest != [fx.subst('cluster-resolver: config: read @DIR@/case.conf'),
+                    ERR + 'resolved (required)']:
+            problems.append('stderr otherwise %s' % rest)
+        return problems
+    return check
+
+
 def exec_child_gone(fx):
     """What the timed-out exec plugin started (`sleep 30`) was killed with it."""
     import os
@@ -316,6 +336,7 @@ CASES = [
          queries=[{'resourceVersion': '0', 'resourceVersionMatch': 'NotOlderThan'}]),
     dict(name='start-jitter',  # waits up to 0.3 s, then lists as usual
          conf=conf('start_jitter = 0.3; ' + WJOB), out=out(WORKERS),
+         args=['-v', 'resolve', '--format', 'json'], check_err=jitter_logged(300),
          requests=[(200, '500', False)]),
     dict(name='config-start-jitter-range',
          conf=conf('start_jitter = -1.0; ' + WJOB), rc=2,
