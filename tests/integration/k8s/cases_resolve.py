@@ -302,6 +302,13 @@ CASES = [
     dict(name='table-not-with-accelerators',  # the default needs container limits
          conf=conf('order = "name"; page_size = 4; ' + WJOB),
          out=out(WORKERS), forms=[('json', 200, 'json')] * 3),
+    dict(name='table-not-with-list-format-json',
+         conf=conf(TABLE + 'list_format = "json"; ' + WJOB), out=out(WORKERS),
+         forms=[('json', 200, 'json')]),
+    dict(name='table-not-with-all-namespaces',  # rows carry no namespace
+         conf=conf(TABLE + 'namespace = "*"; ' + WJOB),
+         out=out('{"worker": %s}' % addrs(['10.3.0.1'] + W)),  # other/worker-0 first by name
+         forms=[('json', 200, 'json')]),
     dict(name='table-not-with-hostname',  # HOSTNAME may be spec.hostname: full pods
          conf=conf(TABLE + WJOB), env={'HOSTNAME': 'worker-3-m2n4p'},
          out=out(WORKERS, ('worker', 3), 'grpc://10.2.0.13:8470'),

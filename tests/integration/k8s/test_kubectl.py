@@ -171,6 +171,46 @@ def check_table(res, fx, ns, sel):
               '\n'.join('  ' + p for p in problems))
 
 
+# kubectl get --raw PATH: (what the fixture must answer, checked on kubectl's
+# output: the number of items and whether a continue token came, or the
+# error kubectl prints), as kube-apiserver does for the watch cache's rules.
+RAW_CASES = [
+    ('/api/v1/namespaces/train/pods?labelSelector=job-name%3Dworker&limit=4', (4, True)),
+    ('/api/v1/namespaces/train/pods?labelSelector=job-name%3Dworker&limit=4'
+     '&resourceVersion=0&resourceVersionMatch=NotOlderThan', (11, False)),
+    ('/api/v1/namespaces/train/pods?limit=4&resourceVersionMatch=NotOlderThan',
+     'resourceVersionMatch is forbidden unless resourceVersion is provided'),
+    ('/api/v1/namespaces/train/pods?limit=4&resourceVersion=0&resourceVersionMatch=Exact',
+     'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+    ('/api/v1/namespaces/train/pods?limit=4&resourceVersion=0&continue=CONT',
+     'specifying resource version is not allowed when using continue'),
+]
+
+
+def check_raw(res, fx):
+    cont = None
+    for template, want in RAW_CASES:
+        path = template.replace('CONT', cont or '')
+        cache = tempfile.mkdtemp(prefix='kubectl-cache-', dir=fx.dir)
+        p = subprocess.run(['kubectl', '--kubeconfig', fx.kubeconfig, '--cache-dir', cache,
+                            'get', '--raw', path], env=h.base_env(fx), capture_output=True,
+                           text=True, timeout=60)
+        shutil.rmtree(cache, ignore_errors=True)
+        if isinstance(want, tuple):
+            ok = p.returncode == 0
+            got = None
+            if ok:
+                body = json.loads(p.stdout)
+                cont = body['metadata'].get('continue') or cont
+                got = (len(body['items']), bool(body['metadata'].get('continue')))
+            res.check('kubectl get --raw %s' % template, ok and got == want,
+                      '  got %s (%s), want %s' % (got, p.stderr.strip(), want))
+        else:
+            res.check('kubectl get --raw %s refused' % template,
+                      p.returncode != 0 and want in p.stderr,
+                      '  rc %d, stderr %s' % (p.returncode, p.stderr.strip()))
+
+
 def main():
     h.ensure_hermetic()
     h.need('CR_CLI')
@@ -204,6 +244,7 @@ def main():
             res.check(name, not problems, '\n'.join('  ' + p for p in problems))
         for ns, sel in TABLE_CASES:
             check_table(res, fx, ns, sel)
+        check_raw(res, fx)
     finally:
         fx.stop(keep=res.failed > 0)
     res.finish()
