@@ -324,7 +324,13 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 				rc = CR_OK;
 				k8s_list_restart(seen, &cont, &pages, restart, user_data);
 			} else {
-				if (walk != CR_OK)
+				if (need_full) /* rows where full pods were asked for */
+					rc = cr_host->error_set(
+						err, CR_ERR_PARSE,
+						"%s: answer is a Table that does not say enough, "
+						"where a PodList was asked for",
+						endpoint);
+				else if (walk != CR_OK)
 					rc = walk;
 				else if (endless)
 					rc = cr_host->error_set(

@@ -328,6 +328,11 @@ CASES = [
          out=out('{"e": %s}' % addrs(['10.2.4.1'])),
          # the token of page 2 is read, and page 3 asked for, before its row
          forms=[('table', 200, 'table')] * 3 + [('json', 200, 'json')] * 3),
+    dict(name='table-where-podlist-asked',  # a broken server: rows for plain JSON
+         conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"kind":"Table","metadata":{},"columnDefinitions":[],"rows":[]}'}],
+         err=ERR + EP + ': answer is a Table that does not say enough, where a PodList was '
+                        'asked for'),
     dict(name='table-row-not-running-error',
          conf=conf(TABLE + 'jobs = { e = [ "job-name=evaluator" ]; };'), rc=1,
          err=ERR + 'Pod "evaluator-1" is not running; phase: "Pending"'),
