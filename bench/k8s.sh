@@ -1,20 +1,25 @@
 #!/bin/bash
 # Kubernetes benchmark: k8s.so resolving an Indexed Job of N realistic pods
-# (10,000 and 100,000; pages of 500) from the fixture API server, against
-#   - curl fetching exactly the same pages from the same fixture (one curl
-#     process, one kept-alive connection; target: plugin <= 1.5x curl), and
+# (tests/fixtures/k8s/k8s_pods.py: three managers' managedFields, three
+# containers, ~10 KB each; 10,000 and 100,000 pods; pages of 500) from the
+# fixture API server, against
+#   - curl fetching the same JSON pages (PodList) from the same fixture, one
+#     curl process, one kept-alive connection (target: plugin <= 1.2x curl);
 #   - python3-kubernetes list_namespaced_pod with the same paging, as
-#     TensorFlow's resolver does it (target: plugin >= 10x faster).
-# A second curl baseline starts one curl per page (a new connection and TLS
-# handshake each time, as the host's http_request did before it kept one
-# connection per plugin instance).
-# Each is run RUNS times (default 3) and the median wall time is reported,
-# with the plugin's peak RSS at both sizes; the Python client, which needs
-# minutes at 100,000 pods, runs once. Runs in the loopback-only namespace
-# (scripts/hermetic.sh).
+#     TensorFlow's resolver does it (target: plugin >= 100x faster), at the
+#     first size only (CR_K8S_PYTHON=0 skips it).
+# The plugin runs twice: with the default options (full pods: per-task
+# accelerators and index order need container limits and labels) and with
+# `accelerators = false; order = "name"`, where it asks for Table rows
+# (includeObject=None). Bytes per pod are what the fixture served.
+#
+# Then the API server's bill: 256 processes of a 1,000-pod job starting
+# together. K of them (CR_K8S_BILL_PROCS, default 16) really run at once
+# against the fixture; requests and bytes are counted from its log and
+# scaled to 256 (and to a 10,000-pod job: x10 pods per list, x10 lists).
+# Runs in the loopback-only namespace (scripts/hermetic.sh).
 #
 #   bench/k8s.sh [BUILD_DIR]      env: CR_K8S_SIZES="10000 100000" CR_BENCH_RUNS=3
-#                                      CR_K8S_PYTHON=0 skips the (slow) Python client
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +30,7 @@ build=$(cd "${1:-$src/build}" && pwd)
 cli="$build/bin/cluster-resolver"
 sizes=${CR_K8S_SIZES:-10000 100000}
 runs=${CR_BENCH_RUNS:-3}
+bill_procs=${CR_K8S_BILL_PROCS:-16}
 [ -x "$cli" ] || { echo "no $cli: build first" >&2; exit 1; }
 command -v curl > /dev/null || { echo "curl is not installed" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is not installed (Debian: time)" >&2; exit 1; }
@@ -52,62 +58,120 @@ time_runs() {
 	done | sort -n | awk '{ t[NR] = $1; if ($2 > m) m = $2 } END { print t[int((NR + 1) / 2)], m }'
 }
 
-results=()
-for n in $sizes; do
-	d="$tmp/fx-$n"
-	rm -f "$d/port"
+# start_fixture N: an Indexed Job of N pods in namespace bench
+start_fixture() {
+	d="$tmp/fx-$1"
+	rm -rf "$d"
 	/usr/bin/python3 "$src/tests/fixtures/k8s/k8s_fixture.py" --dir "$d" \
-		--generate "worker=$n:bench" --continue-ttl 3600 > "$tmp/fixture.log" 2>&1 &
+		--generate "worker=$1:bench" --continue-ttl 3600 > "$tmp/fixture.log" 2>&1 &
 	fixture_pid=$!
-	for _ in $(seq 600); do [ -f "$d/port" ] && break; sleep 0.1; done
+	for _ in $(seq 3000); do [ -f "$d/port" ] && break; sleep 0.1; done
 	[ -f "$d/port" ] || { echo "fixture did not start" >&2; cat "$tmp/fixture.log" >&2; exit 1; }
-	cat > "$tmp/k8s.conf" <<-EOF
+}
+stop_fixture() {
+	kill "$fixture_pid"
+	wait "$fixture_pid" 2> /dev/null || true
+	fixture_pid=
+}
+# conf FILE EXTRA: the benchmark's config
+conf() {
+	cat > "$1" <<-EOF
 		resolvers = ( { plugin = "k8s"; kubeconfig = "$d/kubeconfig"; namespace = "bench";
-		  page_size = 500; jobs = { worker = [ "job-name=worker" ]; }; } );
+		  page_size = 500; jobs = { worker = [ "job-name=worker" ]; }; $2 } );
 	EOF
+}
+# served FROM: requests and bytes the fixture answered since log line FROM
+served() {
+	tail -n +"$(($1 + 1))" "$d/requests.jsonl" | /usr/bin/python3 -c '
+import json, sys
+rs = [json.loads(l) for l in sys.stdin if "/pods" in l]
+print(len(rs), sum(r.get("bytes", 0) for r in rs))'
+}
+lines() { wc -l < "$d/requests.jsonl"; }
+
+results=()
+first=1
+for n in $sizes; do
+	start_fixture "$n"
+	conf "$tmp/full.conf" ""
+	conf "$tmp/table.conf" 'accelerators = false; order = "name";'
 	/usr/bin/python3 "$src/bench/k8s/pages.py" "$d" bench job-name=worker 500 > "$tmp/curl.cfg"
 	pages=$(grep -c '^url' "$tmp/curl.cfg")
 
 	# everything must work (and warm the fixture's caches) before timing
-	"$cli" --config "$tmp/k8s.conf" resolve --format json > "$tmp/warm.json"
-	got=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cluster"]["worker"]))' "$tmp/warm.json")
-	[ "$got" = "$n" ] || { echo "plugin resolved $got tasks, want $n" >&2; exit 1; }
+	for c in full table; do
+		l0=$(lines)
+		"$cli" --config "$tmp/$c.conf" resolve --format json > "$tmp/warm.json"
+		got=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cluster"]["worker"]))' "$tmp/warm.json")
+		[ "$got" = "$n" ] || { echo "plugin ($c) resolved $got tasks, want $n" >&2; exit 1; }
+		read -r _ bytes < <(served "$l0")
+		eval "${c}_bpp=\$((bytes / n))"
+	done
 	curl -K "$tmp/curl.cfg"
 
-	# one curl process per page: the same URLs, a new connection each
-	head -4 "$tmp/curl.cfg" > "$tmp/curl-head.cfg"
-	grep '^url' "$tmp/curl.cfg" | sed 's/^url = //; s/"//g' > "$tmp/urls"
-	cat > "$tmp/curl-each.sh" <<-EOF
-		while read -r u; do curl -K "$tmp/curl-head.cfg" -o /dev/null "\$u"; done < "$tmp/urls"
-	EOF
-
-	read -r p_t p_m < <(time_runs plugin "$runs" "$cli" --config "$tmp/k8s.conf" resolve --format json)
+	read -r p_t p_m < <(time_runs plugin "$runs" "$cli" --config "$tmp/full.conf" resolve --format json)
+	read -r t_t t_m < <(time_runs table "$runs" "$cli" --config "$tmp/table.conf" resolve --format json)
 	read -r c_t _ < <(time_runs curl "$runs" curl -K "$tmp/curl.cfg")
-	read -r e_t _ < <(time_runs curl-each "$runs" sh "$tmp/curl-each.sh")
 	y_t=nan
-	if [ "${CR_K8S_PYTHON:-1}" != 0 ]; then
+	if [ "${CR_K8S_PYTHON:-1}" != 0 ] && [ "$first" = 1 ]; then
 		read -r y_t _ < <(time_runs python 1 /usr/bin/python3 "$src/bench/k8s/pyclient.py" \
 			"$d/kubeconfig" bench job-name=worker 500)
 		[ "$(cat "$tmp/python.out")" = "$n" ] ||
 			{ echo "python client listed $(cat "$tmp/python.out")" >&2; exit 1; }
 	fi
-	results+=("$n $pages $p_t $p_m $c_t $e_t $y_t")
-	kill "$fixture_pid"
-	wait "$fixture_pid" 2> /dev/null || true
-	fixture_pid=
+	first=0
+	results+=("$n $pages $full_bpp $table_bpp $p_t $p_m $t_t $t_m $c_t $y_t")
+	stop_fixture
 done
 
 printf '%s\n' "${results[@]}" | /usr/bin/python3 -c '
 import sys
 print("k8s benchmark: resolve an Indexed Job from the fixture API server, pages of 500, median of '"$runs"' runs")
-print("%7s %5s | %8s %10s | %7s %8s | %8s | %8s %11s %13s" % ("pods", "pages", "plugin s",
-      "peak RSS", "curl s", "curl/pg", "python s", "vs curl", "vs curl/pg", "vs python"))
+print("%7s %5s %8s | %-27s | %-27s | %7s | %8s" % ("pods", "pages", "JSON MB", "plugin, full pods (default)",
+      "plugin, Table rows", "curl s", "python s"))
+print("%7s %5s %8s | %6s %7s %6s %6s | %6s %7s %6s %6s | %7s | %8s" % ("", "", "", "s", "RSS MiB",
+      "xcurl", "B/pod", "s", "RSS MiB", "xcurl", "B/pod", "JSON", "(x table)"))
 for line in sys.stdin:
-    n, pages, pt, pm, ct, et, yt = line.split()
-    pt, ct, et, yt = float(pt), float(ct), float(et), float(yt)
-    vs_py = "%6.1fx faster" % (yt / pt) if yt == yt else "%13s" % "not run"
-    py_s = "%8.2f" % yt if yt == yt else "%8s" % "-"
-    print("%7s %5s | %8.2f %6.1f MiB | %7.2f %8.2f | %s | %7.2fx %10.2fx %s" %
-          (n, pages, pt, int(pm) / 1024, ct, et, py_s, pt / ct, pt / et, vs_py))
-print("targets: plugin <= 1.5x curl; plugin >= 10x faster than python3-kubernetes")
+    n, pages, fb, tb, pt, pm, tt, tm, ct, yt = line.split()
+    n, fb, tb = int(n), int(fb), int(tb)
+    pt, tt, ct, yt = float(pt), float(tt), float(ct), float(yt)
+    py = "%8.1f (%.0fx)" % (yt, yt / tt) if yt == yt else "%8s" % "-"
+    print("%7d %5s %8.1f | %6.2f %7.1f %5.2fx %6d | %6.2f %7.1f %5.2fx %6d | %7.2f | %s" %
+          (n, pages, n * fb / 1e6, pt, int(pm) / 1024, pt / ct, fb, tt, int(tm) / 1024, tt / ct,
+           tb, ct, py))
+print("targets: plugin <= 1.2x curl; >= 100x faster than python3-kubernetes; RSS <= 32 MiB, flat")
 '
+
+# ---- the API server's bill: 256 processes of a 1,000-pod job at once ------
+[ "${CR_K8S_BILL:-1}" = 0 ] && exit 0
+start_fixture 1000
+echo
+echo "API server bill: $bill_procs processes of a 1,000-pod job listing at once (fixture log), scaled to 256"
+printf '%-34s %9s %9s %12s %14s\n' "client" "req/proc" "KB/proc" "256 procs MB" "10k-pod job GB"
+bill() { # NAME CMD...: K at once
+	local name=$1 l0
+	shift
+	l0=$(lines)
+	local pids=()
+	for _ in $(seq "$bill_procs"); do
+		"$@" > /dev/null &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	read -r reqs bytes < <(served "$l0")
+	/usr/bin/python3 -c '
+import sys
+name, k, reqs, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+print("%-34s %9.1f %9.0f %12.0f %14.1f" % (name, reqs / k, b / k / 1e3, b / k * 256 / 1e6,
+      b / k * 10 * 10000 / 1e9))' "$name" "$bill_procs" "$reqs" "$bytes"
+}
+for c in "full:" "table:accelerators = false; order = \"name\";" \
+	"full-cache:list_from_cache = true;" \
+	"table-cache:accelerators = false; order = \"name\"; list_from_cache = true;"; do
+	conf "$tmp/bill.conf" "${c#*:}"
+	bill "plugin, ${c%%:*}" "$cli" --config "$tmp/bill.conf" resolve --format json
+done
+bill "python3-kubernetes (TensorFlow)" /usr/bin/python3 "$src/bench/k8s/pyclient.py" \
+	"$d/kubeconfig" bench job-name=worker 500
+echo "(a 10,000-pod job: 10,000 processes, each listing 10x the pods of one here)"
+stop_fixture

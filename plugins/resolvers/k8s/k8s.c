@@ -60,6 +60,16 @@ static const cr_option k8s_options[] = {
 			"seconds one list (every page and retry) may take", 1, 86400),
 	CR_OPTION_RANGE("max_pages", CR_OPT_INT, "100000", 0,
 			"pages one list may take before it is called endless", 1, 10000000),
+	CR_OPTION("accelerators", CR_OPT_BOOL, "true", 0,
+		  "per-task accelerators from the pods' container limits"),
+	CR_OPTION("order", CR_OPT_STRING, "index", 0,
+		  "index (completion index / pod index / ordinal first) | name"),
+	CR_OPTION("list_format", CR_OPT_STRING, "auto", 0,
+		  "auto (Table rows when the options need no more) | json (full pods)"),
+	CR_OPTION("list_from_cache", CR_OPT_BOOL, "false", 0,
+		  "list from the API server's watch cache (resourceVersion=0)"),
+	CR_OPTION_RANGE("start_jitter", CR_OPT_FLOAT, "0", 0,
+			"wait a random 0..start_jitter seconds before the first list", 0, 3600),
 	CR_OPTIONS_END
 };
 
@@ -163,16 +173,26 @@ static cr_status k8s_parse_enums(cr_plugin_ctx *ctx, const cr_cfg *config, struc
 	static const char *const addr[] = { "pod_ip", "host_ip", "pod_name", "dns", NULL };
 	static const char *const nr[] = { "error", "skip", "wait", NULL };
 	static const char *const auth[] = { "auto", "in_cluster", "kubeconfig", NULL };
+	static const char *const order[] = { "index", "name", NULL };
+	static const char *const format[] = { "auto", "json", NULL };
 	int a = k8s_pick(cr_host->opt_string(ctx, "address"), addr);
 	int n = k8s_pick(cr_host->opt_string(ctx, "not_running"), nr);
 	int m = k8s_pick(cr_host->opt_string(ctx, "auth"), auth);
+	int o = k8s_pick(cr_host->opt_string(ctx, "order"), order);
+	int f = k8s_pick(cr_host->opt_string(ctx, "list_format"), format);
 	char msg[256];
 
-	if (a < 0 || n < 0 || m < 0) {
-		const char *key = a < 0 ? "address" : n < 0 ? "not_running" : "auth";
+	if (a < 0 || n < 0 || m < 0 || o < 0 || f < 0) {
+		const char *key = a < 0   ? "address"
+				  : n < 0 ? "not_running"
+				  : m < 0 ? "auth"
+				  : o < 0 ? "order"
+					  : "list_format";
 		const char *want = a < 0   ? "pod_ip, host_ip, pod_name or dns"
 				   : n < 0 ? "error, skip or wait"
-					   : "auto, in_cluster or kubeconfig";
+				   : m < 0 ? "auto, in_cluster or kubeconfig"
+				   : o < 0 ? "index or name"
+					   : "auto or json";
 
 		snprintf(msg, sizeof(msg), "%s \"%s\" is not one of %s", key,
 			 cr_host->opt_string(ctx, key), want);
@@ -181,6 +201,8 @@ static cr_status k8s_parse_enums(cr_plugin_ctx *ctx, const cr_cfg *config, struc
 	st->address = (enum k8s_address)a;
 	st->not_running = (enum k8s_not_running)n;
 	st->auth = (enum k8s_auth_mode)m;
+	st->order_by_index = o == 0;
+	st->table = f == 0;
 	return CR_OK;
 }
 
@@ -217,6 +239,9 @@ static void k8s_read_scalars(cr_plugin_ctx *ctx, struct k8s *st)
 	st->exec_timeout_ms = k8s_seconds_ms(ctx, "exec_timeout");
 	st->list_timeout_ms = k8s_seconds_ms(ctx, "list_timeout");
 	st->max_pages = cr_host->opt_int(ctx, "max_pages");
+	st->accelerators = cr_host->opt_bool(ctx, "accelerators");
+	st->from_cache = cr_host->opt_bool(ctx, "list_from_cache");
+	st->start_jitter_ms = k8s_seconds_ms(ctx, "start_jitter");
 }
 
 static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
@@ -313,6 +338,14 @@ static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	if (strcmp(ns, "*") == 0)
 		ns = NULL;
 	k8s_facts(b, &conn, ns);
+	if (st->start_jitter_ms > 0) {
+		/* the processes of a job that start together do not all list at once */
+		int64_t ms = g_random_int_range(0, (gint32)st->start_jitter_ms);
+
+		cr_host->log(ctx, CR_LOG_INFO, "start_jitter: waiting %lld ms before listing",
+			     (long long)ms);
+		cr_host->sleep_ms(ctx, ms);
+	}
 	if (st->not_running == K8S_NR_WAIT) {
 		rc = k8s_wait_running(st, ctx, &conn, ns, err);
 		if (rc != CR_OK)

@@ -71,6 +71,11 @@ struct k8s {
 	int64_t exec_timeout_ms;
 	int64_t list_timeout_ms; /* one whole list, all pages and retries */
 	int64_t max_pages;       /* pages of one list before it is endless */
+	bool accelerators;       /* per-task accelerators from container limits */
+	bool order_by_index;     /* order = "index" (else "name") */
+	bool table;              /* list_format = "auto": Table rows when enough */
+	bool from_cache;         /* list from the watch cache (resourceVersion=0) */
+	int64_t start_jitter_ms; /* random wait before the first list, at most */
 	enum k8s_address address;
 	enum k8s_not_running not_running;
 	enum k8s_auth_mode auth;
@@ -127,16 +132,22 @@ typedef cr_status (*k8s_pod_fn)(json_object *pod, void *user_data, cr_error *err
 typedef void (*k8s_restart_fn)(void *user_data);
 
 /* k8s_fetch.c */
+/* @table: ask for the Table form (one row per pod: name, status, IP); the
+ * list falls back to full pods when the server refuses it or a row is not
+ * enough (see k8s_page.c). Only for a namespace (rows carry none). */
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
-			const char *namespace, const char *selector, k8s_pod_fn fn,
+			const char *namespace, const char *selector, bool table, k8s_pod_fn fn,
 			k8s_restart_fn restart, void *user_data, cr_error *err);
 
 /* k8s_page.c */
 struct k8s_pager;
-struct k8s_pager *k8s_pager_start(const char *endpoint, const char *text, size_t len, k8s_pod_fn fn,
-				  void *ud);
+struct k8s_pager *k8s_pager_start(const char *endpoint, const char *namespace, const char *text,
+				  size_t len, k8s_pod_fn fn, void *ud);
 char *k8s_pager_next(struct k8s_pager *w);
-cr_status k8s_pager_finish(struct k8s_pager *w, cr_error *err);
+cr_status k8s_pager_finish(struct k8s_pager *w, bool *need_full, cr_error *err);
+/* The whole page at once on the caller's thread (fuzzing, tests). */
+cr_status k8s_page_read(const char *endpoint, const char *namespace, const char *text, size_t len,
+			k8s_pod_fn fn, void *ud, bool *need_full, char **next, cr_error *err);
 
 /* k8s_pods.c */
 struct k8s_self {

@@ -20,6 +20,7 @@
 
 struct k8s_req {
 	const struct k8s *st;
+	bool table; /* ask for the Table form */
 	cr_plugin_ctx *ctx;
 	const struct k8s_conn *conn;
 	const char *endpoint; /* for messages: no continue token */
@@ -47,7 +48,7 @@ static char *k8s_pods_path(const struct k8s_conn *conn, const char *ns)
 }
 
 static char *k8s_list_url(const struct k8s *st, const char *base, const char *selector,
-			  const char *cont)
+			  const char *cont, bool table)
 {
 	GString *q = g_string_new(NULL);
 	char *url;
@@ -59,8 +60,16 @@ static char *k8s_list_url(const struct k8s *st, const char *base, const char *se
 	if (st->page_size > 0)
 		g_string_append_printf(q, "%climit=%lld", q->len ? '&' : '?',
 				       (long long)st->page_size);
-	if (cont)
-		k8s_query_add(q, "continue", cont);
+	if (table)
+		k8s_query_add(q, "includeObject", "None");
+	if (cont) {
+		k8s_query_add(q, "continue", cont); /* the token carries its version */
+	} else if (st->from_cache) {
+		/* any version the watch cache has: no etcd read. Servers before
+		 * 1.31 (?) ignore limit then and send everything in one page. */
+		k8s_query_add(q, "resourceVersion", "0");
+		k8s_query_add(q, "resourceVersionMatch", "NotOlderThan");
+	}
 	url = g_strconcat(base, q->str, NULL);
 	g_string_free(q, TRUE);
 	return url;
@@ -150,9 +159,11 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 	cr_http_request req = CR_HTTP_REQUEST_INIT;
 	const struct k8s_conn *c = r->conn;
 	char *auth = c->token ? g_strconcat("Authorization: Bearer ", c->token, NULL) : NULL;
-	const char *headers[] = { "Accept: application/json",
-				  "User-Agent: cluster-resolver-k8s/" CR_VERSION_STRING, auth,
-				  NULL };
+	const char *accept = r->table ? "Accept: application/json;as=Table;v=v1;g=meta.k8s.io, "
+					"application/json"
+				      : "Accept: application/json";
+	const char *headers[] = { accept, "User-Agent: cluster-resolver-k8s/" CR_VERSION_STRING,
+				  auth, NULL };
 	cr_status rc;
 
 	req.url = url;
@@ -210,31 +221,52 @@ static char *k8s_endpoint(const struct k8s_conn *conn, const char *base, const c
 	return g_strdup_printf("GET %s", base);
 }
 
+/* Start the list again from the beginning: after a 410 on a continue
+ * token, or with full pods instead of Table rows. */
+static void k8s_list_restart(GHashTable *seen, char **cont, int64_t *pages, k8s_restart_fn restart,
+			     void *user_data)
+{
+	g_clear_pointer(cont, g_free);
+	g_hash_table_remove_all(seen);
+	*pages = 0;
+	restart(user_data);
+}
+
 /**
  * k8s_list_pods:
  * List the pods of @namespace (NULL = all) matching @selector, page by
  * page, calling @fn for each. The next page is requested as soon as the
  * walk of this one has passed its continue token (k8s_page.c). After a 410
  * on a continue token @restart is called and the list starts again (once).
+ * With @table the Table form is asked for; when the server refuses it (406)
+ * or a page cannot stand for the pods (k8s_page.c), @restart is called and
+ * the list starts again with full pods.
  * Returns: CR_OK, or the first failure (network, HTTP status, JSON, @fn's).
  */
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
-			const char *namespace, const char *selector, k8s_pod_fn fn,
+			const char *namespace, const char *selector, bool table, k8s_pod_fn fn,
 			k8s_restart_fn restart, void *user_data, cr_error *err)
 {
 	char *base = k8s_pods_path(conn, namespace);
 	char *endpoint = k8s_endpoint(conn, base, selector);
-	struct k8s_req r = { st, ctx, conn, endpoint, cr_host->now_ms(ctx) + st->list_timeout_ms };
+	struct k8s_req r = {
+		.st = st,
+		.table = table && namespace != NULL,
+		.ctx = ctx,
+		.conn = conn,
+		.endpoint = endpoint,
+		.deadline_ms = cr_host->now_ms(ctx) + st->list_timeout_ms,
+	};
 	cr_http_response *resp = NULL, *next_resp = NULL;
 	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	char *cont = NULL, *url;
-	bool restarted = false;
+	bool restarted = false, need_full = false;
 	int attempts = 0;
 	int64_t pages = 0;
 	const char *endless = NULL;
 	cr_status rc, walk;
 
-	url = k8s_list_url(st, base, selector, NULL);
+	url = k8s_list_url(st, base, selector, NULL, r.table);
 	rc = k8s_get(&r, url, &resp, &attempts, err);
 	g_free(url);
 	while (rc == CR_OK) {
@@ -243,20 +275,24 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 		const char *body;
 		struct k8s_pager *page;
 
-		if (code == 410 && cont && !restarted) {
+		if (code == 406 && r.table) {
+			cr_host->log(ctx, CR_LOG_INFO,
+				     "%s: the server refuses the Table form (HTTP 406); listing "
+				     "full pods",
+				     endpoint);
+			r.table = false;
+			k8s_list_restart(seen, &cont, &pages, restart, user_data);
+		} else if (code == 410 && cont && !restarted) {
 			cr_host->log(ctx, CR_LOG_INFO, "%s: continue token expired, listing again",
 				     endpoint);
 			restarted = true;
-			g_clear_pointer(&cont, g_free);
-			g_hash_table_remove_all(seen);
-			pages = 0;
-			restart(user_data);
+			k8s_list_restart(seen, &cont, &pages, restart, user_data);
 		} else if (code != 200) {
 			rc = k8s_http_error(&r, resp, attempts, err);
 			break;
 		} else {
 			body = cr_host->http_body(resp, &len);
-			page = k8s_pager_start(endpoint, body, len, fn, user_data);
+			page = k8s_pager_start(endpoint, namespace, body, len, fn, user_data);
 			g_free(cont);
 			cont = k8s_pager_next(page);
 			pages++;
@@ -269,27 +305,46 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 			if (endless)
 				g_clear_pointer(&cont, g_free);
 			if (cont) { /* fetched while the pods of this page are read */
-				url = k8s_list_url(st, base, selector, cont);
+				url = k8s_list_url(st, base, selector, cont, r.table);
 				rc = k8s_get(&r, url, &next_resp, &attempts, err);
 				g_free(url);
 			}
-			walk = k8s_pager_finish(page, err); /* this page's failure comes first */
-			if (walk != CR_OK)
-				rc = walk;
-			else if (endless)
-				rc = cr_host->error_set(
-					err, CR_ERR_BACKEND,
-					"%s: page %lld %s; the list would never end", endpoint,
-					(long long)pages, endless);
+			/* this page's failure comes before the next request's */
+			walk = k8s_pager_finish(page, &need_full, err);
 			cr_host->http_response_free(resp);
 			resp = next_resp;
 			next_resp = NULL;
-			if (!cont)
-				break;
-			continue;
+			if (need_full && r.table) {
+				cr_host->log(ctx, CR_LOG_INFO,
+					     "%s: a Table row does not say enough (a pod not "
+					     "shown Running); listing full pods",
+					     endpoint);
+				r.table = false;
+				endless = NULL;
+				rc = CR_OK;
+				k8s_list_restart(seen, &cont, &pages, restart, user_data);
+			} else {
+				if (need_full) /* rows where full pods were asked for */
+					rc = cr_host->error_set(
+						err, CR_ERR_PARSE,
+						"%s: answer is a Table that does not say enough, "
+						"where a PodList was asked for",
+						endpoint);
+				else if (walk != CR_OK)
+					rc = walk;
+				else if (endless)
+					rc = cr_host->error_set(
+						err, CR_ERR_BACKEND,
+						"%s: page %lld %s; the list would never end",
+						endpoint, (long long)pages, endless);
+				if (!cont)
+					break;
+				continue;
+			}
 		}
 		cr_host->http_response_free(resp);
-		url = k8s_list_url(st, base, selector, cont);
+		resp = NULL;
+		url = k8s_list_url(st, base, selector, cont, r.table);
 		rc = k8s_get(&r, url, &resp, &attempts, err);
 		g_free(url);
 	}

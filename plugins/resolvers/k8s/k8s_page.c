@@ -17,19 +17,33 @@
  * cr_error); every other host call stays on the caller's thread, and the
  * callback's state is only touched again after k8s_pager_finish(). Where no
  * thread can be started, the walk runs on the caller's thread first.
+ *
+ * A page may also be a Table (kind Table, what `kubectl get` asks for): then
+ * `columnDefinitions` says where the Name, Status and IP cells are, and each
+ * of `rows` becomes a small pod {metadata: {name, namespace, uid}, status:
+ * {phase, podIP}} for the same callback. Only a row whose Status cell is
+ * "Running" can say so: printPod (kube's table printer) shows "Running" only
+ * for a pod in phase Running, but shows a Running pod as CrashLoopBackOff,
+ * NotReady, Terminating... and a Pending one as ContainerCreating. A row
+ * that is not "Running", a row without those cells, or a table without those
+ * columns ends the walk with need_full: the list is done again with full
+ * pods, which say everything.
  */
 #include <string.h>
 
 #include "k8s.h"
 
 struct k8s_pager {
-	const char *endpoint; /* for messages */
-	const char *text;     /* the page, borrowed from its response */
+	const char *endpoint;  /* for messages */
+	const char *namespace; /* of the list: Table rows carry none */
+	const char *text;      /* the page, borrowed from its response */
 	size_t len, pos;
 	json_tokener *tok;
 	k8s_pod_fn fn;
 	void *ud;
 	bool items;
+	bool need_full;                   /* a Table that does not say enough */
+	int col_name, col_status, col_ip; /* Table cells, -1: not seen */
 	GThread *thread;
 	GMutex lock;
 	GCond cond;
@@ -106,10 +120,72 @@ static void k8s_pager_set_next(struct k8s_pager *w, const char *next)
 	g_mutex_unlock(&w->lock);
 }
 
-/* `items`: an array of pods (each handed to fn, then freed), or null. */
-static cr_status k8s_walk_items(struct k8s_pager *w)
+/* `columnDefinitions` of a Table: where Name, Status and IP are. */
+static void k8s_table_columns(struct k8s_pager *w, json_object *defs)
 {
-	json_object *pod = NULL;
+	size_t n = json_object_is_type(defs, json_type_array) ? json_object_array_length(defs) : 0;
+
+	for (size_t i = 0; i < n && i < 1000; i++) {
+		json_object *name = NULL;
+		const char *s;
+
+		if (!json_object_object_get_ex(json_object_array_get_idx(defs, i), "name", &name) ||
+		    !json_object_is_type(name, json_type_string))
+			continue;
+		s = json_object_get_string(name);
+		if (strcmp(s, "Name") == 0 && w->col_name < 0)
+			w->col_name = (int)i;
+		else if (strcmp(s, "Status") == 0 && w->col_status < 0)
+			w->col_status = (int)i;
+		else if (strcmp(s, "IP") == 0 && w->col_ip < 0)
+			w->col_ip = (int)i;
+	}
+}
+
+static const char *k8s_cell(json_object *cells, int col)
+{
+	json_object *v = col >= 0 ? json_object_array_get_idx(cells, (size_t)col) : NULL;
+
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* A Table row as the pod the callback reads; NULL (and need_full) when the
+ * row cannot stand for the pod. */
+static json_object *k8s_row_pod(struct k8s_pager *w, json_object *row)
+{
+	json_object *cells = NULL, *pod, *meta, *status;
+	const char *name, *phase, *ip;
+
+	if (!json_object_object_get_ex(row, "cells", &cells) ||
+	    !json_object_is_type(cells, json_type_array))
+		cells = NULL;
+	name = cells ? k8s_cell(cells, w->col_name) : NULL;
+	phase = cells ? k8s_cell(cells, w->col_status) : NULL;
+	ip = cells ? k8s_cell(cells, w->col_ip) : NULL;
+	if (!name || !*name || !phase || strcmp(phase, "Running") != 0 || !ip || !w->namespace) {
+		w->need_full = true;
+		return NULL;
+	}
+	pod = json_object_new_object();
+	meta = json_object_new_object();
+	status = json_object_new_object();
+	json_object_object_add(meta, "name", json_object_new_string(name));
+	json_object_object_add(meta, "namespace", json_object_new_string(w->namespace));
+	/* names are unique in a namespace: the key of "listed twice" */
+	json_object_object_add(meta, "uid", json_object_new_string(name));
+	json_object_object_add(status, "phase", json_object_new_string("Running"));
+	if (strcmp(ip, "<none>") != 0 && *ip)
+		json_object_object_add(status, "podIP", json_object_new_string(ip));
+	json_object_object_add(pod, "metadata", meta);
+	json_object_object_add(pod, "status", status);
+	return pod;
+}
+
+/* `items`: an array of pods (each handed to fn, then freed), or null; or
+ * @rows: the rows of a Table, each handed on as the pod it stands for. */
+static cr_status k8s_walk_items(struct k8s_pager *w, bool rows)
+{
+	json_object *pod = NULL, *row = NULL;
 	cr_status rc;
 
 	if (!k8s_walk_char(w, '[')) {
@@ -124,15 +200,22 @@ static cr_status k8s_walk_items(struct k8s_pager *w)
 	if (k8s_walk_char(w, ']'))
 		return CR_OK;
 	for (size_t i = 0;; i++) {
-		rc = k8s_walk_value(w, &pod);
-		if (rc == CR_OK && !json_object_is_type(pod, json_type_object))
-			rc = cr_host->error_set(
-				&w->err, CR_ERR_PARSE,
-				"%s: answer is not a PodList (items[%zu] is not an object)",
-				w->endpoint, i);
+		rc = k8s_walk_value(w, rows ? &row : &pod);
+		if (rc == CR_OK && !json_object_is_type(rows ? row : pod, json_type_object))
+			rc = cr_host->error_set(&w->err, CR_ERR_PARSE,
+						"%s: answer is not a %s (%s[%zu] is not an object)",
+						w->endpoint, rows ? "Table" : "PodList",
+						rows ? "rows" : "items", i);
+		if (rc == CR_OK && rows) {
+			pod = k8s_row_pod(w, row);
+			if (!pod) /* not enough: the caller lists full pods */
+				rc = CR_ERR_BACKEND;
+		}
 		if (rc == CR_OK)
 			rc = w->fn(pod, w->ud, &w->err);
 		json_object_put(pod);
+		json_object_put(row);
+		pod = row = NULL;
 		if (rc != CR_OK || k8s_walk_char(w, ']'))
 			return rc;
 		if (!k8s_walk_char(w, ','))
@@ -156,11 +239,21 @@ static cr_status k8s_walk_member(struct k8s_pager *w)
 		rc = k8s_walk_error(w, "expected a member name");
 	} else if (!k8s_walk_char(w, ':')) {
 		rc = k8s_walk_error(w, "expected ':' after a member name");
-	} else if (strcmp(name, "items") == 0) {
+	} else if (strcmp(name, "items") == 0 && !w->items) {
 		w->items = true;
-		rc = k8s_walk_items(w);
+		rc = k8s_walk_items(w, false);
+	} else if (strcmp(name, "rows") == 0 && !w->items) {
+		w->items = true;
+		if (w->col_name < 0 || w->col_status < 0 || w->col_ip < 0) {
+			w->need_full = true; /* no columns (yet): a Table we cannot read */
+			rc = CR_ERR_BACKEND;
+		} else {
+			rc = k8s_walk_items(w, true);
+		}
 	} else {
 		rc = k8s_walk_value(w, &val);
+		if (rc == CR_OK && strcmp(name, "columnDefinitions") == 0)
+			k8s_table_columns(w, val);
 		if (rc == CR_OK && strcmp(name, "metadata") == 0) {
 			if (json_pointer_get(val, "/continue", &cont) != 0 ||
 			    !json_object_is_type(cont, json_type_string))
@@ -194,6 +287,8 @@ end:
 	if (rc == CR_OK && !w->items)
 		rc = cr_host->error_set(&w->err, CR_ERR_PARSE,
 					"%s: answer is not a PodList (no items)", w->endpoint);
+	if (w->need_full)
+		rc = CR_ERR_BACKEND; /* not an error: the caller lists full pods */
 	return rc;
 }
 
@@ -213,19 +308,15 @@ static gpointer k8s_pager_run(gpointer data)
 	return NULL;
 }
 
-/**
- * k8s_pager_start:
- * Start walking @len bytes of @text (borrowed until k8s_pager_finish),
- * calling @fn for each pod; @endpoint names the list in messages.
- * Returns: (transfer full) the walk; finish it with k8s_pager_finish().
- */
-struct k8s_pager *k8s_pager_start(const char *endpoint, const char *text, size_t len, k8s_pod_fn fn,
-				  void *ud)
+static struct k8s_pager *k8s_pager_new(const char *endpoint, const char *namespace,
+				       const char *text, size_t len, k8s_pod_fn fn, void *ud)
 {
 	struct k8s_pager *w = g_new0(struct k8s_pager, 1);
 	cr_error init = CR_ERROR_INIT;
 
 	w->endpoint = endpoint;
+	w->namespace = namespace;
+	w->col_name = w->col_status = w->col_ip = -1;
 	w->text = text;
 	w->len = len;
 	w->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
@@ -234,6 +325,21 @@ struct k8s_pager *k8s_pager_start(const char *endpoint, const char *text, size_t
 	w->err = init;
 	g_mutex_init(&w->lock);
 	g_cond_init(&w->cond);
+	return w;
+}
+
+/**
+ * k8s_pager_start:
+ * Start walking @len bytes of @text (borrowed until k8s_pager_finish),
+ * calling @fn for each pod; @endpoint names the list in messages, and
+ * @namespace (NULL: all) is that of the pods of a Table.
+ * Returns: (transfer full) the walk; finish it with k8s_pager_finish().
+ */
+struct k8s_pager *k8s_pager_start(const char *endpoint, const char *namespace, const char *text,
+				  size_t len, k8s_pod_fn fn, void *ud)
+{
+	struct k8s_pager *w = k8s_pager_new(endpoint, namespace, text, len, fn, ud);
+
 	w->thread = g_thread_try_new("k8s-page", k8s_pager_run, w, NULL);
 	if (!w->thread)
 		k8s_pager_run(w);
@@ -261,18 +367,21 @@ char *k8s_pager_next(struct k8s_pager *w)
 
 /**
  * k8s_pager_finish:
- * Wait for the walk to end and free it.
+ * Wait for the walk to end and free it. *@need_full is set when the page
+ * was a Table that cannot stand for the pods (then CR_ERR_BACKEND is
+ * returned and @err is left alone: the caller lists full pods instead).
  * Returns: CR_OK, or the walk's failure (JSON, not a PodList, the
  * callback's error), also recorded in @err.
  */
-cr_status k8s_pager_finish(struct k8s_pager *w, cr_error *err)
+cr_status k8s_pager_finish(struct k8s_pager *w, bool *need_full, cr_error *err)
 {
 	cr_status rc;
 
 	if (w->thread)
 		g_thread_join(w->thread);
 	rc = w->rc;
-	if (rc != CR_OK)
+	*need_full = w->need_full;
+	if (rc != CR_OK && !w->need_full)
 		cr_host->error_set(err, rc, "%s", w->err.message);
 	json_tokener_free(w->tok);
 	g_free(w->next);
@@ -280,4 +389,20 @@ cr_status k8s_pager_finish(struct k8s_pager *w, cr_error *err)
 	g_cond_clear(&w->cond);
 	g_free(w);
 	return rc;
+}
+
+/**
+ * k8s_page_read:
+ * Walk a whole page on the caller's thread: @fn for each pod, *@next the
+ * continue token (NULL on the last page), *@need_full as k8s_pager_finish.
+ * Returns: as k8s_pager_finish.
+ */
+cr_status k8s_page_read(const char *endpoint, const char *namespace, const char *text, size_t len,
+			k8s_pod_fn fn, void *ud, bool *need_full, char **next, cr_error *err)
+{
+	struct k8s_pager *w = k8s_pager_new(endpoint, namespace, text, len, fn, ud);
+
+	k8s_pager_run(w);
+	*next = k8s_pager_next(w);
+	return k8s_pager_finish(w, need_full, err);
 }

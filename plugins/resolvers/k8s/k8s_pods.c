@@ -312,8 +312,9 @@ static cr_status k8s_collect_pod(json_object *pod, void *ud, cr_error *err)
 	p.ns = k8s_value_id(c, ns);
 	p.phase = k8s_value_id(c, phase ? phase : "");
 	p.running = phase && strcmp(phase, "Running") == 0;
-	p.index = k8s_pod_index(pod, name);
-	k8s_pod_accel(pod, &p);
+	p.index = c->st->order_by_index ? k8s_pod_index(pod, name) : -1;
+	if (c->st->accelerators)
+		k8s_pod_accel(pod, &p);
 	if (c->self)
 		p.self = k8s_pod_is_self(c->self, pod, name, ns);
 	g_array_append_val(c->pods, p);
@@ -372,6 +373,19 @@ static cr_status k8s_emit_pod(struct k8s_emit *e, const struct k8s_pod *p, cr_er
 	return rc;
 }
 
+/* Whether a Table row (name, Status cell, IP) says all this configuration
+ * reads of a pod: no accelerators, no index, a namespace (rows carry none),
+ * an address from the IP or the name, and no identity by HOSTNAME (which
+ * may be spec.hostname) or POD_IP (which may be one of status.podIPs).
+ * The phase is read from the Status cell, or the list falls back to full
+ * pods (k8s_page.c). */
+static bool k8s_table_enough(const struct k8s *st, const char *ns, const struct k8s_self *self)
+{
+	return st->table && !st->accelerators && !st->order_by_index && ns != NULL &&
+	       (st->address == K8S_ADDR_POD_IP || st->address == K8S_ADDR_POD_NAME) &&
+	       (!self || (!self->hostname && !self->pod_ip));
+}
+
 static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				    const struct k8s_conn *conn, const char *ns,
 				    const char *selector, cr_error *err)
@@ -387,8 +401,8 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				 ctx };
 	cr_status rc;
 
-	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_collect_pod, k8s_collect_restart, &c,
-			   err);
+	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_table_enough(e->st, ns, e->self),
+			   k8s_collect_pod, k8s_collect_restart, &c, err);
 	if (rc == CR_OK)
 		g_array_sort_with_data(c.pods, k8s_pod_cmp, &c);
 	e->c = &c;
@@ -473,7 +487,8 @@ static cr_status k8s_pending_pass(const struct k8s *st, cr_plugin_ctx *ctx,
 
 		for (guint s = 0; rc == CR_OK && s < job->selectors->len && w->count == 0; s++)
 			rc = k8s_list_pods(st, ctx, conn, ns, g_ptr_array_index(job->selectors, s),
-					   k8s_count_pending, k8s_pending_reset, w, err);
+					   k8s_table_enough(st, ns, NULL), k8s_count_pending,
+					   k8s_pending_reset, w, err);
 	}
 	return rc;
 }

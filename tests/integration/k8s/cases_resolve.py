@@ -27,6 +27,38 @@ def addrs(ips, port=8470):
     return '[' + ', '.join('"%s:%d"' % (ip, port) for ip in ips) + ']'
 
 
+def settle(fx):
+    """Wait until the fixture has answered what it was still delaying (a
+    request the client gave up on is logged later, into the next case)."""
+    import time
+    n, quiet = len(fx.requests()), 0
+    while quiet < 5:
+        time.sleep(0.1)
+        m = len(fx.requests())
+        n, quiet = m, quiet + 1 if m == n else 0
+    return []
+
+
+def jitter_logged(limit_ms):
+    """stderr of `-v resolve` with start_jitter: one wait of 0..limit_ms, and
+    otherwise what -v always says."""
+    def check(fx, err):
+        import re
+        lines = err.rstrip('\n').split('\n')
+        m = [re.fullmatch(ERR + r'start_jitter: waiting ([0-9]+) ms before listing', ln)
+             for ln in lines]
+        waits = [int(x.group(1)) for x in m if x]
+        rest = [ln for ln, x in zip(lines, m) if not x]
+        problems = []
+        if len(waits) != 1 or not 0 <= waits[0] < limit_ms:
+            problems.append('start_jitter waits %s, want one in 0..%d ms' % (waits, limit_ms))
+        if rest != [fx.subst('cluster-resolver: config: read @DIR@/case.conf'),
+                    ERR + 'resolved (required)']:
+            problems.append('stderr otherwise %s' % rest)
+        return problems
+    return check
+
+
 def exec_child_gone(fx):
     """What the timed-out exec plugin started (`sleep 30`) was killed with it."""
     import os
@@ -51,6 +83,7 @@ WARN = 'cluster-resolver: warning: resolver \'k8s\': '
 CREATE = 'cluster-resolver: resolver \'k8s\' (@PLUGIN@): create failed: @DIR@/case.conf:1: '
 EP = 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector=job-name=worker'
 WJOB = 'jobs = { worker = [ "job-name=worker" ]; }; '
+TABLE = 'accelerators = false; order = "name"; '  # Table rows are enough
 IN_CLUSTER_ENV = {'KUBERNETES_SERVICE_HOST': '127.0.0.1', 'KUBERNETES_SERVICE_PORT': '@PORT@'}
 SA = ('token_file = "@DIR@/sa/token"; ca_file = "@DIR@/sa/ca.crt"; '
       'namespace_file = "@DIR@/sa/namespace"; ')
@@ -258,6 +291,76 @@ CASES = [
                         'display a consistent list result. You can start a new list without the '
                         'continue parameter, or use the continue token in this response to '
                         'retrieve the rema...'),
+    # ---- Table rows, when the options need no more than name, status, IP ---
+    dict(name='table-rows',
+         conf=conf(TABLE + 'page_size = 4; ' + WJOB), out=out(WORKERS),
+         requests=[(200, '4', False), (200, '4', True), (200, '4', True)],
+         forms=[('table', 200, 'table')] * 3, conns='AAA'),
+    dict(name='table-rows-own-pod',  # POD_NAME is enough to find oneself
+         conf=conf(TABLE + WJOB), env={'POD_NAME': 'worker-3-m2n4p'},
+         out=out(WORKERS, ('worker', 3), 'grpc://10.2.0.13:8470')),
+    dict(name='table-not-with-accelerators',  # the default needs container limits
+         conf=conf('order = "name"; page_size = 4; ' + WJOB),
+         out=out(WORKERS), forms=[('json', 200, 'json')] * 3),
+    dict(name='table-not-with-list-format-json',
+         conf=conf(TABLE + 'list_format = "json"; ' + WJOB), out=out(WORKERS),
+         forms=[('json', 200, 'json')]),
+    dict(name='table-not-with-all-namespaces',  # rows carry no namespace
+         conf=conf(TABLE + 'namespace = "*"; ' + WJOB),
+         out=out('{"worker": %s}' % addrs(['10.3.0.1'] + W)),  # other/worker-0 first by name
+         forms=[('json', 200, 'json')]),
+    dict(name='table-not-with-hostname',  # HOSTNAME may be spec.hostname: full pods
+         conf=conf(TABLE + WJOB), env={'HOSTNAME': 'worker-3-m2n4p'},
+         out=out(WORKERS, ('worker', 3), 'grpc://10.2.0.13:8470'),
+         forms=[('json', 200, 'json')]),
+    dict(name='table-406-falls-back-to-json',
+         conf=conf(TABLE + 'page_size = 4; ' + WJOB), out=out(WORKERS),
+         faults=[{'status': 406, 'accept': 'as=Table', 'count': 1,
+                  'message': 'only the following media types are accepted: application/json'}],
+         forms=[('table', 406, 'json')] + [('json', 200, 'json')] * 3, conns='AAAA'),
+    dict(name='table-ignored-by-server',  # a server without Table: PodList pages
+         conf=conf(TABLE + 'page_size = 4; ' + WJOB), out=out(WORKERS),
+         faults=[{'table': 'ignore', 'count': -1, 'path': '/api/v1/namespaces/train/pods'}],
+         forms=[('table', 200, 'json')] * 3),
+    dict(name='table-row-not-running-falls-back',  # "ContainerCreating": what phase?
+         conf=conf(TABLE + 'not_running = "skip"; page_size = 1; '
+                   'jobs = { e = [ "job-name=evaluator" ]; };'),
+         out=out('{"e": %s}' % addrs(['10.2.4.1'])),
+         # the token of page 2 is read, and page 3 asked for, before its row
+         forms=[('table', 200, 'table')] * 3 + [('json', 200, 'json')] * 3),
+    dict(name='table-where-podlist-asked',  # a broken server: rows for plain JSON
+         conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"kind":"Table","metadata":{},"columnDefinitions":[],"rows":[]}'}],
+         err=ERR + EP + ': answer is a Table that does not say enough, where a PodList was '
+                        'asked for'),
+    dict(name='table-row-not-running-error',
+         conf=conf(TABLE + 'jobs = { e = [ "job-name=evaluator" ]; };'), rc=1,
+         err=ERR + 'Pod "evaluator-1" is not running; phase: "Pending"'),
+
+    # ---- the watch cache ----------------------------------------------------
+    dict(name='list-from-cache-one-answer',  # the cache ignores limit (before 1.31)
+         conf=conf('list_from_cache = true; page_size = 4; ' + WJOB), out=out(WORKERS),
+         requests=[(200, '4', False)],
+         queries=[{'resourceVersion': '0', 'resourceVersionMatch': 'NotOlderThan'}]),
+    dict(name='list-from-cache-table',
+         conf=conf(TABLE + 'list_from_cache = true; ' + WJOB), out=out(WORKERS),
+         forms=[('table', 200, 'table')],
+         queries=[{'resourceVersion': '0', 'resourceVersionMatch': 'NotOlderThan'}]),
+    dict(name='start-jitter',  # waits up to 0.3 s, then lists as usual
+         conf=conf('start_jitter = 0.3; ' + WJOB), out=out(WORKERS),
+         args=['-v', 'resolve', '--format', 'json'], check_err=jitter_logged(300),
+         requests=[(200, '500', False)]),
+    dict(name='config-start-jitter-range',
+         conf=conf('start_jitter = -1.0; ' + WJOB), rc=2,
+         err='cluster-resolver: @DIR@/case.conf:1: resolver \'k8s\': key \'start_jitter\' is -1, out of its '
+             'range 0..3600'),
+    dict(name='config-bad-order',
+         conf=conf('order = "random";' + WJOB), rc=2,
+         err=CREATE + 'order "random" is not one of index or name'),
+    dict(name='config-bad-list-format',
+         conf=conf('list_format = "yaml";' + WJOB), rc=2,
+         err=CREATE + 'list_format "yaml" is not one of auto or json'),
+
     dict(name='retry-429-honours-retry-after',
          conf=conf(WJOB), out=out(WORKERS),
          faults=[{'status': 429, 'retry_after': 1, 'count': 1}],
@@ -290,7 +393,8 @@ CASES = [
     dict(name='endless-fresh-tokens-list-timeout',
          conf=conf('list_timeout = 1; ' + WJOB), rc=1,
          faults=[{'endless': 'fresh', 'count': -1, 'delay': 0.3}],
-         err=ERR + EP + ': the list did not end within list_timeout (1.0 s)'),
+         err=ERR + EP + ': the list did not end within list_timeout (1.0 s)',
+         after=settle),  # the request cut short is logged when its delay ends
     dict(name='retry-after-huge-is-capped',
          conf=conf('retries = 1; max_retry_wait = 0.2; ' + WJOB), out=out(WORKERS),
          faults=[{'status': 429, 'retry_after': 9223372036854775807, 'count': 1}],
@@ -372,7 +476,7 @@ CASES = [
          conf=conf(WJOB), rc=1,
          faults=[{'truncate': True, 'count': 1}],
          err=ERR + 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector='
-                   'job-name%3Dworker&limit=500: transfer closed with 18282 bytes remaining to '
+                   'job-name%3Dworker&limit=500: transfer closed with 53576 bytes remaining to '
                    'read'),
     dict(name='connection-refused',
          conf=conf('server = "https://127.0.0.1:1"; connect_timeout = 1; ' + WJOB), rc=1,

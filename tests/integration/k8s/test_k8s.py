@@ -134,7 +134,9 @@ def check_case(res, fx, case):
         problems.append('exit %d, want %d' % (rc, case.get('rc', 0)))
     if out.rstrip('\n') != want_out:
         problems.append('stdout:\n  got:  %s\n  want: %s' % (out.rstrip('\n'), want_out))
-    if err.rstrip('\n') != want_err:
+    if case.get('check_err'):  # stderr that varies (a random wait): the case checks it
+        problems += case['check_err'](fx, err)
+    elif err.rstrip('\n') != want_err:
         problems.append('stderr:\n  got:  %s\n  want: %s' % (err.rstrip('\n'), want_err))
     for s in SECRETS:
         if s in out or s in err:
@@ -144,6 +146,18 @@ def check_case(res, fx, case):
                for r in new if r['path'].endswith('/pods')]
         if got != case['requests']:
             problems.append('requests: got %s, want %s' % (got, case['requests']))
+    if 'forms' in case:  # asked for (table/json), answer's status and type
+        got = [('table' if 'as=Table' in r['accept'] and
+                r['query'].get('includeObject') == ['None'] else 'json', r['code'],
+                'table' if 'as=Table' in (r.get('type') or '') else 'json')
+               for r in new if r['path'].endswith('/pods')]
+        if got != case['forms']:
+            problems.append('forms: got %s, want %s' % (got, case['forms']))
+    if 'queries' in case:  # extra query parameters of each list request
+        got = [{k: v[0] for k, v in r['query'].items() if k in case['queries'][0]}
+               for r in new if r['path'].endswith('/pods')]
+        if got != case['queries']:
+            problems.append('queries: got %s, want %s' % (got, case['queries']))
     if 'conns' in case:  # same letter: same TCP connection
         ids = [r['conn'] for r in new if r['path'].endswith('/pods')]
         labels = {}

@@ -83,6 +83,9 @@ def documented_order(pods):
     return sorted(pods, key=functools.cmp_to_key(cmp))
 
 
+TABLE_CASES = [('train', 'job-name=worker'), ('train', 'app=ps'), ('default', 'job-name')]
+
+
 def kubectl(fx, ns, sel, fsel, extra):
     cache = tempfile.mkdtemp(prefix='kubectl-cache-', dir=fx.dir)
     cmd = ['kubectl', '--kubeconfig', fx.kubeconfig, '--cache-dir', cache, 'get', 'pods',
@@ -106,6 +109,106 @@ def plugin(fx, ns, sel, fsel):
     if rc != 0:
         raise RuntimeError('cluster-resolver failed: %s' % err.strip())
     return json.loads(out)['cluster']['x']
+
+
+def kubectl_wide(fx, ns, sel):
+    """`kubectl get pods -o wide`: kubectl itself asks for the Table form.
+    Returns the rows (NAME ... STATUS ... IP) and the Accept header sent."""
+    cache = tempfile.mkdtemp(prefix='kubectl-cache-', dir=fx.dir)
+    n0 = len(fx.requests())
+    cmd = ['kubectl', '--kubeconfig', fx.kubeconfig, '--cache-dir', cache, 'get', 'pods',
+           '-o', 'wide', '--chunk-size', '2', '-n', ns, '-l', sel]
+    p = subprocess.run(cmd, env=h.base_env(fx), capture_output=True, text=True, timeout=60)
+    shutil.rmtree(cache, ignore_errors=True)
+    if p.returncode != 0:
+        raise RuntimeError('kubectl failed: %s' % p.stderr.strip())
+    lines = p.stdout.splitlines()
+    head = lines[0].split()
+    rows = [dict(zip(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE'], ln.split()))
+            for ln in lines[1:]]
+    sent = [r for r in fx.requests()[n0:] if r['path'].endswith('/pods')]
+    return head, rows, sent
+
+
+def plugin_table(fx, ns, sel):
+    conf = ('resolvers = ( { plugin = "k8s"; kubeconfig = "%s"; namespace = "%s"; '
+            'accelerators = false; order = "name"; not_running = "skip"; page_size = 2; '
+            'jobs = { x = [ %s ]; }; } );\n' % (fx.kubeconfig, ns, json.dumps(sel)))
+    n0 = len(fx.requests())
+    rc, out, err = h.run_cli(fx, conf, ['resolve', '--format', 'json'])
+    if rc != 0:
+        raise RuntimeError('cluster-resolver failed: %s' % err.strip())
+    return json.loads(out)['cluster']['x'], [r for r in fx.requests()[n0:]]
+
+
+def check_table(res, fx, ns, sel):
+    """The fixture's Table form is what kubectl asks for and prints, and the
+    plugin's Table rows give the same tasks as kubectl's rows."""
+    head, rows, sent = kubectl_wide(fx, ns, sel)
+    problems = []
+    if head != ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED',
+                'NODE', 'READINESS', 'GATES']:
+        problems.append('kubectl header %s' % head)
+    if not sent or any(not r['accept'].startswith('application/json;as=Table;v=v1;'
+                                                  'g=meta.k8s.io') or
+                       r.get('type') != 'application/json;as=Table;v=v1;g=meta.k8s.io'
+                       for r in sent):
+        problems.append('kubectl did not get the Table form: %s' %
+                        [(r['accept'], r.get('type')) for r in sent])
+    running = sorted((r for r in rows if r['STATUS'] == 'Running'),
+                     key=functools.cmp_to_key(lambda a, b: natcmp(a['NAME'], b['NAME'])))
+    want = ['%s:8470' % r['IP'] for r in running]
+    got, ours = plugin_table(fx, ns, sel)
+    if not running:
+        problems.append('kubectl shows no Running pod (case selects nothing)')
+    if got != want:
+        problems.append('plugin %s\n  kubectl -o wide %s' % (got, want))
+    if any(r.get('type') != 'application/json;as=Table;v=v1;g=meta.k8s.io' or
+           r['query'].get('includeObject') != ['None'] for r in ours):
+        problems.append('plugin did not list Table rows: %s' %
+                        [(r['accept'], r['query']) for r in ours])
+    res.check('kubectl get pods -o wide -n %s -l %r (Table form)' % (ns, sel), not problems,
+              '\n'.join('  ' + p for p in problems))
+
+
+# kubectl get --raw PATH: (what the fixture must answer, checked on kubectl's
+# output: the number of items and whether a continue token came, or the
+# error kubectl prints), as kube-apiserver does for the watch cache's rules.
+RAW_CASES = [
+    ('/api/v1/namespaces/train/pods?labelSelector=job-name%3Dworker&limit=4', (4, True)),
+    ('/api/v1/namespaces/train/pods?labelSelector=job-name%3Dworker&limit=4'
+     '&resourceVersion=0&resourceVersionMatch=NotOlderThan', (11, False)),
+    ('/api/v1/namespaces/train/pods?limit=4&resourceVersionMatch=NotOlderThan',
+     'resourceVersionMatch is forbidden unless resourceVersion is provided'),
+    ('/api/v1/namespaces/train/pods?limit=4&resourceVersion=0&resourceVersionMatch=Exact',
+     'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+    ('/api/v1/namespaces/train/pods?limit=4&resourceVersion=0&continue=CONT',
+     'specifying resource version is not allowed when using continue'),
+]
+
+
+def check_raw(res, fx):
+    cont = None
+    for template, want in RAW_CASES:
+        path = template.replace('CONT', cont or '')
+        cache = tempfile.mkdtemp(prefix='kubectl-cache-', dir=fx.dir)
+        p = subprocess.run(['kubectl', '--kubeconfig', fx.kubeconfig, '--cache-dir', cache,
+                            'get', '--raw', path], env=h.base_env(fx), capture_output=True,
+                           text=True, timeout=60)
+        shutil.rmtree(cache, ignore_errors=True)
+        if isinstance(want, tuple):
+            ok = p.returncode == 0
+            got = None
+            if ok:
+                body = json.loads(p.stdout)
+                cont = body['metadata'].get('continue') or cont
+                got = (len(body['items']), bool(body['metadata'].get('continue')))
+            res.check('kubectl get --raw %s' % template, ok and got == want,
+                      '  got %s (%s), want %s' % (got, p.stderr.strip(), want))
+        else:
+            res.check('kubectl get --raw %s refused' % template,
+                      p.returncode != 0 and want in p.stderr,
+                      '  rc %d, stderr %s' % (p.returncode, p.stderr.strip()))
 
 
 def main():
@@ -139,6 +242,9 @@ def main():
             if set(sent) != {sel} or set(ours) != {sel}:
                 problems.append('selectors sent: kubectl %s, plugin %s' % (sent, ours))
             res.check(name, not problems, '\n'.join('  ' + p for p in problems))
+        for ns, sel in TABLE_CASES:
+            check_table(res, fx, ns, sel)
+        check_raw(res, fx)
     finally:
         fx.stop(keep=res.failed > 0)
     res.finish()
