@@ -316,7 +316,8 @@ static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
  * drops the rest without a word (task_id = 4294967297 reads as 1): every
  * integer literal of a text libconfig accepted is checked here, so one out
  * of the 32-bit range is an error naming the line. Strings and comments
- * are skipped; floats and L-suffixed integers are left alone. */
+ * are skipped; floats and L-suffixed integers are left alone. An unclosed
+ * comment, which libconfig takes as running to the end, is refused too. */
 static cr_status check_int_literals(const char *text, const char *name, cr_error *err)
 {
 	int line = 1;
@@ -338,10 +339,17 @@ static cr_status check_int_literals(const char *text, const char *name, cr_error
 			while (*p != '\0' && *p != '\n')
 				p++;
 		} else if (p[0] == '/' && p[1] == '*') {
+			int opened = line;
+
 			for (p += 2; *p != '\0' && !(p[0] == '*' && p[1] == '/'); p++)
 				if (*p == '\n')
 					line++;
-			p += *p != '\0' ? 2 : 0;
+			/* libconfig ends an unclosed comment at the end of the
+			 * text: the rest of the file would be dropped unsaid. */
+			if (*p == '\0')
+				return error_set(err, CR_ERR_CONFIG,
+						 "%s:%d: a /* comment is not closed", name, opened);
+			p += 2;
 		} else if (g_ascii_isalpha(*p) || *p == '*') {
 			while (g_ascii_isalnum(*p) || *p == '-' || *p == '_' || *p == '*')
 				p++;
