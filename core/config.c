@@ -357,6 +357,97 @@ static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
 
 /* A config the plan keeps: its settings are the entries' groups. It is
  * named after reading, since reading replaces the root setting. */
+/* libconfig 1.5 keeps an integer written without the L suffix in 32 bits and
+ * drops the rest without a word (task_id = 4294967297 reads as 1): every
+ * integer literal of a text libconfig accepted is checked here, so one out
+ * of the 32-bit range is an error naming the line. Strings and comments
+ * are skipped; floats and L-suffixed integers are left alone. An unclosed
+ * comment, which libconfig takes as running to the end, is refused too. */
+static cr_status check_int_literals(const char *text, const char *name, cr_error *err)
+{
+	int line = 1;
+
+	for (const char *p = text; *p != '\0';) {
+		if (*p == '\n') {
+			line++;
+			p++;
+		} else if (*p == '"') {
+			for (p++; *p != '\0' && *p != '"'; p++) {
+				if (*p == '\\' && p[1] != '\0')
+					p++;
+				else if (*p == '\n')
+					line++;
+			}
+			if (*p == '"')
+				p++;
+		} else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+			while (*p != '\0' && *p != '\n')
+				p++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			int opened = line;
+
+			for (p += 2; *p != '\0' && !(p[0] == '*' && p[1] == '/'); p++)
+				if (*p == '\n')
+					line++;
+			/* libconfig ends an unclosed comment at the end of the
+			 * text: the rest of the file would be dropped unsaid. */
+			if (*p == '\0')
+				return error_set(err, CR_ERR_CONFIG,
+						 "%s:%d: a /* comment is not closed", name, opened);
+			p += 2;
+		} else if (g_ascii_isalpha(*p) || *p == '*') {
+			while (g_ascii_isalnum(*p) || *p == '-' || *p == '_' || *p == '*')
+				p++;
+		} else if (g_ascii_isdigit(*p) ||
+			   ((*p == '-' || *p == '+') && g_ascii_isdigit(p[1]))) {
+			const char *start = p;
+			bool hex = false, big;
+
+			if (*p == '-' || *p == '+')
+				p++;
+			if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+				hex = true;
+				for (p += 2; g_ascii_isxdigit(*p); p++)
+					;
+			} else {
+				while (g_ascii_isdigit(*p))
+					p++;
+			}
+			if (!hex && (*p == '.' || *p == 'e' || *p == 'E')) {
+				while (g_ascii_isdigit(*p) || *p == '.' || *p == 'e' || *p == 'E' ||
+				       ((*p == '-' || *p == '+') && (p[-1] == 'e' || p[-1] == 'E')))
+					p++;
+				continue;
+			}
+			if (*p == 'L') {
+				p++;
+				continue;
+			}
+			if (hex) {
+				errno = 0;
+				big = g_ascii_strtoull(start + (*start == '-' || *start == '+') + 2,
+						       NULL, 16) > G_MAXINT32 ||
+				      errno == ERANGE;
+			} else {
+				gint64 v;
+
+				errno = 0;
+				v = g_ascii_strtoll(start, NULL, 10);
+				big = errno == ERANGE || v > G_MAXINT32 || v < G_MININT32;
+			}
+			if (big)
+				return error_set(err, CR_ERR_CONFIG,
+						 "%s:%d: integer %.*s is out of the 32-bit range; "
+						 "write %.*sL for a 64-bit integer",
+						 name, line, (int)(p - start), start,
+						 (int)(p - start), start);
+		} else {
+			p++;
+		}
+	}
+	return CR_OK;
+}
+
 static config_t *new_config(cr_plan *plan)
 {
 	config_t *cfg = g_new0(config_t, 1);
@@ -498,8 +589,9 @@ static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 		return st;
 	}
 	config_name_set(cfg, path);
+	st = check_int_literals(text, path, err);
 	g_free(text);
-	return read_root(plan, cfg, err);
+	return st == CR_OK ? read_root(plan, cfg, err) : st;
 }
 
 /* Drop-ins: DIR/conf.d/NAME.conf next to the main file, in sorted order. Lists
@@ -565,6 +657,8 @@ cr_status config_parse_string(cr_plan *plan, const char *text, const char *name,
 		return st;
 	}
 	config_name_set(cfg, name);
+	if (check_int_literals(text, name, err) != CR_OK)
+		return CR_ERR_CONFIG;
 	return read_root(plan, cfg, err);
 }
 
@@ -612,6 +706,8 @@ cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
 	if (ok != CONFIG_TRUE)
 		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s", name, config_error_line(cfg),
 				 config_error_text(cfg));
+	if (text != NULL && check_int_literals(text, name, err) != CR_OK)
+		return CR_ERR_CONFIG;
 	root = config_root_setting(cfg);
 	g = config_setting_get_member(root, GROUP_KEY);
 	if (config_setting_length(root) != 1 || g == NULL ||

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gcp-private.h"
+#include "retryafter.h"
 
 #define GCP_MESSAGE_MAX 240
 
@@ -70,7 +71,7 @@ static bool gcp_retryable(const struct gcp *g, const cr_http_response *resp)
 	       (code == 403 && gcp_rate_limited(g, resp));
 }
 
-/* Milliseconds before try @attempt+2: Retry-After (delta seconds), else
+/* Milliseconds before try @attempt+2: Retry-After (either form), else
  * 500 ms doubled per try; never more than max_retry_wait. */
 static int64_t gcp_retry_wait(const struct gcp *g, const cr_http_response *resp, int attempt)
 {
@@ -78,17 +79,9 @@ static int64_t gcp_retry_wait(const struct gcp *g, const cr_http_response *resp,
 	int64_t cap = g->o.max_retry_wait_ms;
 	int64_t ms = 500LL << (attempt < 10 ? attempt : 10);
 
-	if (ra != NULL) {
-		char *end = NULL;
-		unsigned long long s;
-
-		errno = 0;
-		s = strtoull(ra, &end, 10);
-		if (end != ra && *end == '\0' && ra[0] != '-')
-			ms = (errno == ERANGE || s > (unsigned long long)(INT64_MAX / 1000))
-				     ? INT64_MAX
-				     : (int64_t)s * 1000;
-	}
+	/* Delta-seconds or an HTTP-date, saturating. */
+	if (ra != NULL)
+		retry_after_ms(ra, g_get_real_time() / 1000, &ms);
 	return ms < cap ? ms : cap;
 }
 

@@ -279,6 +279,11 @@ static cr_status aws_token_repeated(struct aws_collect *c, cr_error *err)
 					    (long long)c->run->pages);
 }
 
+/* EC2 may answer a filtered listing with an empty page and a NextToken, but
+ * not this many in a row: a server that does (a new token each time) would
+ * be followed for ever. */
+#define AWS_MAX_EMPTY_PAGES 1000
+
 /* Page by page: while a page is walked on a worker thread, the next one
  * (its token read from the page's tail) is fetched. A token the walk reads
  * differently from the tail's discards the early fetch. */
@@ -289,6 +294,7 @@ static cr_status aws_ec2_list(struct aws_collect *c, cr_error *err)
 	cr_error early = CR_ERROR_INIT;
 	cr_status rc, next_rc = CR_OK;
 	char *sent = NULL; /* the token the page being walked was asked with */
+	int empty_run = 0; /* pages in a row that gave no task */
 
 	rc = aws_ec2_fetch(c, NULL, &resp, err);
 	while (rc == CR_OK && resp) {
@@ -308,8 +314,14 @@ static cr_status aws_ec2_list(struct aws_collect *c, cr_error *err)
 		rc = aws_walk_result(c, &w, before, err);
 		host->http_response_free(resp);
 		resp = NULL;
+		empty_run = c->tasks->len == before ? empty_run + 1 : 0;
 		if (rc == CR_OK && w.next_token && sent && strcmp(w.next_token, sent) == 0) {
 			rc = aws_token_repeated(c, err);
+		} else if (rc == CR_OK && w.next_token && empty_run >= AWS_MAX_EMPTY_PAGES) {
+			rc = host->error_set(err, CR_ERR_BACKEND,
+					     "POST %s: job '%s': %d pages in a row without "
+					     "instances, each with a NextToken; stopping",
+					     c->run->endpoint, c->job->name, AWS_MAX_EMPTY_PAGES);
 		} else if (rc == CR_OK && hint && w.next_token && strcmp(hint, w.next_token) == 0) {
 			if (next_rc != CR_OK && err)
 				*err = early;

@@ -125,6 +125,28 @@ static cr_status gce_members_page(const char *what, const char *text, size_t len
 	return rc;
 }
 
+/* A list whose pages keep coming without items (each with a new
+ * nextPageToken, or the same one) does not end: stop it. Real lists may
+ * have an itemless page now and then, never this many in a row. */
+#define GCE_MAX_EMPTY_PAGES 100
+
+static cr_status gce_page_guard(const char *what, const char *token, const char *next, bool empty,
+				int *empty_run, cr_error *err)
+{
+	if (next == NULL)
+		return CR_OK;
+	if (token != NULL && strcmp(next, token) == 0)
+		return cr_host->error_set(err, CR_ERR_BACKEND, "%s: the same nextPageToken twice",
+					  what);
+	*empty_run = empty ? *empty_run + 1 : 0;
+	if (*empty_run >= GCE_MAX_EMPTY_PAGES)
+		return cr_host->error_set(err, CR_ERR_BACKEND,
+					  "%s: %d pages in a row without items, each with a "
+					  "nextPageToken: the list does not end",
+					  what, GCE_MAX_EMPTY_PAGES);
+	return CR_OK;
+}
+
 cr_status gce_list_members(const struct gce *st, struct gcp *g, const struct gce_where *w,
 			   GPtrArray **out, int *requests, cr_error *err)
 {
@@ -134,10 +156,12 @@ cr_status gce_list_members(const struct gce *st, struct gcp *g, const struct gce
 				     "items%28instance%29%2CnextPageToken");
 	char *what = g_strdup_printf("POST %sinstanceGroups/%s/listInstances", w->base, grp);
 	char *token = NULL;
+	int empty_run = 0;
 	cr_status rc;
 
 	*out = g_ptr_array_new_with_free_func(gce_member_free);
 	do {
+		guint before = (*out)->len;
 		char *etok = token ? gce_esc(token) : NULL;
 		char *url = etok ? g_strconcat(base, "&pageToken=", etok, NULL) : g_strdup(base);
 		char *text = NULL, *next = NULL;
@@ -148,9 +172,9 @@ cr_status gce_list_members(const struct gce *st, struct gcp *g, const struct gce
 				     err);
 		if (rc == CR_OK)
 			rc = gce_members_page(what, text, len, *out, &next, err);
-		if (rc == CR_OK && next && token && strcmp(next, token) == 0)
-			rc = cr_host->error_set(err, CR_ERR_BACKEND,
-						"%s: the same nextPageToken twice", what);
+		if (rc == CR_OK)
+			rc = gce_page_guard(what, token, next, (*out)->len == before, &empty_run,
+					    err);
 		g_free(token);
 		token = next;
 		g_free(text);
@@ -180,7 +204,7 @@ static const char *gce_addr_field(enum gce_address a)
 
 /* One instances.list page: addresses of the members in @byname. */
 static cr_status gce_addr_page(const struct gce *st, const char *what, const char *text, size_t len,
-			       GHashTable *byname, char **next, cr_error *err)
+			       GHashTable *byname, char **next, size_t *n_items, cr_error *err)
 {
 	cr_json *root = NULL;
 	const cr_json *items;
@@ -191,6 +215,7 @@ static cr_status gce_addr_page(const struct gce *st, const char *what, const cha
 	if (rc != CR_OK)
 		return rc;
 	items = cr_host->json_get(root, "/items");
+	*n_items = cr_host->json_length(items);
 	for (size_t i = 0; rc == CR_OK && i < cr_host->json_length(items); i++) {
 		const cr_json *it = cr_host->json_index(items, i);
 		const char *name = cr_host->json_string(cr_host->json_get(it, "/name"));
@@ -222,18 +247,21 @@ static cr_status gce_addr_chunk(const struct gce *st, struct gcp *g, const char 
 				const char *what, GHashTable *byname, int *requests, cr_error *err)
 {
 	char *token = NULL;
+	int empty_run = 0;
 	cr_status rc;
 
 	do {
 		char *etok = token ? gce_esc(token) : NULL;
 		char *url = etok ? g_strconcat(base, "&pageToken=", etok, NULL) : g_strdup(base);
 		char *text = NULL, *next = NULL;
-		size_t len = 0;
+		size_t len = 0, n_items = 0;
 
 		(*requests)++;
 		rc = gcp_api_request(g, "GET", url, NULL, &text, &len, err);
 		if (rc == CR_OK)
-			rc = gce_addr_page(st, what, text, len, byname, &next, err);
+			rc = gce_addr_page(st, what, text, len, byname, &next, &n_items, err);
+		if (rc == CR_OK)
+			rc = gce_page_guard(what, token, next, n_items == 0, &empty_run, err);
 		g_free(token);
 		token = next;
 		g_free(text);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "k8s.h"
+#include "retryafter.h"
 
 #define K8S_STATUS_MAX 200
 
@@ -130,16 +131,11 @@ static int64_t k8s_retry_wait(const struct k8s *st, const cr_http_response *resp
 {
 	const char *ra = cr_host->http_header(resp, "Retry-After");
 	int64_t ms = 200LL << (attempt < 6 ? attempt : 6);
-	char *end = NULL;
 
-	if (ra) {
-		long long s = g_ascii_strtoll(ra, &end, 10);
-
-		/* Saturating: a huge value must not overflow into a short wait. */
-		if (end != ra && *end == '\0' && s >= 0)
-			ms = s > st->max_retry_wait_ms / 1000 + 1 ? st->max_retry_wait_ms
-								  : s * 1000;
-	}
+	/* Delta-seconds or an HTTP-date, saturating: a huge value must not
+	 * overflow into a short wait. */
+	if (ra)
+		retry_after_ms(ra, g_get_real_time() / 1000, &ms);
 	if (ms > st->max_retry_wait_ms)
 		ms = st->max_retry_wait_ms;
 	return ms;

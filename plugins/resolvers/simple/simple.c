@@ -12,6 +12,7 @@
  * Everything is checked in create(), so a bad entry is reported with its
  * file and line before anything runs.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,11 +92,139 @@ static cr_status simple_sparse_task(simple_state *s, const char *job, const cr_c
 	return simple_push(s, job, index, cr_host->cfg_string(av), err);
 }
 
+/* A growable text for simple_check_job's JSON. */
+typedef struct simple_buf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+} simple_buf;
+
+static void simple_put(simple_buf *b, const char *text, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (p == NULL) {
+			b->failed = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, text, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+/* @text as a JSON string: quotes, backslashes and control bytes escaped. */
+static void simple_put_string(simple_buf *b, const char *text)
+{
+	char esc[8];
+
+	simple_put(b, "\"", 1);
+	for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\' || *c < 0x20 || *c == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\u%04x", *c);
+			simple_put(b, esc, 6);
+		} else {
+			simple_put(b, (const char *)c, 1);
+		}
+	}
+	simple_put(b, "\"", 1);
+}
+
+typedef struct simple_at {
+	int64_t index;
+	size_t order;
+	const char *address;
+} simple_at;
+
+static int simple_cmp_at(const void *a, const void *b)
+{
+	const simple_at *x = a, *y = b;
+
+	if (x->index != y->index)
+		return (x->index > y->index) - (x->index < y->index);
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* The tasks of one job of the `cluster` group (s->tasks[first..]) checked
+ * as resolve() will add them, so check-config and create() report what
+ * resolve would refuse (a bad address, a duplicate index) with the job's
+ * file and line: the indices the dense entries get (one past the largest
+ * so far, as result_append_task gives), a duplicate found here, every
+ * address through the host's cluster walk (result_add_cluster_json
+ * without a builder only checks). */
+static cr_status simple_check_job(simple_state *s, size_t first, const cr_cfg *jv, cr_error *err)
+{
+	const char *job = cr_host->cfg_name(jv);
+	size_t n = 0;
+	int64_t next = 0;
+	simple_at *idx = calloc(s->ntasks - first + 1, sizeof(*idx));
+	simple_buf b = { 0 };
+	char what[512], num[32];
+	cr_json *root = NULL;
+	cr_status st = CR_OK;
+
+	if (idx == NULL)
+		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+	simple_put(&b, "{", 1);
+	simple_put_string(&b, job);
+	simple_put(&b, ":{", 2);
+	for (size_t i = first; i < s->ntasks; i++) {
+		const simple_task *t = &s->tasks[i];
+		int64_t at = t->index < 0 ? next : t->index;
+
+		if (t->address == NULL)
+			continue;
+		if (at >= next)
+			next = at + 1;
+		idx[n] = (simple_at){ at, n, t->address };
+		snprintf(num, sizeof(num), "%s\"%lld\":", n > 0 ? "," : "", (long long)at);
+		simple_put(&b, num, strlen(num));
+		simple_put_string(&b, t->address);
+		n++;
+	}
+	simple_put(&b, "}}", 2);
+	qsort(idx, n, sizeof(*idx), simple_cmp_at);
+	for (size_t i = 1; i < n && st == CR_OK; i++)
+		if (idx[i].index == idx[i - 1].index)
+			st = cr_host->error_set(
+				err, CR_ERR_CONFIG,
+				"%s:%d: job '%s' has two tasks with index %lld ('%s' and '%s')",
+				AT(jv), job, (long long)idx[i].index, idx[i - 1].address,
+				idx[i].address);
+	free(idx);
+	if (st == CR_OK && b.failed)
+		st = cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+	snprintf(what, sizeof(what), "%s:%d: cluster", AT(jv));
+	if (st == CR_OK)
+		st = cr_host->json_parse(b.p, b.len, what, &root, err);
+	if (st == CR_OK)
+		st = cr_host->result_add_cluster_json(NULL, root, what, err);
+	cr_host->json_free(root);
+	free(b.p);
+	/* A bad entry of the configuration is a configuration error (exit 2). */
+	if (st != CR_OK && st != CR_ERR_NOMEM) {
+		if (err != NULL)
+			err->code = CR_ERR_CONFIG;
+		st = CR_ERR_CONFIG;
+	}
+	return st;
+}
+
 static cr_status simple_job(simple_state *s, const cr_cfg *jv, cr_error *err)
 {
 	const char *job = cr_host->cfg_name(jv);
 	cr_cfg_type t = cr_host->cfg_type(jv);
 	size_t n = cr_host->cfg_length(jv);
+	size_t first = s->ntasks;
 	cr_status st = simple_push(s, job, -1, NULL, err);
 
 	if (t != CR_CFG_ARRAY && t != CR_CFG_LIST)
@@ -116,7 +245,7 @@ static cr_status simple_job(simple_state *s, const cr_cfg *jv, cr_error *err)
 						"string or a { index; address; } group",
 						AT(e), job, i);
 	}
-	return st;
+	return st == CR_OK ? simple_check_job(s, first, jv, err) : st;
 }
 
 /* cluster_json: parsed and checked by the host's as_dict walk here, so a

@@ -24,6 +24,8 @@ typedef struct slurm_names {
 	const char **hosts; /* NULL, or into buf with room for one more (the end) */
 	size_t n, cap_n;
 	size_t hint; /* nodes expected, or 0 */
+	size_t keep; /* names kept at most (the tasks-per-node count), or 0: all */
+	size_t seen; /* names the list gives (past @keep only counted) */
 	bool nomem;
 } slurm_names;
 
@@ -77,6 +79,11 @@ static int slurm_names_add(const char *name, size_t len, void *data)
 {
 	slurm_names *nm = data;
 
+	/* Past the count the tasks-per-node list gives, the names are only
+	 * counted for the message (a 16M-node list against "1(x2)" is not
+	 * copied first). */
+	if (nm->keep > 0 && nm->seen++ >= nm->keep)
+		return 0;
 	if (nm->n == 0)
 		nm->stride = len + 1;
 	if (nm->len + len + 1 > nm->cap && !slurm_names_grow(nm, len + 1))
@@ -106,14 +113,20 @@ static size_t slurm_nodes_hint(cr_plugin_ctx *ctx, const slurm_env *env)
 	return n;
 }
 
-static cr_status slurm_nodelist(cr_plugin_ctx *ctx, const slurm_env *env, slurm_layout *lay,
-				cr_error *err)
+/* @keep: the node count of the tasks-per-node list (0: unknown); a longer
+ * list is only counted past it, and lay->n_nodes is then its length while
+ * only @keep names were kept (the caller reports the mismatch). */
+static cr_status slurm_nodelist(cr_plugin_ctx *ctx, const slurm_env *env, size_t keep,
+				slurm_layout *lay, cr_error *err)
 {
 	cr_error inner = CR_ERROR_INIT;
 	slurm_names nm = { 0 };
 	cr_status st = CR_OK;
 
 	nm.hint = slurm_nodes_hint(ctx, env);
+	nm.keep = keep;
+	if (keep > 0 && (nm.hint == 0 || nm.hint > keep))
+		nm.hint = keep;
 	if (cr_host->hostlist_foreach(env->nodelist, slurm_names_add, &nm, &inner) != CR_OK)
 		st = cr_host->error_set(err, CR_ERR_BACKEND, "%s: %s", env->nodelist_var,
 					inner.message);
@@ -128,7 +141,7 @@ static cr_status slurm_nodelist(cr_plugin_ctx *ctx, const slurm_env *env, slurm_
 		lay->host_names = nm.buf;
 		lay->hosts = nm.hosts;
 		lay->stride = nm.stride;
-		lay->n_nodes = nm.n;
+		lay->n_nodes = nm.keep > 0 && nm.seen > nm.n ? nm.seen : nm.n;
 	} else {
 		free(nm.buf);
 		free(nm.hosts);
@@ -167,15 +180,20 @@ static cr_status slurm_nodes_from_config(const slurm_config *cfg, slurm_layout *
 static cr_status slurm_nodes_from_env(cr_plugin_ctx *ctx, const slurm_config *cfg,
 				      const slurm_env *env, slurm_layout *lay, cr_error *err)
 {
-	cr_error inner = CR_ERROR_INIT;
+	cr_error tpn_err = CR_ERROR_INIT;
 	size_t n = 0;
-	cr_status st;
+	cr_status st, tpn_st = CR_OK;
 
 	if (env->nodelist == NULL)
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "%s is not set: not inside a Slurm job?",
 					  env->nodelist_var);
-	st = slurm_nodelist(ctx, env, lay, err);
+	/* The tasks-per-node list first: its count bounds the names kept, so
+	 * a mismatch is found without copying a huge nodelist. Its error
+	 * still comes after the nodelist's. */
+	if (cfg->tpn_source != SLURM_TPN_INT && env->tpn != NULL)
+		tpn_st = cr_host->tasks_per_node_expand(env->tpn, &lay->host_tpn, &n, &tpn_err);
+	st = slurm_nodelist(ctx, env, tpn_st == CR_OK ? n : 0, lay, err);
 	if (st != CR_OK)
 		return st;
 	if (cfg->tpn_source == SLURM_TPN_INT) {
@@ -189,9 +207,9 @@ static cr_status slurm_nodes_from_env(cr_plugin_ctx *ctx, const slurm_config *cf
 	if (env->tpn == NULL)
 		return cr_host->error_set(err, CR_ERR_BACKEND, "%s is not set (%s is \"%s\")",
 					  env->tpn_var, env->nodelist_var, env->nodelist);
-	if (cr_host->tasks_per_node_expand(env->tpn, &lay->host_tpn, &n, &inner) != CR_OK)
+	if (tpn_st != CR_OK)
 		return cr_host->error_set(err, CR_ERR_BACKEND, "%s: %s", env->tpn_var,
-					  inner.message);
+					  tpn_err.message);
 	lay->tpn = lay->host_tpn;
 	if (n != lay->n_nodes) {
 		return cr_host->error_set(err, CR_ERR_BACKEND,

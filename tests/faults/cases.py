@@ -1,0 +1,167 @@
+"""The fault matrix (fault_matrix.py) as data: one entry per fault, and per
+backend what `cluster-resolver resolve` must do. A backend entry is a dict:
+    rc      exit status (default 1)
+    msg     the one line on stderr, literal text but for @URL@
+            (https://127.0.0.1:PORT of the server the plugin was sent to)
+            and @N@ (a number: byte counts, which vary with the data)
+    bound   seconds within which it must end: a hang detector, generous
+            (default 10; stretched 3x in the sanitizer build)
+    least   seconds it must at least take (a Retry-After honoured)
+    faults  the fixture's fault objects (default: the case's)
+    target  where the plugin is sent instead of its fixture: silent (a port
+            that accepts and never answers), foreign_ca (TLS with a
+            certificate from another CA), other_name (TLS from the trusted
+            CA for another host name)
+    token   k8s: the bearer token in the kubeconfig; gce/tpu: "metadata"
+            (the token comes from the metadata server, no access_token_file)
+or a string: the fault does not apply to this backend, and why.
+Stdout must be empty in every case. Every backend runs with short timeouts
+from its own options (fault_matrix.py: connect 1 s, request 1.5 s, one
+retry, Retry-After honoured up to 3 s; k8s list_timeout 3 s).
+"""
+import email.utils
+import time
+
+K = ("cluster-resolver: resolver 'k8s': GET @URL@/api/v1/namespaces/train/pods"
+     "?labelSelector=job-name=worker: ")
+K_SENT = ("cluster-resolver: resolver 'k8s': GET @URL@/api/v1/namespaces/train/pods"
+          "?labelSelector=job-name%3Dworker&limit=2: ")
+G = ("cluster-resolver: resolver 'gce': POST @URL@/compute/v1/projects/proj-1/zones/"
+     "us-central1-a/instanceGroups/trainers/listInstances: ")
+G_SENT = G[:-2] + '?maxResults=5&fields=items%28instance%29%2CnextPageToken: '
+T = ("cluster-resolver: resolver 'tpu': GET @URL@/v2/projects/tpu-proj/locations/"
+     "us-central2-b/nodes/ready: ")
+A = "cluster-resolver: resolver 'aws': POST @URL@/: "
+
+UNAUTH = ('HTTP 401: Request had invalid authentication credentials. Expected OAuth 2 access '
+          'token, login cookie or other valid authentication credential. See '
+          'https://developers.google.com/identity/sign-in/web/devconsole-project.')
+SCOPES = 'HTTP 403: Request had insufficient authentication scopes.'
+AWS_429 = {'status': 429, 'count': -1, 'code': 'Throttling', 'message': 'Rate exceeded'}
+
+
+def http_date(ahead, **more):
+    """Faults whose Retry-After is an HTTP-date @ahead seconds from now
+    (made when the case runs; whole seconds, so the wait is ahead-1..ahead)."""
+    def make():
+        return [dict({'status': 429, 'count': -1,
+                      'retry_after': email.utils.formatdate(time.time() + ahead, usegmt=True)},
+                     **more)]
+    return make
+
+
+def timed_out(prefix):
+    return prefix + 'timed out (connect_timeout 1.0 s, request_timeout 1.5 s)'
+
+
+CASES = [
+    dict(name='5xx', faults=[{'status': 503, 'count': -1}],
+         k8s=dict(msg=K + 'HTTP 503 ServiceUnavailable: the server is currently unable to '
+                  'handle the request (after 2 attempts)'),
+         gce=dict(msg=G + 'HTTP 503: Service Unavailable (after 2 attempts)'),
+         tpu=dict(msg=T + 'HTTP 503: Service Unavailable (after 2 attempts)'),
+         aws=dict(msg=A + 'HTTP 503: InternalError: An internal error has occurred '
+                  '(after 2 attempts)')),
+    # Retry-After as delta-seconds: the wait is honoured (least), then one
+    # more 429 ends it. aws follows botocore, which retries throttling codes
+    # with its own backoff and does not read Retry-After.
+    dict(name='429-retry-after-seconds', least=0.9,
+         faults=[{'status': 429, 'retry_after': '1', 'count': -1}],
+         k8s=dict(msg=K + 'HTTP 429 TooManyRequests: Too many requests, please try again '
+                  'later. (after 2 attempts)'),
+         gce=dict(msg=G + 'HTTP 429: Rate Limit Exceeded (after 2 attempts)'),
+         tpu=dict(msg=T + 'HTTP 429: Rate Limit Exceeded (after 2 attempts)'),
+         aws=dict(msg=A + 'HTTP 429: Throttling: Rate exceeded (after 2 attempts)', least=None,
+                  faults=[dict(AWS_429, retry_after='1')])),
+    dict(name='429-retry-after-http-date', least=0.9, faults=http_date(2),
+         k8s=dict(msg=K + 'HTTP 429 TooManyRequests: Too many requests, please try again '
+                  'later. (after 2 attempts)'),
+         gce=dict(msg=G + 'HTTP 429: Rate Limit Exceeded (after 2 attempts)'),
+         tpu=dict(msg=T + 'HTTP 429: Rate Limit Exceeded (after 2 attempts)'),
+         aws=dict(msg=A + 'HTTP 429: Throttling: Rate exceeded (after 2 attempts)', least=None,
+                  faults=http_date(2, code='Throttling', message='Rate exceeded'))),
+    dict(name='410', faults=[{'status': 410, 'count': -1}],
+         k8s=dict(msg=K + 'HTTP 410 Expired: fixture fault'),
+         gce=dict(msg=G + 'HTTP 410: error'),
+         tpu=dict(msg=T + 'HTTP 410: error'),
+         aws=dict(msg=A + 'HTTP 410: InternalError: An internal error has occurred')),
+    dict(name='endless-same-token', faults=[{'endless': 'same', 'count': -1}],
+         k8s=dict(msg=K + 'page 2 repeats an earlier continue token; the list would never end'),
+         gce=dict(msg=G + 'the same nextPageToken twice'),
+         tpu='a node is one GET: no pages',
+         aws=dict(msg=A + "job 'worker': page 2 repeats the NextToken it was asked with; "
+                  'stopping', faults=[{'repeat_token': True, 'count': -1}])),
+    dict(name='endless-fresh-token', faults=[{'endless': 'fresh', 'count': -1}],
+         k8s=dict(msg=K + 'the list did not end within list_timeout (3.0 s)'),
+         gce=dict(msg=G + '100 pages in a row without items, each with a nextPageToken: the '
+                  'list does not end'),
+         tpu='a node is one GET: no pages',
+         aws=dict(msg=A + "job 'worker': 1000 pages in a row without instances, each with a "
+                  'NextToken; stopping', faults=[{'endless_fresh': True, 'count': -1}])),
+    dict(name='truncated-body', faults=[{'truncate': True, 'count': -1}],
+         k8s=dict(msg=K_SENT + 'transfer closed with @N@ bytes remaining to read'),
+         gce=dict(msg=G_SENT + 'transfer closed with @N@ bytes remaining to read '
+                  '(after 2 attempts)'),
+         tpu=dict(msg=T + 'transfer closed with @N@ bytes remaining to read (after 2 attempts)'),
+         aws=dict(msg=A + 'transfer closed with @N@ bytes remaining to read')),
+    dict(name='slow-body', faults=[{'slow_body': 6, 'count': -1}],
+         k8s=dict(msg=timed_out(K)),
+         gce=dict(msg=G + 'no answer within request_timeout 1.5 s'),
+         tpu=dict(msg=T + 'no answer within request_timeout 1.5 s'),
+         aws=dict(msg=timed_out(A))),
+    dict(name='silent-server', target='silent',
+         k8s=dict(msg=timed_out(K)),
+         gce=dict(msg=G + 'no answer within request_timeout 1.5 s'),
+         tpu=dict(msg=T + 'no answer within request_timeout 1.5 s'),
+         aws=dict(msg=timed_out(A))),
+    dict(name='wrong-ca', target='foreign_ca',
+         k8s=dict(msg=K_SENT + 'SSL certificate problem: unable to get local issuer certificate'),
+         gce=dict(msg=G_SENT + 'SSL certificate problem: unable to get local issuer certificate'),
+         tpu=dict(msg=T + 'SSL certificate problem: unable to get local issuer certificate'),
+         aws=dict(msg=A + 'SSL certificate problem: unable to get local issuer certificate')),
+    dict(name='wrong-host-name', target='other_name',
+         k8s=dict(msg=K_SENT + "SSL: no alternative certificate subject name matches target "
+                  "host name '127.0.0.1'"),
+         gce=dict(msg=G_SENT + "SSL: no alternative certificate subject name matches target "
+                  "host name '127.0.0.1'"),
+         tpu=dict(msg=T + "SSL: no alternative certificate subject name matches target host "
+                  "name '127.0.0.1'"),
+         aws=dict(msg=A + "SSL: no alternative certificate subject name matches target host "
+                  "name '127.0.0.1'")),
+    # k8s: a token the server no longer accepts; gce/tpu: the metadata
+    # server's token expires as the API sees it; aws: EC2's answer to
+    # expired temporary credentials.
+    dict(name='expired-token',
+         k8s=dict(msg=K + 'HTTP 401 Unauthorized: Unauthorized', token='expired-token-0123'),
+         gce=dict(msg=G + UNAUTH, token='metadata',
+                  faults=[{'expire_tokens': True, 'count': -1, 'path': 'listInstances'}]),
+         tpu=dict(msg=T + UNAUTH, token='metadata',
+                  faults=[{'expire_tokens': True, 'count': -1, 'path': '/nodes/'}]),
+         aws=dict(msg=A + 'HTTP 400: RequestExpired: Request has expired.',
+                  faults=[{'status': 400, 'code': 'RequestExpired',
+                           'message': 'Request has expired.', 'count': -1}])),
+    dict(name='401', faults=[{'status': 401, 'count': -1}],
+         k8s=dict(msg=K + 'HTTP 401 Unauthorized: fixture fault'),
+         gce=dict(msg=G + 'HTTP 401: error'),
+         tpu=dict(msg=T + 'HTTP 401: error'),
+         aws=dict(msg=A + 'HTTP 401: AuthFailure: AWS was not able to validate the provided '
+                  'access credentials',
+                  faults=[{'status': 401, 'code': 'AuthFailure', 'count': -1,
+                           'message': 'AWS was not able to validate the provided access '
+                                      'credentials'}])),
+    dict(name='403', faults=[{'status': 403, 'count': -1}],
+         k8s=dict(msg=K + 'HTTP 403 Forbidden: fixture fault'),
+         gce=dict(msg=G + SCOPES),
+         tpu=dict(msg=T + SCOPES),
+         aws=dict(msg=A + 'HTTP 403: UnauthorizedOperation: You are not authorized to perform '
+                  'this operation.',
+                  faults=[{'status': 403, 'code': 'UnauthorizedOperation', 'count': -1,
+                           'message': 'You are not authorized to perform this operation.'}])),
+    # 300 MiB announced and streamed: every backend stops at the host's
+    # 256 MiB cap on one answer.
+    dict(name='oversize', faults=[{'oversize': 300 << 20, 'count': -1}],
+         k8s=dict(msg=K_SENT + 'response larger than 268435456 bytes'),
+         gce=dict(msg=G_SENT + 'response larger than 268435456 bytes'),
+         tpu=dict(msg=T + 'response larger than 268435456 bytes'),
+         aws=dict(msg=A + 'response larger than 268435456 bytes')),
+]

@@ -1,0 +1,280 @@
+"""The hostile inputs (hostile.py runs them): input -> exit status, stderr,
+stdout. Areas: config (the file itself), options (every numeric option of
+every plugin out of its range, generated from the schemas' ranges below),
+env (TF_CONFIG, SLURM_*, CUDA_VISIBLE_DEVICES), address, task-id, plugins
+(the deliberately broken plugins of tests/abi on the path).
+Many single cases also live beside their code (tests/integration/cli,
+tests/plugins/*, tests/integration/k8s); this table adds breadth.
+"""
+E = 'cluster-resolver: '
+C = E + '@CONF@:'
+TF = 'resolvers = ( { plugin = "tfconfig"; } );\naccelerators = ( );\n'
+SLURM = 'resolvers = ( { plugin = "slurm"; } );\naccelerators = ( );\n'
+SIMPLE = ('resolvers = ( { plugin = "simple"; cluster = { worker = [ "a:1", "b:1" ]; }; '
+          'task_type = "worker"; task_id = %s; } );\naccelerators = ( );\n')
+TBD = None   # filled from expected.py (reviewed outputs)
+
+CASES = []
+
+
+def add(area, name, rc, err, **kw):
+    CASES.append(dict(area=area, name=name, rc=rc, err=err, **kw))
+
+
+# -- config: the file itself -------------------------------------------------
+add('config', 'fifo', TBD, TBD, conf='FIFO')
+add('config', 'directory', TBD, TBD, conf='DIRECTORY')
+add('config', 'missing', TBD, TBD, conf='MISSING')
+add('config', 'dev-zero', TBD, TBD, conf='DEVZERO')
+add('config', 'huge-comment', TBD, TBD, conf='#' + 'x' * (2 << 20) + '\n')
+add('config', 'huge-token', TBD, TBD, conf='a = "' + 'x' * (16 << 20) + '";\n')
+add('config', 'nul-byte', TBD, TBD, conf=b'resolvers = ( { plugin = "simple\x00"; } );\n')
+add('config', 'nul-in-comment', TBD, TBD, conf=b'# \x00\nresolvers = ( );\n')
+add('config', 'binary', TBD, TBD, conf=bytes(range(256)) * 4)
+add('config', 'deep-groups', TBD, TBD, conf='a = ' + '{ b = ' * 20000 + '1' + '; }' * 20000 + ';\n')
+add('config', 'deep-lists', TBD, TBD, conf='a = ' + '( ' * 20000 + ')' * 20000 + ';\n')
+add('config', 'unterminated-string', TBD, TBD, conf='resolvers = ( { plugin = "simple; } );\n')
+add('config', 'unterminated-comment', TBD, TBD, conf='/* resolvers = ( );\n')
+add('config', 'invalid-utf8-name', TBD, TBD, conf=b'resolvers = ( { plugin = "\xff\xfe"; } );\n')
+add('config', 'escape-in-plugin', TBD, TBD, conf='resolvers = ( { plugin = "\\x1b[31mred"; } );\n')
+add('config', 'plugin-path-traversal', TBD, TBD, conf='resolvers = ( { plugin = "../../../tmp/x"; } );\n')
+add('config', 'plugin-not-string', TBD, TBD, conf='resolvers = ( { plugin = 7; } );\n')
+add('config', 'plugin-missing', TBD, TBD, conf='resolvers = ( { policy = "required"; } );\n')
+add('config', 'resolvers-not-list', TBD, TBD, conf='resolvers = "simple";\n')
+add('config', 'resolver-not-group', TBD, TBD, conf='resolvers = ( "simple" );\n')
+add('config', 'policy-unknown', TBD, TBD, conf='resolvers = ( { plugin = "tfconfig"; policy = "maybe"; } );\n')
+add('config', 'unknown-top-key', TBD, TBD, conf='resolver = ( );\n')
+add('config', 'unknown-option', TBD, TBD, conf='resolvers = ( { plugin = "tfconfig"; bogus = 1; } );\n')
+add('config', 'duplicate-key', TBD, TBD, conf='resolvers = ( );\nresolvers = ( );\n')
+add('config', 'include-missing', TBD, TBD, conf='@include "/nonexistent/x.conf"\n')
+add('config', 'int-over-32-bits', TBD, TBD, conf=SIMPLE % '4294967297')
+add('config', 'port-over-32-bits', TBD, TBD,
+    conf='resolvers = ( { plugin = "sagemaker"; port = 4294969518; } );\n')
+add('config', 'int-hex-over-32-bits', TBD, TBD, conf=SIMPLE % '0x100000001')
+add('config', 'int-64-bit-suffix', TBD, TBD, conf=SIMPLE % '4294967297L')
+add('config', 'int-negative-over', TBD, TBD, conf=SIMPLE % '-4294967297')
+add('config', 'int-float-for-int', TBD, TBD, conf=SIMPLE % '1.5')
+add('config', 'int-string-for-int', TBD, TBD, conf=SIMPLE % '"1"')
+add('config', 'int-bool-for-int', TBD, TBD, conf=SIMPLE % 'true')
+# simple's group form is checked by check-config (issue #11 leftover)
+for name, cluster in (('dup-index', 'ps = ( { index = 1; address = "a:1"; }, { index = 1; address = "b:1"; } );'),
+                      ('dense-after-sparse', 'ps = ( "b:1", { index = 0; address = "a:1"; } );'),
+                      ('bad-port', 'ps = [ "a:99999" ];'),
+                      ('empty-address', 'ps = [ "" ];'),
+                      ('space-in-host', 'ps = ( { index = 1; address = "a b:1"; } );'),
+                      ('newline-in-host', 'ps = [ "a\\nother slots=999:1" ];')):
+    add('config', 'simple-check-' + name, TBD, TBD,
+        conf='resolvers = ( { plugin = "simple"; cluster = { %s }; } );\n' % cluster,
+        args=['check-config'])
+
+# -- options: every numeric option of every plugin out of its range -----------
+# (plugin, option, INT|FLOAT, low, high): the CR_OPTION_RANGE of each schema.
+RANGES = [
+    ('k8s', 'port', 'INT', 1, 65535), ('k8s', 'page_size', 'INT', 0, 100000),
+    ('k8s', 'wait_timeout', 'FLOAT', 0.1, 86400), ('k8s', 'wait_interval', 'FLOAT', 0.01, 3600),
+    ('k8s', 'connect_timeout', 'FLOAT', 0.1, 600), ('k8s', 'request_timeout', 'FLOAT', 0.1, 3600),
+    ('k8s', 'retries', 'INT', 0, 100), ('k8s', 'max_retry_wait', 'FLOAT', 0, 3600),
+    ('k8s', 'exec_timeout', 'FLOAT', 0.1, 600), ('k8s', 'list_timeout', 'FLOAT', 1, 86400),
+    ('k8s', 'max_pages', 'INT', 1, 10000000),
+    ('gce', 'port', 'INT', 1, 65535), ('gce', 'task_id', 'INT', 0, 2147483647),
+    ('gce', 'page_size', 'INT', 1, 500), ('gce', 'min_instances', 'INT', 0, 1000000),
+    ('gce', 'wait_timeout', 'FLOAT', 0, 86400), ('gce', 'wait_interval', 'FLOAT', 0.01, 3600),
+    ('gce', 'metadata_timeout', 'FLOAT', 0.01, 600), ('gce', 'retries', 'INT', 0, 100),
+    ('gce', 'max_retry_wait', 'FLOAT', 0, 3600), ('gce', 'request_timeout', 'FLOAT', 0.1, 3600),
+    ('tpu', 'coordinator_port', 'INT', 0, 65535), ('tpu', 'port', 'INT', 1, 65535),
+    ('tpu', 'metadata_timeout', 'FLOAT', 0.01, 600), ('tpu', 'retries', 'INT', 0, 100),
+    ('tpu', 'max_retry_wait', 'FLOAT', 0, 3600), ('tpu', 'request_timeout', 'FLOAT', 0.1, 3600),
+    ('aws', 'port', 'INT', 1, 65535), ('aws', 'page_size', 'INT', 5, 1000),
+    ('aws', 'connect_timeout', 'FLOAT', 0.1, 600), ('aws', 'request_timeout', 'FLOAT', 0.1, 3600),
+    ('aws', 'retries', 'INT', 0, 20),
+    ('sagemaker', 'port', 'INT', 1, 65535),
+    ('simple', 'task_id', 'INT', 0, 2147483647),
+]
+
+
+def num(v, kind):
+    """As libconfig text."""
+    if kind == 'FLOAT':
+        return repr(float(v)) if abs(v) < 1e16 else '%g' % v
+    return '%dL' % v if not -2**31 <= v < 2**31 else '%d' % v
+
+
+def shown(v, kind):
+    """As the range message prints the value and the bounds."""
+    if kind == 'FLOAT':
+        return '%g' % v
+    return '%d' % v
+
+
+def bound(v):
+    return '%d' % v if v == int(v) and abs(v) < 1e15 else '%g' % v
+
+
+for plugin, opt, kind, lo, hi in RANGES:
+    values = [('negative', -1), ('huge', 1e30 if kind == 'FLOAT' else 2**62)]
+    if lo > 0:
+        values.append(('zero', 0))
+    values.append(('above', hi * 2 if kind == 'FLOAT' else hi + 1))
+    if kind == 'FLOAT':
+        values.append(('minus-huge', -1e30))
+    for vname, v in values:
+        if v >= lo and v <= hi:
+            continue
+        add('options', '%s-%s-%s' % (plugin, opt, vname), 2,
+            C + "1: resolver '%s': key '%s' is %s, out of its range %s..%s\n"
+            % (plugin, opt, shown(v, kind), bound(lo), bound(hi)),
+            conf='resolvers = ( { plugin = "%s"; %s = %s; } );\naccelerators = ( );\n'
+            % (plugin, opt, num(v, kind)), args=['check-config'])
+    add('options', '%s-%s-string' % (plugin, opt), TBD, TBD,
+        conf='resolvers = ( { plugin = "%s"; %s = "1"; } );\naccelerators = ( );\n'
+        % (plugin, opt), args=['check-config'])
+# slurm checks its numbers in create()
+for opt, v in (('port_base', '0'), ('port_base', '65536'), ('port_base', '-1'),
+               ('gpus_per_node', '-1'), ('gpus_per_node', '1048577'),
+               ('gpus_per_node', '4294967296L'), ('gpus_per_task', '-1'),
+               ('gpus_per_task', '1048577'), ('port_base', '"8888"')):
+    add('options', 'slurm-%s-%s' % (opt, v.strip('"')), TBD, TBD,
+        conf='resolvers = ( { plugin = "slurm"; %s = %s; } );\naccelerators = ( );\n' % (opt, v),
+        args=['check-config'])
+
+# -- env: TF_CONFIG ------------------------------------------------------------
+for name, value in (
+        ('null', 'null'), ('number', '42'), ('empty', ''), ('blank', '   '),
+        ('open-brace', '{'), ('array', '[]'), ('string', '"x"'),
+        ('single-quoted-key', "{'cluster': {}}"),
+        ('invalid-utf8', '{"cluster": {"w\udcff": ["a:1"]}}'),
+        ('nul-escape', '{"cluster": {"worker": ["a\\u0000b:1"]}}'),
+        ('cluster-not-object', '{"cluster": []}'),
+        ('job-of-numbers', '{"cluster": {"worker": [1, 2]}}'),
+        ('task-index-out', '{"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 5}}'),
+        ('task-index-negative', '{"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": -1}}'),
+        ('task-index-huge', '{"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 99999999999999999999}}'),
+        ('task-index-float', '{"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 0.5}}'),
+        ('deep-nesting', '[' * 60000 + ']' * 60000),
+        ('trailing-garbage', '{"cluster": {}} x'),
+        ('duplicate-key', '{"cluster": {"worker": ["a:1"]}, "cluster": {"ps": ["b:1"]}}'),
+        ('sparse-bad-index', '{"cluster": {"worker": {"01": "a:1"}}}'),
+):
+    add('env', 'tf-config-' + name, TBD, TBD, conf=TF, env={'TF_CONFIG': value})
+W600 = 'w' * 600
+add('env', 'tf-config-task-type-600', 0,
+    E + "warning: this process's task %s:0 is not in the cluster\n" % W600,
+    out='{"cluster": {"worker": ["a:1"]}, "task": {"type": "%s", "index": 0}}\n' % W600,
+    conf=TF, env={'TF_CONFIG': '{"cluster": {"worker": ["a:1"]}, "task": {"type": "%s", '
+                                '"index": 0}}' % W600})
+A120K = 'a' * 120000
+add('env', 'tf-config-120k-host', 0, '', out='{"cluster": {"worker": ["%s:1"]}}\n' % A120K,
+    conf=TF, env={'TF_CONFIG': '{"cluster": {"worker": ["%s:1"]}}' % A120K})
+
+# -- env: Slurm numbers ----------------------------------------------------------
+STEP = {'SLURM_JOB_ID': '7', 'SLURM_STEP_ID': '0', 'SLURM_STEP_NODELIST': 'n[1-2]',
+        'SLURM_STEP_NUM_NODES': '2', 'SLURM_STEP_TASKS_PER_NODE': '1(x2)',
+        'SLURM_STEP_NUM_TASKS': '2', 'SLURM_PROCID': '0', 'SLURM_NODEID': '0',
+        'SLURM_LOCALID': '0'}
+for name, more in (
+        ('gpus-on-node-max', {'SLURM_GPUS_ON_NODE': '4294967295'}),
+        ('gpus-on-node-5e7', {'SLURM_GPUS_ON_NODE': '50000000'}),
+        ('gpus-on-node-negative', {'SLURM_GPUS_ON_NODE': '-1'}),
+        ('gpus-on-node-word', {'SLURM_GPUS_ON_NODE': 'four'}),
+        ('procid-out', {'SLURM_PROCID': '2'}),
+        ('procid-huge', {'SLURM_PROCID': '99999999999999999999'}),
+        ('procid-negative', {'SLURM_PROCID': '-1'}),
+        ('procid-hex', {'SLURM_PROCID': '0x1'}),
+        ('localid-out', {'SLURM_LOCALID': '5'}),
+        ('nodeid-out', {'SLURM_NODEID': '9'}),
+        ('num-tasks-zero', {'SLURM_STEP_NUM_TASKS': '0'}),
+        ('num-tasks-mismatch', {'SLURM_STEP_NUM_TASKS': '3'}),
+        ('tpn-zero', {'SLURM_STEP_TASKS_PER_NODE': '0(x2)'}),
+        ('tpn-huge-repeat', {'SLURM_STEP_TASKS_PER_NODE': '1(x99999999999)'}),
+        ('tpn-word', {'SLURM_STEP_TASKS_PER_NODE': 'x'}),
+        ('tpn-empty', {'SLURM_STEP_TASKS_PER_NODE': ''}),
+        ('nodelist-empty', {'SLURM_STEP_NODELIST': ''}),
+        ('nodelist-reversed', {'SLURM_STEP_NODELIST': 'n[5-1]'}),
+        ('nodelist-over-cap', {'SLURM_STEP_NODELIST': 'n[1-99999999999]'}),
+        ('nodelist-unclosed', {'SLURM_STEP_NODELIST': 'n[1-2'}),
+        ('nodelist-escape', {'SLURM_STEP_NODELIST': 'n\x1b[31m'}),
+        ('nodelist-16m-vs-2', {'SLURM_STEP_NODELIST': 'n[0-16777215]',
+                               'SLURM_STEP_NUM_NODES': '16777216'}),
+):
+    env = dict(STEP)
+    env.update(more)
+    kw = {'limit_as': 200 << 20} if name == 'nodelist-16m-vs-2' else {}
+    add('env', 'slurm-' + name, TBD, TBD, conf=SLURM, env=env, **kw)
+
+# -- env: CUDA_VISIBLE_DEVICES on the fake NVML (8 A100s) ------------------------
+NV = ('resolvers = ( { plugin = "simple"; cluster = { worker = [ "a:1" ]; }; '
+      'task_type = "worker"; task_id = 0; } );\n'
+      'accelerators = ( { plugin = "nvidia"; library = "@NVML@/good/libnvidia-ml.so.1"; '
+      'root = "@FIX@/accel/roots/cpu-only"; } );\n')
+for name, mask in (('empty', ''), ('commas', ',,,'), ('negative', '-1'), ('huge', '99999999999999999999'),
+                   ('uuid-prefix-only', 'GPU-'), ('duplicate', '0,0'), ('garbage-after', '0,1,xyz'),
+                   ('escape', '\x1b[31m0'),
+                   ('mig-unknown', 'MIG-00000000-0000-0000-0000-000000000000'), ('spaces', ' 1 , 2 ')):
+    add('env', 'cuda-visible-' + name, TBD, TBD, conf=NV, args=['accelerators'],
+        env={'CUDA_VISIBLE_DEVICES': mask,
+             'FAKE_NVML_CONFIG': '@FIX@/accel/nvml/dgx-a100.conf'})
+
+# A 120 KB mask: the warning is cut at the host's 1 KiB diagnostic line (no
+# marker that it was cut: a known limit).
+LONG_MASK = ','.join(['0'] * 60000)
+add('env', 'cuda-visible-long', 0,
+    (E + "warning: accelerator 'nvidia': CUDA_VISIBLE_DEVICES='" + LONG_MASK)[:1072] + '\n',
+    out='{}\n', conf=NV, args=['accelerators'],
+    env={'CUDA_VISIBLE_DEVICES': LONG_MASK, 'FAKE_NVML_CONFIG': '@FIX@/accel/nvml/dgx-a100.conf'})
+
+# -- address: every format's lines come from checked addresses ------------------
+for name, addr in (('newline', 'evil\\nother slots=999:1'), ('empty-brackets', '[]:1'),
+                   ('no-host', ':2'), ('port-zero', 'a:0'), ('port-over', 'a:65536'),
+                   ('port-negative', 'a:-1'), ('space', 'a b:1'), ('tab', 'a\\tb:1'),
+                   ('escape', '\\u001b[31ma:1'), ('unclosed-bracket', '[::1:1'),
+                   ('empty', ''), ('colon-only', ':'),
+                   ('port-letters', 'a:http'), ('two-colons', 'a:1:2')):
+    for fmt in ('hostfile', 'hosts'):
+        add('address', '%s-%s' % (name, fmt), TBD, TBD, conf=TF,
+            args=['resolve', '--format', fmt],
+            env={'TF_CONFIG': '{"cluster": {"worker": ["%s"]}}' % addr})
+
+H70K = 'h' * 70000   # a long host is kept whole, not cut
+for fmt, out in (('hostfile', H70K + ' slots=1\n'), ('hosts', H70K + ':1\n')):
+    add('address', 'long-host-' + fmt, 0, '', out=out, conf=TF, args=['resolve', '--format', fmt],
+        env={'TF_CONFIG': '{"cluster": {"worker": ["%s:1"]}}' % H70K})
+
+# -- task-id: the command line ---------------------------------------------------
+for name, v in (('minus-zero', '-0'), ('negative', '-1'), ('over-int32', '2147483648'),
+                ('huge', '99999999999999999999'), ('float', '1.5'), ('exp', '1e3'),
+                ('empty', ''), ('space', ' 1'), ('hex', '0x1'), ('plus', '+1'),
+                ('trailing', '1x')):
+    add('task-id', name, TBD, TBD, conf=SIMPLE % '0', args=['resolve', '--task-id', v])
+add('task-id', 'type-empty', TBD, TBD, conf=SIMPLE % '0', args=['resolve', '--task-type', ''])
+add('task-id', 'type-newline', TBD, TBD, conf=SIMPLE % '0',
+    args=['resolve', '--task-type', 'worker\nx'])
+
+# -- plugins: the broken plugins of tests/abi on the path ------------------------
+for variant in ('noentry', 'major', 'minor', 'shortdesc', 'shortops', 'nullop', 'entryerror',
+                'createfail', 'kind', 'hugeoption', 'unterminated'):
+    add('plugins', 'resolve-' + variant, TBD, TBD,
+        conf='plugin_path = [ "@BROKEN@" ];\nresolvers = ( { plugin = "%s"; } );\n'
+        'accelerators = ( );\n' % variant)
+add('plugins', 'misnamed', TBD, TBD,
+    conf='plugin_path = [ "@BROKEN@" ];\nresolvers = ( { plugin = "misnamed"; } );\n')
+# `plugins` with every broken plugin first on the path: exit 0, every good
+# plugin listed (the broken ones are left out).
+add('plugins', 'list-with-broken', 0, '', conf=None, args=['plugins'],
+    env={'CLUSTER_RESOLVER_PLUGIN_PATH': '@BROKEN@:@RES@:@ACC@'},
+    out_has=['\n%-12s resolver    ABI 1.1' % n for n in
+             ('gce', 'k8s', 'sagemaker', 'simple', 'slurm', 'tfconfig', 'tpu')] +
+    ['\nnvidia       accelerator ABI 1.1', '\ntfdevices    accelerator ABI 1.1'] +
+    ['aws          resolver    ABI 1.1'])
+# The search list ends in the install prefix's directories (err_re).
+NOTFOUND = (r"cluster-resolver: @CONF@:2: resolver plugin '%s' not found \(searched %s:"
+            r"@RES@:@ACC@:[^ ]*\)\n")
+add('plugins', 'path-missing-dir', 2, None, err_re=NOTFOUND % ('nothere', '@DIR@/none'),
+    conf='plugin_path = [ "@DIR@/none" ];\nresolvers = ( { plugin = "nothere"; } );\n')
+add('plugins', 'path-is-file', 2, None, err_re=NOTFOUND % ('x', '@CONF@'),
+    conf='plugin_path = [ "@CONF@" ];\nresolvers = ( { plugin = "x"; } );\n')
+
+# The reviewed outputs of the cases written with TBD.
+from expected import EXPECT  # noqa: E402
+for _c in CASES:
+    if _c['rc'] is None:
+        _c['rc'], _c['err'], _c['out'] = EXPECT['%s/%s' % (_c['area'], _c['name'])]
