@@ -162,13 +162,12 @@ static cr_status rsv_reserve(rsv *s, cr_error *err)
 static cr_status rsv_server_error(rsv *s, const cr_json *msg, const char *what, cr_error *err)
 {
 	const char *text = cr_host->json_string(cr_host->json_get(msg, "/data/message"));
-	const char *code = cr_host->json_string(cr_host->json_get(msg, "/data/code"));
 	const char *type = cr_host->json_string(cr_host->json_get(msg, "/type"));
 
 	if (type != NULL && strcmp(type, "ERR") == 0)
-		return cr_host->error_set(
-			err, CR_ERR_BACKEND, "reservation server %s refused %s: %s%s%s", s->server,
-			what, text ? text : "(no message)", code ? " " : "", code ? code : "");
+		return cr_host->error_set(err, CR_ERR_BACKEND,
+					  "reservation server %s refused %s: %s", s->server, what,
+					  text ? text : "(no message)");
 	return cr_host->error_set(err, CR_ERR_PARSE,
 				  "reservation server %s: unexpected answer '%s' to %s", s->server,
 				  type ? type : "(none)", what);
