@@ -222,6 +222,13 @@ static cr_status rsv_timeout_error(rsv *s, const cr_json *msg, cr_error *err)
 	char list[512] = "";
 	size_t used = 0, n = cr_host->json_length(missing);
 
+	const char *text = cr_host->json_string(cr_host->json_get(msg, "/data/message"));
+
+	/* The server's own sentence when it sends one ("timed out after 600 s:
+	 * 3 of 5 registered; missing executors 2, 4 (registered: ...)"). */
+	if (text != NULL)
+		return cr_host->error_set(err, CR_ERR_TIMEOUT, "reservation server %s: %s",
+					  s->server, text);
 	cr_host->json_int(cr_host->json_get(msg, "/data/required"), &required);
 	for (size_t i = 0; i < n && used + 24 < sizeof(list); i++)
 		if (cr_host->json_int(cr_host->json_index(missing, i), &id))
