@@ -22,6 +22,8 @@
 
 #include "reservation.h"
 
+#define RSV_PING_MS 10000
+
 typedef struct rsv {
 	const char *server;
 	const char *secret_file;
@@ -36,8 +38,10 @@ typedef struct rsv {
 	bool skip_busy;
 	rsv_conn *conn;
 	rsv_port reserved;
-	bool done_sent, stop_seen;
-	char address[300]; /* this task's "host:port" */
+	bool done_sent;
+	int pending;        /* keepalive QUERYs not answered yet */
+	int64_t ping_at_ms; /* program time of the next QUERY (keepalive) */
+	char address[300];  /* this task's "host:port" */
 } rsv;
 
 static const cr_option rsv_options[] = {
@@ -430,11 +434,22 @@ static cr_status rsv_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 }
 
 /* STOP from the server → stop the program; a lost connection is logged
- * once (the program goes on: the server decides when it is over). */
-static cr_status rsv_poll_stop(rsv *s, cr_plugin_ctx *ctx, bool *stop, cr_error *err)
+ * once (the program goes on: the server decides when it is over). Every
+ * RSV_PING_MS a QUERY shows the server that this task is alive (it drops
+ * silent peers); its answer, like anything but STOP, is skipped. */
+static cr_status rsv_poll_stop(rsv *s, cr_plugin_ctx *ctx, int64_t elapsed_ms, bool *stop,
+			       cr_error *err)
 {
 	cr_json *msg = NULL;
-	cr_status st = rsv_conn_recv(s->conn, 0, &msg, err);
+	cr_status st = CR_DECLINED;
+
+	if (elapsed_ms >= s->ping_at_ms) {
+		s->ping_at_ms = elapsed_ms + RSV_PING_MS;
+		st = rsv_conn_send(s->conn, "QUERY", NULL, err);
+		s->pending += st == CR_OK;
+	}
+	if (st == CR_DECLINED || st == CR_OK)
+		st = rsv_conn_recv(s->conn, 0, &msg, err);
 
 	if (st == CR_DECLINED)
 		return CR_OK;
@@ -446,15 +461,15 @@ static cr_status rsv_poll_stop(rsv *s, cr_plugin_ctx *ctx, bool *stop, cr_error 
 	if (rsv_is(msg, "STOP")) {
 		cr_host->log(ctx, CR_LOG_INFO, "reservation server %s: STOP: stopping the program",
 			     s->server);
-		s->stop_seen = true;
 		*stop = true;
-		st = rsv_conn_send(s->conn, "OK", NULL, err);
+	} else if (s->pending > 0) {
+		s->pending--;
 	}
 	cr_host->json_free(msg);
 	return st;
 }
 
-/* The exit status as DONE {exit_status}, answered OK. */
+/* The exit status as DONE {exit_status}, answered OK (or ERR). */
 static cr_status rsv_done(rsv *s, int exit_status, cr_error *err)
 {
 	char data[64];
@@ -464,15 +479,14 @@ static cr_status rsv_done(rsv *s, int exit_status, cr_error *err)
 	snprintf(data, sizeof(data), "{\"exit_status\":%d}", exit_status);
 	s->done_sent = true;
 	st = rsv_conn_send(s->conn, "DONE", data, err);
-	if (st == CR_OK)
-		st = rsv_conn_recv(s->conn, 30000, &reply, err);
-	/* A STOP crossing our DONE is answered and the OK awaited. */
-	while (st == CR_OK && rsv_is(reply, "STOP")) {
+	/* Answers to keepalive QUERYs and a STOP crossing our DONE come
+	 * first: skipped. */
+	while (st == CR_OK && (reply == NULL || s->pending > 0 || rsv_is(reply, "STOP"))) {
+		if (reply != NULL && !rsv_is(reply, "STOP"))
+			s->pending--;
 		cr_host->json_free(reply);
 		reply = NULL;
-		st = rsv_conn_send(s->conn, "OK", NULL, err);
-		if (st == CR_OK)
-			st = rsv_conn_recv(s->conn, 30000, &reply, err);
+		st = rsv_conn_recv(s->conn, 30000, &reply, err);
 	}
 	if (st == CR_OK && !rsv_is(reply, "OK"))
 		st = rsv_server_error(s, reply, "DONE", err);
@@ -490,7 +504,7 @@ static cr_status rsv_supervise(void *state, cr_plugin_ctx *ctx, const cr_supervi
 	if (ev->phase == CR_SUPERVISE_EXITED && !s->done_sent)
 		return rsv_done(s, ev->exit_status, err);
 	if (ev->phase == CR_SUPERVISE_RUNNING)
-		return rsv_poll_stop(s, ctx, stop, err);
+		return rsv_poll_stop(s, ctx, ev->elapsed_ms, stop, err);
 	return CR_OK;
 }
 
