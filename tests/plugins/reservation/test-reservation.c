@@ -38,6 +38,13 @@ static const thc_case cases[] = {
 	{ "tensorflow-port-ignored-with-port-option", SECRET " port = 2222;",
 	  { "CR_RESERVATION_SERVER=127.0.0.1:9", "CR_EXECUTOR_ID=0", "TENSORFLOW_PORT=x" },
 	  NULL, { "probe" }, "", "", CR_OK },
+	/* The host's schema checks, before the plugin runs. */
+	{ "port-out-of-range", SECRET " port = 70000;", { NULL }, NULL, { "probe" },
+	  "", "(string):1: resolver 'reservation': key 'port' is 70000, out of its range 0..65535", CR_ERR_CONFIG },
+	{ "secret-file-required", "server = \"127.0.0.1:9\";", { NULL }, NULL, { "probe" },
+	  "", "(string):1: resolver 'reservation': missing required key 'secret_file'", CR_ERR_CONFIG },
+	{ "timeout-zero", SECRET " timeout = 0.0;", { NULL }, NULL, { "probe" },
+	  "", "(string):1: resolver 'reservation': key 'timeout' is 0, out of its range 0.1..2592000", CR_ERR_CONFIG },
 	{ NULL }
 };
 /* clang-format on */
