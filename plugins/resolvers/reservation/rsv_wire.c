@@ -5,6 +5,7 @@
  * constant-time compare; a frame over 1 MiB, a bad tag or a sequence out of
  * order ends the connection with a message naming the server.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -207,11 +208,13 @@ static bool rsv_unhex(const char *s, unsigned char *out, size_t n)
 {
 	if (s == NULL || strlen(s) != 2 * n)
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned int v;
-
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+	for (size_t i = 0; i < 2 * n; i++)
+		if (!isxdigit((unsigned char)s[i]))
 			return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int v = 0;
+
+		sscanf(s + 2 * i, "%2x", &v);
 		out[i] = (unsigned char)v;
 	}
 	return true;
