@@ -2,8 +2,12 @@
 /*
  * rsv_wire.h - the client's side of the reservation protocol
  * (docs/reservation.md): frames of a big-endian uint32 length, a 32-byte
- * HMAC-SHA256 tag and UTF-8 JSON; the server's HELLO, our AUTH, then tags
- * over "cr-reservation/1" || direction || both nonces || sequence || JSON.
+ * HMAC-SHA256 tag and UTF-8 JSON; the server's HELLO (tag over its JSON),
+ * our AUTH, then tags over "cr-reservation/1" || direction ('C' to the
+ * server, 'S' from it) || server nonce || client nonce || big-endian uint64
+ * sequence || JSON. Nonces are 32 bytes sent as 64 hex digits; each
+ * direction numbers its frames from 0 (the server's HELLO is 0, our AUTH
+ * is 0).
  */
 #ifndef CR_RESERVATION_WIRE_H
 #define CR_RESERVATION_WIRE_H
