@@ -18,18 +18,24 @@ stops the ps and evaluator tasks once the workers are done.
 
 Only the standard library and pyspark; pyspark is imported lazily, so the
 task side (run_task) runs without it. InputMode.SPARK is not offered: write
-the RDD as TFRecord or Parquet first and read it in the trainer.
+the RDD as TFRecord or Parquet first and read it in the trainer. The one
+small equivalent is run(..., feed_rdd=RDD): each partition of RDD (bytes
+records, e.g. serialized tf.train.Example) is streamed to one worker's
+stdin in TFRecord framing, read with tf.data.TFRecordDataset("/dev/stdin");
+the end of the partition is EOF.
 """
 import json
 import os
 import shutil
+import signal
+import struct
 import subprocess
 import sys
 import tempfile
 import threading
 
 __all__ = ['run', 'Cluster', 'normalize_default_fs', 'start_server', 'run_task',
-           'partition_function']
+           'partition_function', 'feed_targets', 'tfrecord', 'crc32c']
 
 CLI = os.environ.get('CLUSTER_RESOLVER', 'cluster-resolver')
 
@@ -41,6 +47,39 @@ def normalize_default_fs(default_fs):
             and default_fs.endswith('/'):
         return default_fs[:-1]
     return default_fs
+
+
+def _crc32c_table():
+    table = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_CRC32C = _crc32c_table()
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli), as TFRecord uses it."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = _CRC32C[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def _masked(data):
+    crc = crc32c(data)
+    return struct.pack('<I', (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF)
+
+
+def tfrecord(record):
+    """One TFRecord frame: uint64 length, masked CRC-32C of the length,
+    the data, masked CRC-32C of the data (little-endian)."""
+    length = struct.pack('<Q', len(record))
+    return length + _masked(length) + record + _masked(record)
 
 
 def _write_secret(directory, secret):
@@ -115,11 +154,38 @@ def _gpus_per_task(num_gpus, spark_gpus):
     return None
 
 
-def run_task(executor_id, meta, spark_gpus=None, stdout=None, stderr=None):
+def _feed(proc, rows, done):
+    """Write @rows as TFRecord frames to the program's stdin, then EOF."""
+    try:
+        for row in rows:
+            proc.stdin.write(tfrecord(bytes(row)))
+        proc.stdin.close()
+    except (BrokenPipeError, ValueError):
+        pass  # the program stopped reading: its exit status tells
+    done.append(True)
+
+
+def _run_fed(cmd, env, cwd, rows, feed_timeout, stdout, stderr):
+    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=stdout, stderr=stderr,
+                            cwd=cwd)
+    done = []
+    writer = threading.Thread(target=_feed, args=(proc, rows, done), daemon=True)
+    writer.start()
+    writer.join(feed_timeout)
+    if not done:
+        proc.send_signal(signal.SIGTERM)  # exec --supervise passes it to the program
+        proc.wait()
+        raise RuntimeError('Timeout while feeding partition (%s s)' % feed_timeout)
+    return proc.wait()
+
+
+def run_task(executor_id, meta, spark_gpus=None, stdout=None, stderr=None, rows=None):
     """One task: write the secret (0600) and a config, run
     `cluster-resolver exec --supervise -- ARGV` and return its exit status.
     @meta: what run() hands every task (argv, server, secret, ...);
-    @spark_gpus: the task's resources()['gpu'].addresses, or None."""
+    @spark_gpus: the task's resources()['gpu'].addresses, or None;
+    @rows: (nullable) bytes records streamed to the program's stdin as
+    TFRecord frames, within meta['feed_timeout'] seconds."""
     workdir = tempfile.mkdtemp(prefix='cr-task-%d-' % executor_id)
     try:
         secret_file = _write_secret(workdir, bytes.fromhex(meta['secret']))
@@ -137,19 +203,26 @@ def run_task(executor_id, meta, spark_gpus=None, stdout=None, stderr=None):
             env['CUDA_VISIBLE_DEVICES'] = ','.join(spark_gpus)
         cmd = [meta.get('cli') or CLI, '--config', conf, 'exec', '--supervise', '--'] + \
             list(meta['argv'])
-        return subprocess.call(cmd, env=env, stdout=stdout, stderr=stderr,
-                               cwd=meta.get('working_dir') or None)
+        cwd = meta.get('working_dir') or None
+        if rows is not None:
+            return _run_fed(cmd, env, cwd, rows, meta.get('feed_timeout', 600), stdout, stderr)
+        return subprocess.call(cmd, env=env, stdout=stdout, stderr=stderr, cwd=cwd)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 def partition_function(meta):
-    """The mapPartitions function: the partition's element is the executor
-    id (TFoS: the last one seen); a failing program fails the Spark task."""
-    def task(iterator):
-        executor_id = None
-        for executor_id in iterator:
-            pass
+    """The mapPartitionsWithIndex function: the partition's index is the
+    executor id (TFoS: the element, which parallelize(range(N), N) makes the
+    same). With meta['feed'] the elements are (executor id, record) pairs
+    whose records go to the program's stdin. A failing program fails the
+    Spark task."""
+    def task(index, iterator):
+        executor_id = index
+        rows = (record for _, record in iterator) if meta.get('feed') else None
+        if rows is None:
+            for _ in iterator:
+                pass
         spark_gpus = None
         try:
             from pyspark import TaskContext
@@ -159,11 +232,18 @@ def partition_function(meta):
                 spark_gpus = list(res['gpu'].addresses)
         except ImportError:
             pass
-        rc = run_task(executor_id, meta, spark_gpus)
+        rc = run_task(executor_id, meta, spark_gpus, rows=rows)
         if rc != 0:
             raise RuntimeError('executor %d: program exited %d' % (executor_id, rc))
         yield (executor_id, rc)
     return task
+
+
+def feed_targets(template):
+    """The executors that get data: all but ps and evaluator (TFoS feeds
+    its worker_list)."""
+    return sorted(e for job, ids in template.items() if job not in ('ps', 'evaluator')
+                  for e in ids)
 
 
 class Cluster(object):
@@ -212,10 +292,12 @@ class _Job(threading.Thread):
 
 def run(sc, argv, num_executors, num_ps, master_node=None, eval_node=False,
         reservation_timeout=600, release_port=True, num_gpus=None, grace_secs=0,
-        timeout=259200, barrier=True):
+        timeout=259200, barrier=True, feed_rdd=None, feed_timeout=600):
     """Start the server and the N tasks (TFoS's TFCluster.run). Returns a
     Cluster; call its shutdown() to wait for the end. barrier=False where
-    Spark refuses barrier mode (dynamic allocation)."""
+    Spark refuses barrier mode (dynamic allocation). @feed_rdd: bytes
+    records, streamed to the workers' stdin in TFRecord framing, each
+    worker one share of the partitions; the ps and evaluator get none."""
     proc, info, secret, summary = start_server(num_executors, num_ps, master_node, eval_node,
                                                reservation_timeout, grace_secs, timeout)
     default_fs = sc._jsc.hadoopConfiguration().get('fs.defaultFS')
@@ -223,12 +305,19 @@ def run(sc, argv, num_executors, num_ps, master_node=None, eval_node=False,
             'release_port': release_port, 'num_gpus': num_gpus,
             'reservation_timeout': reservation_timeout, 'cli': CLI,
             'default_fs': normalize_default_fs(default_fs), 'working_dir': os.getcwd(),
-            'cluster_id': info['cluster_id']}
-    rdd = sc.parallelize(range(num_executors), num_executors)
+            'cluster_id': info['cluster_id'], 'feed': feed_rdd is not None,
+            'feed_timeout': feed_timeout}
+    if feed_rdd is None:
+        rdd = sc.parallelize(range(num_executors), num_executors)
+    else:
+        targets = feed_targets(info['cluster_template'])
+        rdd = feed_rdd.repartition(len(targets)) \
+            .mapPartitionsWithIndex(lambda k, it: ((targets[k], r) for r in it)) \
+            .partitionBy(num_executors, lambda executor_id: executor_id)
     if barrier:
         rdd = rdd.barrier()
     fn = partition_function(meta)
-    job = _Job(lambda: rdd.mapPartitions(fn).collect())
+    job = _Job(lambda: rdd.mapPartitionsWithIndex(fn).collect())
     job.start()
     return Cluster(proc, info, job, summary)
 
