@@ -20,12 +20,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "reservation.h"
 
 #define RSV_PING_MS 10000
 
 typedef struct rsv {
-	const char *server;
+	const char *server; /* the option, or server_env */
+	char *server_env;   /* a copy of CR_RESERVATION_SERVER (getenv's is borrowed) */
 	const char *secret_file;
 	int64_t executor_id;
 	const char *host;
@@ -79,6 +82,7 @@ static void rsv_destroy(void *state)
 		return;
 	rsv_conn_close(s->conn);
 	rsv_port_close(&s->reserved);
+	free(s->server_env);
 	free(s);
 }
 
@@ -129,8 +133,11 @@ static cr_status rsv_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 	rsv *s = state;
 	const char *v;
 
-	if (s->server == NULL || *s->server == '\0')
-		s->server = cr_host->getenv(ctx, RSV_ENV_SERVER);
+	if ((s->server == NULL || *s->server == '\0') &&
+	    (v = cr_host->getenv(ctx, RSV_ENV_SERVER)) != NULL && *v != '\0') {
+		free(s->server_env);
+		s->server = s->server_env = strdup(v);
+	}
 	if (s->server == NULL || *s->server == '\0')
 		return cr_host->error_set(err, CR_DECLINED,
 					  "no reservation server: neither the server option nor "
@@ -188,7 +195,8 @@ static bool rsv_is(const cr_json *msg, const char *type)
 static cr_status rsv_register(rsv *s, cr_plugin_ctx *ctx, cr_error *err)
 {
 	const char *host = s->host ? s->host : rsv_conn_local_host(s->conn);
-	char hostname[256] = "", data[1024];
+	json_object *data = json_object_new_object();
+	char hostname[256] = "";
 	cr_json *reply = NULL;
 	cr_status st;
 
@@ -197,18 +205,16 @@ static cr_status rsv_register(rsv *s, cr_plugin_ctx *ctx, cr_error *err)
 		snprintf(s->address, sizeof(s->address), "[%s]:%u", host, s->reserved.port);
 	else
 		snprintf(s->address, sizeof(s->address), "%s:%u", host, s->reserved.port);
-	/* host and hostname go through JSON escaping by hand: both are
-	 * hostnames or addresses, which never hold '"' or '\\'. */
-	if (strpbrk(host, "\"\\") != NULL || strpbrk(hostname, "\"\\") != NULL)
-		return cr_host->error_set(err, CR_ERR_CONFIG, "host \"%s\" is not a host name",
-					  host);
-	snprintf(data, sizeof(data),
-		 "{\"executor_id\":%lld,\"host\":\"%s\",\"port\":%u,\"hostname\":\"%s\","
-		 "\"pid\":%ld}",
-		 (long long)s->executor_id, host, s->reserved.port, hostname, (long)getpid());
+	json_object_object_add(data, "executor_id", json_object_new_int64(s->executor_id));
+	json_object_object_add(data, "host", json_object_new_string(host));
+	json_object_object_add(data, "port", json_object_new_int(s->reserved.port));
+	json_object_object_add(data, "hostname", json_object_new_string(hostname));
+	json_object_object_add(data, "pid", json_object_new_int64((int64_t)getpid()));
 	cr_host->log(ctx, CR_LOG_INFO, "registering executor %lld as %s with %s",
 		     (long long)s->executor_id, s->address, s->server);
-	st = rsv_conn_send(s->conn, "REG", data, err);
+	st = rsv_conn_send(s->conn, "REG",
+			   json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN), err);
+	json_object_put(data);
 	if (st == CR_OK)
 		st = rsv_conn_recv(s->conn, s->timeout_ms, &reply, err);
 	if (st == CR_OK && !rsv_is(reply, "OK"))
