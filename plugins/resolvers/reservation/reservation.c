@@ -398,10 +398,13 @@ static cr_status rsv_hand_port(rsv *s, cr_result_builder *b, cr_error *err)
 static void rsv_facts(rsv *s, cr_result_builder *b)
 {
 	char num[32];
+	cr_json *id = NULL;
 
 	cr_host->result_set_fact_string(b, "server", s->server, NULL);
 	snprintf(num, sizeof(num), "%lld", (long long)s->executor_id);
-	cr_host->result_set_fact_string(b, "executor_id", num, NULL);
+	if (cr_host->json_parse(num, strlen(num), "executor_id", &id, NULL) == CR_OK)
+		cr_host->result_set_fact(b, "executor_id", id, NULL);
+	cr_host->json_free(id);
 	if (s->conn != NULL)
 		cr_host->result_set_fact_string(b, "cluster_id", rsv_conn_cluster_id(s->conn),
 						NULL);

@@ -64,6 +64,27 @@ def formation():
         shutil.rmtree(d)
 
 
+def explain():
+    """`explain --json`: the facts of one client, and no secret."""
+    d = h.tmpdir()
+    srv = h.Server(d, ['--num-executors', '1', '--num-ps', '0', '--timeout', '60'])
+    try:
+        port = h.free_ports(1)[0]
+        cl = h.Client(d, 'c')
+        rc, out, err = h.run_all([cl.start(['explain', '--json'], srv.address, 0,
+                                           {'TENSORFLOW_PORT': str(port)})])[0]
+        got = json.loads(out)['resolvers'][0]['facts'] if rc == 0 else None
+        want = {'server': srv.address, 'executor_id': 0, 'cluster_id': srv.info['cluster_id'],
+                'address': ADDR % port}
+        R.check('explain: facts server, executor_id, cluster_id, address', got == want,
+                'rc=%d\n%s\n%s' % (rc, out, err))
+        R.check('explain: the secret is not shown',
+                h.SECRET.decode() not in out + err and cl.secret_file not in out + err)
+    finally:
+        srv.stop()
+        shutil.rmtree(d)
+
+
 def gpu_slots():
     """4 clients on one host sharing CUDA_VISIBLE_DEVICES=0,1,2,3."""
     # gpus_per_task, expected per executor (None = the error line)
@@ -280,6 +301,7 @@ def valgrind_client():
 def main():
     subprocess.run([h.CLI, '--version'], check=True, stdout=subprocess.DEVNULL)
     formation()
+    explain()
     gpu_slots()
     bad_secrets()
     bad_input()
