@@ -194,6 +194,24 @@ def registrations():
         shutil.rmtree(d)
 
 
+def late():
+    """A registration after the cluster formed is refused: a lost task
+    cannot rejoin (TFoS would have waited forever)."""
+    d = h.tmpdir()
+    srv = h.Server(d, ['--num-executors', '2', '--num-ps', '0', '--timeout', '60'])
+    try:
+        cl = h.Client(d, 'c')
+        res = h.run_all([cl.start(['resolve'], srv.address, e) for e in range(2)])
+        R.check('late: the cluster forms', [r[0] for r in res] == [0, 0], repr(res))
+        rc, out, err = h.run_all([cl.start(['resolve'], srv.address, 0)])[0]
+        R.check('late: executor 0 again is refused naming the server, exit 1',
+                rc == 1 and out == '' and srv.address in err and 'cluster formed' in err and
+                err.count('\n') == 1, 'rc=%d\n%s' % (rc, err))
+    finally:
+        srv.stop()
+        shutil.rmtree(d)
+
+
 PS_PROG = 'echo started >"$OUT/ps"; trap "echo stopped >>\\"$OUT/ps\\"; exit 0" TERM; ' \
           'while :; do sleep 0.1; done'
 
@@ -306,6 +324,7 @@ def main():
     bad_secrets()
     bad_input()
     registrations()
+    late()
     supervised()
     release_port()
     valgrind_client()
