@@ -120,6 +120,34 @@ def gpu_slots():
             shutil.rmtree(d)
 
 
+def gpu_nvml():
+    """No CUDA_VISIBLE_DEVICES: the GPUs are NVML's, here the suite's
+    stand-in libnvidia-ml.so.1 (tests/plugins/nvidia/fake-nvml) serving the
+    8 GPUs of tests/fixtures/accel/nvml/dgx-a100.conf."""
+    lib = os.path.join(os.environ.get('CR_TEST_BUILD_DIR', ''),
+                       'tests/plugins/nvidia/fake-nvml/good')
+    if not os.path.exists(os.path.join(lib, 'libnvidia-ml.so.1')):
+        print('# gpu from NVML: skipped (fake-nvml not built)')
+        return
+    d = h.tmpdir()
+    srv = h.Server(d, ['--num-executors', '4', '--num-ps', '0', '--timeout', '60'])
+    try:
+        cl = h.Client(d, 'c', gpus_per_task=2)
+        prog = ['exec', '--', 'sh', '-c', 'printf %s "${CUDA_VISIBLE_DEVICES-unset}"']
+        extra = {'LD_LIBRARY_PATH': lib, 'FAKE_NVML_CONFIG': os.path.join(
+            h.harness.SRC, 'tests/fixtures/accel/nvml/dgx-a100.conf')}
+        ports = h.free_ports(4)
+        procs = [cl.start(prog, srv.address, e, dict(extra, TENSORFLOW_PORT=str(ports[e])))
+                 for e in range(4)]
+        res = h.run_all(procs)
+        want = ['0,1', '2,3', '4,5', '6,7']
+        R.check('gpus_per_task = 2 over NVML\'s 8 GPUs: slots 0,1 2,3 4,5 6,7',
+                [(r[0], r[1]) for r in res] == [(0, w) for w in want], repr(res))
+    finally:
+        srv.stop()
+        shutil.rmtree(d)
+
+
 def bad_secrets():
     """A wrong secret is refused by the handshake (exit 1, the server
     named); missing, short and loose files exit 2 naming the file."""
@@ -321,6 +349,7 @@ def main():
     formation()
     explain()
     gpu_slots()
+    gpu_nvml()
     bad_secrets()
     bad_input()
     registrations()
