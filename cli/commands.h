@@ -145,6 +145,7 @@ int cli_cmd_explain(const cli_opts *o, int argc, char **argv);
 int cli_cmd_plugins(const cli_opts *o, int argc, char **argv);
 int cli_cmd_check_config(const cli_opts *o, int argc, char **argv);
 int cli_cmd_hostlist(const cli_opts *o, int argc, char **argv);
+int cli_cmd_reservation(const cli_opts *o, int argc, char **argv);
 int cli_cmd_completion(const cli_opts *o, int argc, char **argv);
 
 #endif /* CR_CLI_COMMANDS_H */

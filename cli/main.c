@@ -30,6 +30,8 @@ static const char usage_text[] =
 	"  plugins [--json] [NAME...]    list installed plugins, their ABI and options\n"
 	"  check-config [FILE]           validate a configuration file\n"
 	"  hostlist expand EXPR | compress   Slurm hostlist tools\n"
+	"  reservation serve|plan ...    TensorFlowOnSpark's cluster formation: the server\n"
+	"                                executors register with, and its template\n"
 	"\n"
 	"`cluster-resolver COMMAND --help` shows a command's options and examples.\n"
 	"\n"
@@ -166,7 +168,7 @@ static const struct {
 	{ "accelerators", cli_cmd_accelerators }, { "exec", cli_cmd_exec },
 	{ "explain", cli_cmd_explain },           { "plugins", cli_cmd_plugins },
 	{ "check-config", cli_cmd_check_config }, { "hostlist", cli_cmd_hostlist },
-	{ "completion", cli_cmd_completion },
+	{ "completion", cli_cmd_completion },     { "reservation", cli_cmd_reservation },
 };
 
 size_t cli_command_count(void)

@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reservation-server.c - `reservation serve`'s event loop: one thread,
+ * poll() over the listening socket, a signalfd and every connection. Each
+ * connection gets HELLO with its own nonce, must answer AUTH, and from
+ * then on every frame's HMAC tag covers both nonces and its sequence
+ * number (rsv-proto.h), so a frame from another connection, replayed or
+ * reordered fails. A bad tag, an oversize or malformed frame closes the
+ * connection (logged with the peer); a peer silent for 30 s outside WAIT
+ * is dropped. What each request does is reservation-state.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/route.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "reservation-server.h"
+
+int64_t rsv_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void rsv_log(const rsv_server *s, bool always, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!always && s->o->verbose < 1)
+		return;
+	fputs("cluster-resolver: reservation: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Before AUTH (the HELLO) the tag covers the JSON alone. */
+void rsv_send(rsv_server *s, rsv_conn *c, const char *type, json_object *data)
+{
+	json_object *msg = json_object_new_object();
+	const char *text;
+	unsigned char head[4 + RSV_TAG_LEN];
+	size_t len;
+
+	json_object_object_add(msg, "type", json_object_new_string(type));
+	json_object_object_add(msg, "data", data ? data : json_object_new_object());
+	text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN);
+	len = strlen(text);
+	for (int i = 0; i < 4; i++)
+		head[i] = (unsigned char)((RSV_TAG_LEN + len) >> (8 * (3 - i)));
+	rsv_proto_tag(s->secret, s->secret_len, c->authed ? c->snonce : NULL, c->cnonce, 'S',
+		      c->sseq++, text, len, head + 4);
+	g_byte_array_append(c->out, head, sizeof(head));
+	g_byte_array_append(c->out, (const guint8 *)text, (guint)len);
+	json_object_put(msg);
+}
+
+void rsv_send_err(rsv_server *s, rsv_conn *c, const char *code, const char *fmt, ...)
+{
+	json_object *d = json_object_new_object();
+	va_list ap;
+	char *message;
+
+	va_start(ap, fmt);
+	message = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	json_object_object_add(d, "code", json_object_new_string(code));
+	json_object_object_add(d, "message", json_object_new_string(message));
+	rsv_log(s, false, "%s: ERR %s", c->peer, message);
+	g_free(message);
+	rsv_send(s, c, "ERR", d);
+}
+
+static void conn_drop(rsv_server *s, rsv_conn *c, const char *why)
+{
+	if (c->closing)
+		return;
+	if (why != NULL)
+		rsv_log(s, true, "%s: %s; connection closed", c->peer, why);
+	c->closing = true;
+	rsv_on_close(s, c);
+}
+
+static json_object *parse_json(const guint8 *text, size_t len)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *v;
+
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	v = json_tokener_parse_ex(tok, (const char *)text, (int)len);
+	if (v != NULL &&
+	    (json_tokener_get_error(tok) != json_tokener_success || tok->char_offset != (int)len ||
+	     !json_object_is_type(v, json_type_object))) {
+		json_object_put(v);
+		v = NULL;
+	}
+	json_tokener_free(tok);
+	return v;
+}
+
+/* The first frame is AUTH {nonce}: its tag already covers both nonces. */
+static json_object *check_frame(rsv_server *s, rsv_conn *c, const guint8 *tag, const guint8 *text,
+				size_t len)
+{
+	unsigned char want[RSV_TAG_LEN];
+	json_object *msg = parse_json(text, len), *data = NULL, *nonce = NULL;
+
+	if (msg == NULL)
+		return conn_drop(s, c, "a frame that is not a JSON object"), NULL;
+	if (!c->authed) {
+		json_object_object_get_ex(msg, "data", &data);
+		json_object_object_get_ex(data, "nonce", &nonce);
+		if (!rsv_proto_unhex(json_object_get_string(nonce), c->cnonce, RSV_NONCE_LEN)) {
+			json_object_put(msg);
+			return conn_drop(s, c, "no AUTH with a nonce"), NULL;
+		}
+	}
+	rsv_proto_tag(s->secret, s->secret_len, c->snonce, c->cnonce, 'C', c->rseq, text, len,
+		      want);
+	if (!rsv_proto_tag_equal(want, tag)) {
+		json_object_put(msg);
+		return conn_drop(s, c,
+				 c->authed ? "bad tag (a frame altered, replayed or out "
+					     "of order)"
+					   : "bad tag on AUTH (a different secret?)"),
+		       NULL;
+	}
+	c->rseq++;
+	if (!c->authed) {
+		c->authed = true;
+		json_object_put(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* Every whole frame in c->in. */
+static void conn_frames(rsv_server *s, rsv_conn *c)
+{
+	while (!c->closing && c->in->len >= 4 && s->phase != RSV_END) {
+		const guint8 *p = c->in->data;
+		uint32_t n =
+			(uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+		json_object *msg;
+
+		if (n < RSV_TAG_LEN || n > RSV_MAX_FRAME) {
+			conn_drop(s, c, n > RSV_MAX_FRAME ? "frame over 1 MiB" : "frame too short");
+			return;
+		}
+		if (c->in->len < 4 + n)
+			return;
+		msg = check_frame(s, c, p + 4, p + 4 + RSV_TAG_LEN, n - RSV_TAG_LEN);
+		if (msg != NULL) {
+			rsv_on_message(s, c, msg);
+			json_object_put(msg);
+		}
+		g_byte_array_remove_range(c->in, 0, 4 + n);
+	}
+}
+
+static void conn_read(rsv_server *s, rsv_conn *c)
+{
+	guint8 buf[65536];
+	ssize_t k = recv(c->fd, buf, sizeof(buf), 0);
+
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (k <= 0) {
+		conn_drop(s, c, NULL);
+		return;
+	}
+	c->last_ms = rsv_now_ms();
+	g_byte_array_append(c->in, buf, (guint)k);
+	conn_frames(s, c);
+}
+
+static void conn_write(rsv_server *s, rsv_conn *c)
+{
+	ssize_t k;
+
+	if (c->out->len == 0)
+		return;
+	k = send(c->fd, c->out->data, c->out->len, MSG_NOSIGNAL);
+	if (k > 0)
+		g_byte_array_remove_range(c->out, 0, (guint)k);
+	else if (k < 0 && errno != EAGAIN && errno != EINTR)
+		conn_drop(s, c, g_strerror(errno));
+}
+
+static void conn_free(rsv_conn *c)
+{
+	close(c->fd);
+	g_byte_array_unref(c->in);
+	g_byte_array_unref(c->out);
+	g_free(c);
+}
+
+static void sockaddr_text(const struct sockaddr_storage *sa, char *out, size_t n)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	int port = 0;
+
+	if (sa->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		port = ntohs(in->sin_port);
+	} else if (sa->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		port = ntohs(in6->sin6_port);
+	}
+	snprintf(out, n, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+}
+
+static void accept_all(rsv_server *s, int lfd)
+{
+	for (;;) {
+		struct sockaddr_storage sa;
+		socklen_t sl = sizeof(sa);
+		int fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		json_object *hello;
+		char nonce[2 * RSV_NONCE_LEN + 1];
+		rsv_conn *c;
+
+		if (fd < 0)
+			return;
+		c = g_new0(rsv_conn, 1);
+		c->fd = fd;
+		c->executor = -1;
+		c->in = g_byte_array_new();
+		c->out = g_byte_array_new();
+		c->last_ms = rsv_now_ms();
+		sockaddr_text(&sa, c->peer, sizeof(c->peer));
+		if (getrandom(c->snonce, sizeof(c->snonce), 0) != (ssize_t)sizeof(c->snonce)) {
+			conn_free(c);
+			continue;
+		}
+		rsv_proto_hex(c->snonce, RSV_NONCE_LEN, nonce);
+		hello = json_object_new_object();
+		json_object_object_add(hello, "v", json_object_new_int(1));
+		json_object_object_add(hello, "nonce", json_object_new_string(nonce));
+		json_object_object_add(hello, "cluster_id", json_object_new_string(s->cluster_id));
+		rsv_send(s, c, "HELLO", hello);
+		g_ptr_array_add(s->conns, c);
+	}
+}
+
+/* "N" or "A-B" (inclusive), each 0..65535; false with the reason. */
+static bool parse_ports(const char *text, int *lo, int *hi, char *why, size_t n)
+{
+	char **f = g_strsplit(text, "-", -1);
+	guint nf = g_strv_length(f);
+	guint64 v[2] = { 0, 0 };
+	bool ok = nf >= 1 && nf <= 2;
+
+	for (guint i = 0; ok && i < nf; i++)
+		ok = g_ascii_string_to_unsigned(f[i], 10, 0, 65535, &v[i], NULL);
+	g_strfreev(f);
+	if (!ok) {
+		snprintf(why, n, "'%s' is not PORT or FIRST-LAST (0..65535)", text);
+		return false;
+	}
+	*lo = (int)v[0];
+	*hi = nf == 2 ? (int)v[1] : (int)v[0];
+	if (*lo > *hi) {
+		snprintf(why, n, "'%s': the range is reversed", text);
+		return false;
+	}
+	return true;
+}
+
+typedef struct listen_spec {
+	char *host; /* NULL: every interface */
+	int lo, hi;
+} listen_spec;
+
+/* --listen [HOST:]PORTS, else $TFOS_SERVER_PORT, else any port. */
+static bool listen_parse(const rsv_serve_opts *o, listen_spec *l, char *why, size_t n)
+{
+	const char *env = getenv("TFOS_SERVER_PORT"), *ports;
+	const char *colon = o->listen ? strrchr(o->listen, ':') : NULL;
+	char reason[160];
+
+	*l = (listen_spec){ 0 };
+	if (o->listen == NULL) {
+		if (env == NULL)
+			return true;
+		if (!parse_ports(env, &l->lo, &l->hi, reason, sizeof(reason))) {
+			snprintf(why, n, "Invalid TFOS_SERVER_PORT: %s", reason);
+			return false;
+		}
+		return true;
+	}
+	ports = colon ? colon + 1 : o->listen;
+	if (colon != NULL) {
+		l->host = g_strndup(o->listen, (gsize)(colon - o->listen));
+		if (l->host[0] == '[' && colon > o->listen + 1 && colon[-1] == ']') {
+			memmove(l->host, l->host + 1, strlen(l->host));
+			l->host[strlen(l->host) - 1] = '\0';
+		}
+	}
+	if (!parse_ports(ports, &l->lo, &l->hi, reason, sizeof(reason))) {
+		snprintf(why, n, "--listen %s", reason);
+		return false;
+	}
+	return true;
+}
+
+static int bind_one(const char *host, int port, struct sockaddr_storage *bound, char *why, size_t n)
+{
+	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+				  .ai_family = host ? AF_UNSPEC : AF_INET,
+				  .ai_socktype = SOCK_STREAM },
+			*ai = NULL;
+	char service[8];
+	int fd = -1, one = 1, rc;
+	socklen_t sl = sizeof(*bound);
+
+	snprintf(service, sizeof(service), "%d", port);
+	rc = getaddrinfo(host, service, &hints, &ai);
+	if (rc != 0) {
+		snprintf(why, n, "%s: %s", host, gai_strerror(rc));
+		return -1;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 1024) != 0 ||
+		    getsockname(fd, (struct sockaddr *)bound, &sl) != 0) {
+			snprintf(why, n, "%s", g_strerror(errno));
+			close(fd);
+			fd = -1;
+		}
+	} else {
+		snprintf(why, n, "%s", g_strerror(errno));
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
+/* The first port of the list that binds. */
+static int listen_open(const listen_spec *l, struct sockaddr_storage *bound)
+{
+	char why[160] = "";
+
+	for (int port = l->lo; port <= l->hi; port++) {
+		int fd = bind_one(l->host, port, bound, why, sizeof(why));
+
+		if (fd >= 0)
+			return fd;
+	}
+	if (l->lo == l->hi)
+		cli_error("reservation serve: cannot listen on %s%sport %d: %s",
+			  l->host ? l->host : "", l->host ? " " : "", l->lo, why);
+	else
+		cli_error("reservation serve: unable to bind to any port of %s%s%d-%d (last: %s)",
+			  l->host ? l->host : "", l->host ? " " : "", l->lo, l->hi, why);
+	return -1;
+}
+
+/* The IPv4 address of the interface the default route leaves by. */
+static char *default_route_address(void)
+{
+	FILE *f = fopen("/proc/net/route", "re");
+	char line[256], iface[64] = "", *found = NULL;
+	unsigned long dest, flags;
+	struct ifaddrs *ifs = NULL;
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%63s %lx %*x %lx", iface, &dest, &flags) == 3 && dest == 0 &&
+		    (flags & RTF_UP))
+			break;
+		else
+			iface[0] = '\0';
+	if (f != NULL)
+		fclose(f);
+	if (iface[0] == '\0' || getifaddrs(&ifs) != 0)
+		return NULL;
+	for (struct ifaddrs *i = ifs; i != NULL && found == NULL; i = i->ifa_next) {
+		char host[INET_ADDRSTRLEN];
+
+		if (i->ifa_addr != NULL && i->ifa_addr->sa_family == AF_INET &&
+		    strcmp(i->ifa_name, iface) == 0 &&
+		    inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr, host,
+			      sizeof(host)) != NULL)
+			found = g_strdup(host);
+	}
+	freeifaddrs(ifs);
+	return found;
+}
+
+/* --advertise, $TFOS_SERVER_HOST, a specific --listen host, the default
+ * route's address, 127.0.0.1: the first that is set. */
+static char *advertised(const rsv_serve_opts *o, const listen_spec *l)
+{
+	const char *env = getenv("TFOS_SERVER_HOST");
+	char *route;
+
+	if (o->advertise != NULL)
+		return g_strdup(o->advertise);
+	if (env != NULL && *env != '\0')
+		return g_strdup(env);
+	if (l->host != NULL && strcmp(l->host, "0.0.0.0") != 0 && strcmp(l->host, "::") != 0)
+		return g_strdup(l->host);
+	route = default_route_address();
+	return route ? route : g_strdup("127.0.0.1");
+}
+
+/* Drop connections that closed or stayed silent (outside WAIT, which
+ * waits as long as formation may take). */
+static void sweep(rsv_server *s, int64_t now)
+{
+	for (guint i = 0; i < s->conns->len;) {
+		rsv_conn *c = g_ptr_array_index(s->conns, i);
+
+		if (!c->closing && !c->waiting && now - c->last_ms > RSV_IDLE_MS)
+			conn_drop(s, c, "silent for 30 s");
+		if (c->closing && (c->out->len == 0 || c->executor < 0)) {
+			conn_free(c);
+			g_ptr_array_remove_index_fast(s->conns, i);
+		} else {
+			i++;
+		}
+	}
+}
+
+static int poll_timeout(const rsv_server *s, int64_t now)
+{
+	int64_t next = rsv_next_deadline(s), ms = 1000;
+
+	if (next >= 0 && next - now < ms)
+		ms = next - now;
+	return (int)(ms < 0 ? 0 : ms);
+}
+
+static void loop_once(rsv_server *s, int lfd, int sfd)
+{
+	guint n = s->conns->len;
+	struct pollfd *p = g_new(struct pollfd, n + 2);
+	struct signalfd_siginfo si;
+
+	p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	for (guint i = 0; i < n; i++) {
+		rsv_conn *c = g_ptr_array_index(s->conns, i);
+
+		p[i + 2] = (struct pollfd){ .fd = c->fd,
+					    .events = (short)((c->closing ? 0 : POLLIN) |
+							      (c->out->len ? POLLOUT : 0)) };
+	}
+	if (poll(p, n + 2, poll_timeout(s, rsv_now_ms())) > 0) {
+		if ((p[1].revents & POLLIN) && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			rsv_on_signal(s, (int)si.ssi_signo);
+		for (guint i = 0; i < n && s->phase != RSV_END; i++) {
+			rsv_conn *c = g_ptr_array_index(s->conns, i);
+
+			if (p[i + 2].revents & (POLLIN | POLLHUP | POLLERR))
+				conn_read(s, c);
+			if (p[i + 2].revents & POLLOUT)
+				conn_write(s, c);
+		}
+		if ((p[0].revents & POLLIN) && s->phase != RSV_END)
+			accept_all(s, lfd);
+	}
+	g_free(p);
+	for (guint i = 0; i < s->conns->len; i++)
+		conn_write(s, g_ptr_array_index(s->conns, i));
+	if (s->phase != RSV_END)
+		rsv_on_timers(s, rsv_now_ms());
+	sweep(s, rsv_now_ms());
+}
+
+/* At the end: what is queued (TIMEOUT, STOP) goes out, for up to 1 s. */
+static void flush_all(rsv_server *s)
+{
+	int64_t until = rsv_now_ms() + 1000;
+	bool pending = true;
+
+	while (pending && rsv_now_ms() < until) {
+		pending = false;
+		for (guint i = 0; i < s->conns->len; i++) {
+			rsv_conn *c = g_ptr_array_index(s->conns, i);
+			struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+
+			if (c->out->len == 0 || poll(&p, 1, 10) <= 0)
+				continue;
+			conn_write(s, c);
+			pending = pending || c->out->len > 0;
+		}
+	}
+}
+
+/* One line on stdout: where to connect, the cluster id and template. */
+static bool announce(const rsv_server *s, const char *host, const struct sockaddr_storage *bound)
+{
+	int port = ntohs(bound->ss_family == AF_INET6
+				 ? ((const struct sockaddr_in6 *)(const void *)bound)->sin6_port
+				 : ((const struct sockaddr_in *)(const void *)bound)->sin_port);
+	char *tmpl = rsv_plan_template_json(s->plan);
+	bool ok;
+
+	ok = printf(strchr(host, ':') ? "{\"address\":\"[%s]:%d\"" : "{\"address\":\"%s:%d\"", host,
+		    port) > 0 &&
+	     printf(",\"cluster_id\":\"%s\",\"cluster_template\":%s}\n", s->cluster_id, tmpl) > 0 &&
+	     fflush(stdout) == 0;
+	g_free(tmpl);
+	if (!ok)
+		cli_error("reservation serve: write error: %s", g_strerror(errno));
+	return ok;
+}
+
+static int serve_loop(rsv_server *s, int lfd)
+{
+	sigset_t mask;
+	int sfd;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	s->start_ms = rsv_now_ms();
+	while (s->phase != RSV_END)
+		loop_once(s, lfd, sfd);
+	flush_all(s);
+	if (s->o->summary != NULL && !rsv_write_summary(s))
+		s->rc = 1;
+	close(sfd);
+	return s->rc;
+}
+
+static void server_free(rsv_server *s)
+{
+	for (guint i = 0; i < s->conns->len; i++)
+		conn_free(g_ptr_array_index(s->conns, i));
+	g_ptr_array_free(s->conns, TRUE);
+	for (int i = 0; s->regs != NULL && i < s->plan->num_executors; i++) {
+		g_free(s->regs[i].host);
+		g_free(s->regs[i].hostname);
+	}
+	g_free(s->regs);
+	json_object_put(s->cluster);
+	rsv_proto_secret_free(s->secret, s->secret_len);
+}
+
+int rsv_serve(const rsv_plan *plan, const rsv_serve_opts *o)
+{
+	rsv_server s = { .plan = plan, .o = o, .conns = g_ptr_array_new() };
+	listen_spec l = { 0 };
+	struct sockaddr_storage bound;
+	unsigned char id[8];
+	char why[200], *host = NULL;
+	int lfd = -1, rc = CLI_USAGE;
+
+	s.secret = rsv_proto_secret_load(o->secret_file, &s.secret_len, why, sizeof(why));
+	if (s.secret == NULL) {
+		cli_error("reservation serve: secret file '%s': %s", o->secret_file, why);
+		goto out;
+	}
+	if (!listen_parse(o, &l, why, sizeof(why))) {
+		cli_error("reservation serve: %s", why);
+		goto out;
+	}
+	rc = CLI_FAIL;
+	if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id))
+		goto out;
+	rsv_proto_hex(id, sizeof(id), s.cluster_id);
+	s.regs = g_new0(rsv_reg, plan->num_executors);
+	lfd = listen_open(&l, &bound);
+	host = advertised(o, &l);
+	if (lfd >= 0 && announce(&s, host, &bound))
+		rc = serve_loop(&s, lfd);
+out:
+	if (lfd >= 0)
+		close(lfd);
+	g_free(host);
+	g_free(l.host);
+	server_free(&s);
+	return rc;
+}
