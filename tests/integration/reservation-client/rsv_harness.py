@@ -19,18 +19,6 @@ CLI = harness.need('CR_CLI')
 SECRET = b'0123456789abcdef-reservation-test-secret'
 
 
-def need_server():
-    """Skip (77) when this build has no `reservation serve` (the server
-    is res-server's part of issue 15; until it is merged, only the client
-    is here)."""
-    r = subprocess.run([CLI, 'reservation', 'plan', '--num-executors', '1', '--num-ps', '0'],
-                       capture_output=True, text=True, env=harness.clean_env('/tmp'))
-    if "unknown command 'reservation'" in r.stderr:
-        print('SKIP: this cluster-resolver has no `reservation serve` command yet')
-        sys.exit(77)
-
-
-need_server()
 
 
 def free_ports(n):
