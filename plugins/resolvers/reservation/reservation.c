@@ -23,6 +23,7 @@
 #include <json-c/json.h>
 
 #include "reservation.h"
+#include "rsv-proto.h"
 
 #define RSV_PING_MS 10000
 
@@ -426,9 +427,7 @@ static cr_status rsv_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	if (st == CR_OK)
 		st = rsv_conn_open(ctx, s->server, secret, secret_len, s->timeout_ms, &s->conn,
 				   err);
-	if (secret != NULL)
-		memset(secret, 0, secret_len);
-	free(secret);
+	rsv_proto_secret_free(secret, secret_len);
 	if (st == CR_OK)
 		st = rsv_register(s, ctx, err);
 	rsv_facts(s, b);

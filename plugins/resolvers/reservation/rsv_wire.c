@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rsv_wire.c - frames and tags of the reservation protocol, client side
- * (see rsv_wire.h and docs/reservation.md). libcrypto's HMAC-SHA256 and a
+ * (see rsv_wire.h and docs/reservation.md). Tags, nonces and the secret
+ * file's rules are plugins/common/reservation's, shared with the server; a
  * constant-time compare; a frame over 1 MiB, a bad tag or a sequence out of
  * order ends the connection with a message naming the server.
  */
@@ -16,17 +17,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
+#include <sys/random.h>
 
+#include <glib.h>
+
+#include "rsv-proto.h"
 #include "rsv_wire.h"
 
-#define RSV_TAG 32
-#define RSV_NONCE 32
-#define RSV_MAX_FRAME (1u << 20)
-#define RSV_LABEL "cr-reservation/1"
+#define RSV_TAG RSV_TAG_LEN
+#define RSV_NONCE RSV_NONCE_LEN
 
 struct rsv_wire {
 	char server[256];
@@ -48,32 +47,13 @@ static void rsv_be32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)v;
 }
 
-/* The tag of @json sent in direction @dir ('C' client→server, 'S' back):
- * before AUTH over the JSON alone (HELLO), then over
- * label || dir || server nonce || client nonce || be64 seq || JSON. */
+/* The tag of @json sent in direction @dir ('C' client to server, 'S'
+ * back): the HELLO form until AUTH, then over both nonces and @seq. */
 static void rsv_tag(const rsv_wire *w, char dir, uint64_t seq, const unsigned char *json,
 		    size_t len, unsigned char out[RSV_TAG])
 {
-	size_t hl = sizeof(RSV_LABEL) - 1 + 1 + 2 * RSV_NONCE + 8;
-	unsigned char *msg = malloc(hl + len), *p = msg;
-	unsigned int olen = RSV_TAG;
-
-	if (msg == NULL || !w->authed) {
-		HMAC(EVP_sha256(), w->secret, (int)w->secret_len, json, len, out, &olen);
-		free(msg);
-		return;
-	}
-	memcpy(p, RSV_LABEL, sizeof(RSV_LABEL) - 1);
-	p += sizeof(RSV_LABEL) - 1;
-	*p++ = (unsigned char)dir;
-	memcpy(p, w->snonce, RSV_NONCE);
-	memcpy(p + RSV_NONCE, w->cnonce, RSV_NONCE);
-	p += 2 * RSV_NONCE;
-	for (int i = 7; i >= 0; i--)
-		*p++ = (unsigned char)(seq >> (8 * i));
-	memcpy(p, json, len);
-	HMAC(EVP_sha256(), w->secret, (int)w->secret_len, msg, hl + len, out, &olen);
-	free(msg);
+	rsv_proto_tag(w->secret, w->secret_len, w->authed ? w->snonce : NULL, w->cnonce, dir, seq,
+		      json, len, out);
 }
 
 static cr_status rsv_write_all(rsv_wire *w, int fd, const unsigned char *p, size_t n, cr_error *err)
@@ -134,7 +114,7 @@ static cr_status rsv_take(rsv_wire *w, char **json, size_t *len, cr_error *err)
 	if (w->have < 4 + (size_t)n)
 		return CR_DECLINED;
 	rsv_tag(w, 'S', w->recv_seq, w->buf + 4 + RSV_TAG, n - RSV_TAG, tag);
-	if (CRYPTO_memcmp(tag, w->buf + 4, RSV_TAG) != 0)
+	if (!rsv_proto_tag_equal(tag, w->buf + 4))
 		return cr_host->error_set(err, CR_ERR_AUTH,
 					  "reservation server %s: bad message tag (a different "
 					  "secret, or a message altered or replayed)",
@@ -198,28 +178,6 @@ cr_status rsv_wire_recv(rsv_wire *w, int fd, int64_t timeout_ms, char **json, si
 	}
 }
 
-static void rsv_hex(const unsigned char *p, size_t n, char *out)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", p[i]);
-}
-
-static bool rsv_unhex(const char *s, unsigned char *out, size_t n)
-{
-	if (s == NULL || strlen(s) != 2 * n)
-		return false;
-	for (size_t i = 0; i < 2 * n; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned int v = 0;
-
-		sscanf(s + 2 * i, "%2x", &v);
-		out[i] = (unsigned char)v;
-	}
-	return true;
-}
-
 /* HELLO {v, nonce, cluster_id}. */
 static cr_status rsv_hello(rsv_wire *w, const char *text, size_t len, cr_error *err)
 {
@@ -231,7 +189,7 @@ static cr_status rsv_hello(rsv_wire *w, const char *text, size_t len, cr_error *
 		return st;
 	nonce = cr_host->json_string(cr_host->json_get(root, "/data/nonce"));
 	id = cr_host->json_string(cr_host->json_get(root, "/data/cluster_id"));
-	if (!rsv_unhex(nonce, w->snonce, RSV_NONCE))
+	if (!rsv_proto_unhex(nonce, w->snonce, RSV_NONCE))
 		st = cr_host->error_set(err, CR_ERR_PARSE,
 					"reservation server %s: HELLO without a nonce", w->server);
 	else
@@ -249,7 +207,7 @@ cr_status rsv_wire_client_handshake(int fd, const char *server, const unsigned c
 	size_t len = 0;
 	cr_status st;
 
-	if (w == NULL || (w->secret = malloc(secret_len)) == NULL) {
+	if (w == NULL || (w->secret = g_try_malloc(secret_len)) == NULL) {
 		free(w);
 		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
 	}
@@ -260,12 +218,12 @@ cr_status rsv_wire_client_handshake(int fd, const char *server, const unsigned c
 	if (st == CR_OK)
 		st = rsv_hello(w, text, len, err);
 	free(text);
-	if (st == CR_OK && RAND_bytes(w->cnonce, RSV_NONCE) != 1)
+	if (st == CR_OK && getrandom(w->cnonce, RSV_NONCE, 0) != (ssize_t)RSV_NONCE)
 		st = cr_host->error_set(err, CR_ERR_INTERNAL, "no random bytes for a nonce");
 	if (st == CR_OK) {
 		w->authed = true;
 		snprintf(data, sizeof(data), "{\"nonce\":\"");
-		rsv_hex(w->cnonce, RSV_NONCE, data + strlen(data));
+		rsv_proto_hex(w->cnonce, RSV_NONCE, data + strlen(data));
 		strcat(data, "\"}");
 		st = rsv_wire_send(w, fd, "AUTH", data, err);
 	}
@@ -286,8 +244,7 @@ void rsv_wire_free(rsv_wire *w)
 {
 	if (w == NULL)
 		return;
-	OPENSSL_cleanse(w->secret, w->secret_len);
-	free(w->secret);
+	rsv_proto_secret_free(w->secret, w->secret_len);
 	free(w->buf);
 	free(w);
 }
@@ -295,32 +252,11 @@ void rsv_wire_free(rsv_wire *w)
 cr_status rsv_secret_load(cr_plugin_ctx *ctx, const char *path, unsigned char **secret, size_t *len,
 			  cr_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat sb;
-	ssize_t n;
+	char why[160];
 
 	(void)ctx;
-	if (fd < 0)
-		return cr_host->error_set(err, CR_ERR_CONFIG, "secret file '%s': %s", path,
-					  strerror(errno));
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (sb.st_mode & 077) != 0 ||
-	    sb.st_size < 16 || sb.st_size > 65536) {
-		close(fd);
-		return cr_host->error_set(err, CR_ERR_CONFIG, "secret file '%s': %s", path,
-					  !S_ISREG(sb.st_mode) ? "not a regular file"
-					  : (sb.st_mode & 077) != 0
-						  ? "readable by group or others (chmod 600)"
-					  : sb.st_size < 16 ? "shorter than 16 bytes"
-							    : "longer than 64 KiB");
-	}
-	*secret = malloc((size_t)sb.st_size);
-	n = *secret ? read(fd, *secret, (size_t)sb.st_size) : -1;
-	close(fd);
-	if (n != sb.st_size) {
-		free(*secret);
-		*secret = NULL;
-		return cr_host->error_set(err, CR_ERR_CONFIG, "secret file '%s': short read", path);
-	}
-	*len = (size_t)n;
+	*secret = rsv_proto_secret_load(path, len, why, sizeof(why));
+	if (*secret == NULL)
+		return cr_host->error_set(err, CR_ERR_CONFIG, "secret file '%s': %s", path, why);
 	return CR_OK;
 }

@@ -7,8 +7,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../fuzz-lib.sh"
 fuzz_init rsv-wire
 rsv="$src/plugins/resolvers/reservation"
+proto="$src/plugins/common/reservation"
 # shellcheck disable=SC2086
-fuzz_cc -fsanitize=fuzzer -I"$rsv" $(pkg-config --cflags json-c libcrypto) \
-	"$here/fuzz-rsv-wire.c" "$rsv/rsv_wire.c" $(pkg-config --libs json-c libcrypto) \
-	-o "$out/fuzz-rsv-wire"
+fuzz_cc -fsanitize=fuzzer -I"$rsv" -I"$proto" $(pkg-config --cflags json-c libcrypto glib-2.0) \
+	"$here/fuzz-rsv-wire.c" "$rsv/rsv_wire.c" "$proto/rsv-proto.c" \
+	$(pkg-config --libs json-c libcrypto glib-2.0) -o "$out/fuzz-rsv-wire"
 fuzz_run fuzz-rsv-wire "$here/corpus" "$secs" 4096
