@@ -31,7 +31,8 @@ check() {
 	fi
 }
 
-check "resolve " res
+check "resolve reservation " res
+check "resolve " reso
 check "check-config " che
 check "--format " resolve --for
 check "--format " exec --format=torch --form
@@ -42,6 +43,7 @@ check "torchrun " -c x.conf exec -f torchr
 check "mpich " resolve --dialect mp
 check "c10d " exec --rdzv c
 check "expand " hostlist ex
+check "serve " reservation se
 check "--json " -v plugins --js
 # Plugin names come from `plugins --json` of the cluster-resolver on PATH.
 PATH=$(dirname "$cli"):$PATH
