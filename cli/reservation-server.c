@@ -25,6 +25,7 @@
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +53,26 @@ void rsv_log(const rsv_server *s, bool always, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* Straight to the socket when nothing is queued before it: at formation
+ * N clients each get the whole cluster, and the kernel's buffers, not
+ * ours, should hold those N copies. What does not fit waits in c->out. */
+static void send_or_queue(rsv_conn *c, const guint8 *head, size_t hlen, const guint8 *body,
+			  size_t blen)
+{
+	struct iovec iov[2] = { { (void *)head, hlen }, { (void *)body, blen } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t k = 0;
+
+	if (c->out->len == 0 && !c->closing)
+		k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (k < 0)
+		k = 0; /* an error shows at the next write or read */
+	if ((size_t)k < hlen)
+		g_byte_array_append(c->out, head + k, (guint)(hlen - (size_t)k));
+	k = (size_t)k > hlen ? k - (ssize_t)hlen : 0;
+	g_byte_array_append(c->out, body + k, (guint)(blen - (size_t)k));
+}
+
 /* Before AUTH (the HELLO) the tag covers the JSON alone. */
 void rsv_send(rsv_server *s, rsv_conn *c, const char *type, json_object *data)
 {
@@ -68,8 +89,7 @@ void rsv_send(rsv_server *s, rsv_conn *c, const char *type, json_object *data)
 		head[i] = (unsigned char)((RSV_TAG_LEN + len) >> (8 * (3 - i)));
 	rsv_proto_tag(s->secret, s->secret_len, c->authed ? c->snonce : NULL, c->cnonce, 'S',
 		      c->sseq++, text, len, head + 4);
-	g_byte_array_append(c->out, head, sizeof(head));
-	g_byte_array_append(c->out, (const guint8 *)text, (guint)len);
+	send_or_queue(c, head, sizeof(head), (const guint8 *)text, len);
 	json_object_put(msg);
 }
 
