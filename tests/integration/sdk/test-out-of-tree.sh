@@ -40,6 +40,13 @@ if grep -rl -e "$src" -e "$build" "$pcdir" "$libdir/cmake" >/dev/null 2>&1; then
 	fail "installed SDK files name the source or build tree"
 fi
 
+# The installed executables find their library through their RPATH
+# ($ORIGIN/../lib), whatever the prefix given at install time.
+env -u LD_LIBRARY_PATH "$prefix/bin/cluster-resolver" --version >/dev/null ||
+	fail "the installed CLI does not find libcluster-resolver.so.1 by itself"
+env -u LD_LIBRARY_PATH "$prefix/bin/cr-testhost" --help >/dev/null ||
+	fail "the installed cr-testhost does not find libcr-testhost.so.1 by itself"
+
 # The installed CLI, its library and its plugins; not the build tree's.
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CLUSTER_RESOLVER_PLUGIN_PATH="$libdir/cluster-resolver/resolvers:$libdir/cluster-resolver/accelerators"
@@ -56,7 +63,13 @@ pc="pkg-config --define-prefix"
 [ -z "$($pc --libs-only-l cluster-resolver-plugin)" ] || fail "the plugin SDK must not link anything"
 [ "$($pc --libs-only-l cr-testhost | tr -d " ")" = "-lcr-testhost" ] || fail "cr-testhost.pc links [$($pc --libs-only-l cr-testhost)]"
 
-cp -r "$src/examples/plugin-template" "$tmp/tpl"
+# The template as installed with the SDK (pkg-config's templatedir).
+tpl=$($pc --variable=templatedir cluster-resolver-plugin)
+[ "$tpl" = "$prefix/share/cluster-resolver/plugin-template" ] || fail "templatedir is $tpl"
+cp -r "$tpl" "$tmp/tpl" || fail "the plugin template is not installed"
+for f in CMakeLists.txt Makefile README.md src/example.c tests/test-example.sh; do
+	cmp -s "$src/examples/plugin-template/$f" "$tmp/tpl/$f" || fail "installed template: $f differs"
+done
 
 # 2. CMake package: configure, build, the template's own tests (unit tests
 #    linked with ClusterResolver::testhost, then the CLI test), install.
@@ -74,10 +87,11 @@ if objdump -p "$tmp/tpl/build/example.so" | grep -q 'NEEDED *lib\(cr-testhost\|c
 	fail "template: example.so links a cluster-resolver library"
 fi
 cmake --install "$tmp/tpl/build" >/dev/null || fail "template: cmake --install"
-so="$tmp/plugins/lib/cluster-resolver/resolvers/example.so"
-[ -f "$so" ] || so=$(find "$tmp/plugins" -name example.so | head -n 1)
-[ -f "$so" ] || fail "template: example.so not installed"
-case $so in */cluster-resolver/resolvers/example.so) ;; *) fail "template installed at $so" ;; esac
+# cr_add_plugin installs into the host's own resolver directory, not under
+# the template's CMAKE_INSTALL_PREFIX.
+so="$libdir/cluster-resolver/resolvers/example.so"
+[ -f "$so" ] || fail "template: example.so not in the host's resolver directory ($(find "$tmp" -name example.so))"
+[ -z "$(find "$tmp/plugins" -name example.so 2>/dev/null)" ] || fail "template: example.so under its own prefix"
 exports=$(nm -D --defined-only "$so" | awk '$2 == "T" { print $3 }')
 [ "$exports" = cr_plugin_entry ] || fail "example.so exports [$exports], want cr_plugin_entry only"
 
