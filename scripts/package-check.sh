@@ -1,7 +1,7 @@
 #!/bin/sh
-# package-check.sh [--deb-only|--rpm-only] [--system] - build the Debian and
-# RPM packages from the working tree and try them as an admin and a plugin
-# author would.
+# package-check.sh [--deb-only|--rpm-only|--user-only] [--system] - build the
+# Debian and RPM packages from the working tree and try them as an admin and
+# a plugin author would; install into ~/.local as a user without root.
 #
 #   1. Stages the tree (git's tracked and unignored files) in a scratch
 #      directory, with packaging/debian/ copied to debian/ at its root
@@ -23,17 +23,24 @@
 #   5. rpmbuild -bb packaging/rpm/cluster-resolver.spec (--nodeps: Debian's
 #      rpm database has none of the BuildRequires), then checks each RPM's
 #      file list.
+#   6. A user without root (nobody, HOME in the scratch directory) builds
+#      with -DCMAKE_INSTALL_PREFIX=~/.local, installs, and runs
+#      ~/.local/bin/cluster-resolver with no environment help: it finds its
+#      library (RPATH), its plugins and ~/.local/etc/cluster-resolver; then
+#      builds the installed template against ~/.local, whose cmake --install
+#      puts the plugin where that CLI lists it.
 # Needs: dpkg-dev, debhelper, lintian, fakeroot, rpm (scripts/deps.sh package).
 # Takes several minutes (two full builds): not part of scripts/test.sh.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
-deb=1 rpm=1 system=0
+deb=1 rpm=1 user=1 system=0
 for a in "$@"; do
 	case $a in
-	--deb-only) rpm=0 ;;
-	--rpm-only) deb=0 ;;
+	--deb-only) rpm=0 user=0 ;;
+	--rpm-only) deb=0 user=0 ;;
+	--user-only) deb=0 rpm=0 ;;
 	--system) system=1 ;;
-	*) echo "usage: $0 [--deb-only|--rpm-only] [--system]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--deb-only|--rpm-only|--user-only] [--system]" >&2; exit 2 ;;
 	esac
 done
 fail() { echo "package-check: FAIL: $*" >&2; exit 1; }
@@ -156,5 +163,39 @@ if [ "$rpm" = 1 ]; then
 	rpm -qp --requires "$(ls "$rpms"/cluster-resolver-k8s-"$version"-1*.rpm)" 2>/dev/null |
 		grep -q '^libyaml' || fail "the k8s RPM does not require libyaml"
 	ls "$rpms"
+fi
+if [ "$user" = 1 ]; then
+	# 6. ~/.local, as a user without root.
+	[ "$(id -u)" = 0 ] || fail "the ~/.local check switches to nobody: run as root (or --deb-only/--rpm-only)"
+	home="$work/home"
+	mkdir -p "$home"
+	chmod 755 "$work"
+	cp -r "$stage" "$home/src"
+	chown -R nobody:nogroup "$home"
+	step "~/.local install as nobody (HOME=$home)"
+	"$src/scripts/hermetic.sh" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env -i PATH=/usr/bin:/bin HOME="$home" LC_ALL=C.UTF-8 sh -eu -c '
+		fail() { echo "package-check: FAIL: $*" >&2; exit 1; }
+		cd "$HOME/src"
+		cmake -S . -B build -DCMAKE_INSTALL_PREFIX="$HOME/.local" -DBUILD_TESTING=OFF >"$HOME/user.log" 2>&1 &&
+			cmake --build build -j"$1" >>"$HOME/user.log" 2>&1 &&
+			cmake --install build >>"$HOME/user.log" 2>&1 || { tail -n 40 "$HOME/user.log"; fail "~/.local build or install"; }
+		[ -f "$HOME/.local/etc/cluster-resolver/cluster-resolver.conf" ] || fail "no ~/.local/etc/cluster-resolver/cluster-resolver.conf"
+		export PATH="$HOME/.local/bin:$PATH"
+		got=$(cluster-resolver check-config | head -n 1)
+		[ "$got" = "$HOME/.local/etc/cluster-resolver/cluster-resolver.conf: ok" ] || fail "check-config: [$got]"
+		got=$(cluster-resolver resolve)
+		[ "$got" = "{\"cluster\": {\"worker\": [\"localhost:2222\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}" ] ||
+			fail "resolve with the ~/.local default config: [$got]"
+		cluster-resolver plugins | grep -q " $HOME/.local/lib/cluster-resolver/resolvers/k8s.so\$" ||
+			fail "plugins: k8s.so not from ~/.local"
+		cp -r "$HOME/.local/share/cluster-resolver/plugin-template" "$HOME/tpl"
+		cd "$HOME/tpl"
+		cmake -S . -B build >"$HOME/tpl.log" 2>&1 && cmake --build build >>"$HOME/tpl.log" 2>&1 &&
+			ctest --test-dir build >>"$HOME/tpl.log" 2>&1 && cmake --install build >>"$HOME/tpl.log" 2>&1 ||
+			{ tail -n 40 "$HOME/tpl.log"; fail "the template against ~/.local"; }
+		cluster-resolver plugins | grep -q "^example .* $HOME/.local/lib/cluster-resolver/resolvers/example.so\$" ||
+			fail "plugins does not list the installed example.so"
+		echo "ok: ~/.local"' sh "$jobs" || fail "~/.local install"
 fi
 step "ok"
