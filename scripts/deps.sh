@@ -1,10 +1,12 @@
 #!/bin/sh
-# deps.sh [build|test] - install the Debian packages cluster-resolver needs.
+# deps.sh [build|test|package] - install the Debian packages cluster-resolver needs.
 #   build: compiler, CMake and the libraries (GLib, json-c, libcurl, libconfig;
 #          libyaml for k8s, libxml2 for aws, OpenSSL's libcrypto for gcp's RS256)
 #   test:  build + everything the test suite and benchmarks run for real
 #          (Slurm + munge, protoc, valgrind, clang/libFuzzer, abigail, the AWS CLI v2
 #          and Debian's botocore/boto3, google-api-python-client, google-auth, ...)
+#   package: build + what scripts/package-check.sh runs (dpkg-buildpackage with
+#          debhelper, lintian, fakeroot, rpmbuild)
 # Installs only what is missing; needs root (or sudo) the first time.
 set -eu
 what=${1:-build}
@@ -16,10 +18,13 @@ test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler iprou
   python3-kubernetes abigail-tools man-db hyperfine time clang-format
   awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth"
 
+package_pkgs="$build_pkgs dpkg-dev debhelper fakeroot lintian rpm git iproute2 util-linux"
+
 case $what in
 build) pkgs=$build_pkgs ;;
 test) pkgs=$test_pkgs ;;
-*) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+package) pkgs=$package_pkgs ;;
+*) echo "usage: $0 [build|test|package]" >&2; exit 2 ;;
 esac
 
 missing=

@@ -29,7 +29,8 @@
 #      library (RPATH), its plugins and ~/.local/etc/cluster-resolver; then
 #      builds the installed template against ~/.local, whose cmake --install
 #      puts the plugin where that CLI lists it.
-# Needs: dpkg-dev, debhelper, lintian, fakeroot, rpm (scripts/deps.sh package).
+# Needs root (the private mounts, the switch to nobody) and what
+# `scripts/deps.sh package` installs (it is run first).
 # Takes several minutes (two full builds): not part of scripts/test.sh.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +46,7 @@ for a in "$@"; do
 done
 fail() { echo "package-check: FAIL: $*" >&2; exit 1; }
 step() { echo "package-check: $*"; }
+"$src/scripts/deps.sh" package || fail "scripts/deps.sh package"
 for t in dpkg-buildpackage dh lintian fakeroot rpmbuild git; do
 	command -v "$t" >/dev/null || fail "$t is not installed (scripts/deps.sh package)"
 done
