@@ -33,6 +33,8 @@
 # `scripts/deps.sh package` installs (it is run first).
 # Takes several minutes (two full builds): not part of scripts/test.sh.
 set -eu
+# Nothing of a build tree (the suite's plugin path, a config) leaks in.
+unset CLUSTER_RESOLVER_PLUGIN_PATH CLUSTER_RESOLVER_CONFIG
 src=$(cd "$(dirname "$0")/.." && pwd)
 deb=1 rpm=1 user=1 system=0
 for a in "$@"; do

@@ -105,6 +105,16 @@ grep -q "^0 of 8 cases failed$" "$tmp/check.log" || { cat "$tmp/check.log"; fail
 make -s -C "$tmp/tpl" PKG_CONFIG="$pc" DESTDIR="$tmp/pcinst" install >/dev/null || fail "make install"
 so2="$tmp/pcinst$libdir/cluster-resolver/resolvers/example.so"
 [ -f "$so2" ] || fail "make install did not use resolverdir ($so2)"
+# Without pkg-config (or the SDK) the Makefile stops with a message instead
+# of installing example.so into /.
+if out=$(make -C "$tmp/tpl" PKG_CONFIG=/nonexistent/pkg-config DESTDIR="$tmp/nopc" install 2>&1); then
+	fail "template: make install without pkg-config succeeded"
+fi
+case $out in
+*"'/nonexistent/pkg-config --modversion cluster-resolver-plugin' found nothing: install pkg-config and the cluster-resolver SDK"*) ;;
+*) echo "$out"; fail "template: make without pkg-config: no message" ;;
+esac
+[ ! -e "$tmp/nopc" ] || fail "template: make without pkg-config installed something"
 
 # 4. Both builds loaded by the installed CLI.
 conf="$tmp/use.conf"
