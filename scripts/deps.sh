@@ -3,7 +3,8 @@
 #   build: compiler, CMake and the libraries (GLib, json-c, libcurl, libconfig;
 #          libyaml for k8s, libxml2 for aws, OpenSSL's libcrypto for gcp's RS256)
 #   test:  build + everything the test suite and benchmarks run for real
-#          (Slurm + munge, protoc, valgrind, clang/libFuzzer, abigail, the AWS CLI v2
+#          (Slurm + munge, libslurm-dev for the SPANK plugin, protoc, valgrind,
+#          clang/libFuzzer, abigail, the AWS CLI v2
 #          and Debian's botocore/boto3, google-api-python-client, google-auth, ...)
 #   package: build + what scripts/package-check.sh runs (dpkg-buildpackage with
 #          debhelper, lintian, fakeroot, rpmbuild)
@@ -14,7 +15,7 @@ what=${1:-build}
 build_pkgs="cmake make gcc pkg-config libglib2.0-dev libjson-c-dev libcurl4-openssl-dev
   libconfig-dev libyaml-dev libxml2-dev libssl-dev ca-certificates"
 test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler iproute2
-  util-linux openssl curl python3 munge slurmctld slurmd slurm-client clustershell
+  util-linux openssl curl python3 munge slurmctld slurmd slurm-client libslurm-dev clustershell
   python3-kubernetes abigail-tools man-db hyperfine time clang-format
   awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth"
 
