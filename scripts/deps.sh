@@ -19,7 +19,7 @@ test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler iprou
   python3-kubernetes abigail-tools man-db hyperfine time clang-format
   awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth"
 
-package_pkgs="$build_pkgs dpkg-dev debhelper fakeroot lintian rpm git iproute2 util-linux"
+package_pkgs="$build_pkgs libslurm-dev dpkg-dev debhelper fakeroot lintian rpm git iproute2 util-linux"
 
 case $what in
 build) pkgs=$build_pkgs ;;

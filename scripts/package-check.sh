@@ -18,7 +18,7 @@
 #      directory changes. With --system (CI, as root) the packages are
 #      installed for real with apt-get and purged afterwards.
 #   4. Runs the packages' autopkgtests (debian/tests: cli-static, the
-#      installed CLI on static configs and the default one; sdk-template, the
+#      installed CLI on static configs and the default one; spank-plugin; sdk-template, the
 #      plugin template built, tested and installed against the installed SDK).
 #   5. rpmbuild -bb packaging/rpm/cluster-resolver.spec (--nodeps: Debian's
 #      rpm database has none of the BuildRequires), then checks each RPM's
@@ -76,7 +76,7 @@ if [ "$deb" = 1 ]; then
 		{ tail -n 60 "$work/deb.log"; fail "dpkg-buildpackage (log above)"; }
 	changes=$(ls "$work"/cluster-resolver_"$version"_*.changes)
 	for p in libcluster-resolver1 libcluster-resolver-dev cluster-resolver cluster-resolver-plugins \
-		cluster-resolver-k8s cluster-resolver-cloud libcr-testhost1 cr-testhost; do
+		cluster-resolver-k8s cluster-resolver-cloud cluster-resolver-slurm libcr-testhost1 cr-testhost; do
 		ls "$work/${p}_${version}_"*.deb >/dev/null 2>&1 || fail "no $p .deb"
 	done
 	step "lintian"
@@ -97,6 +97,9 @@ if [ "$deb" = 1 ]; then
 	has cluster-resolver '/etc/cluster-resolver/cluster-resolver.conf$'
 	has cluster-resolver '/usr/share/doc/cluster-resolver/examples/k8s.conf$'
 	has cr-testhost '/usr/share/man/man1/cr-testhost.1.gz$'
+	has cluster-resolver-slurm '/usr/lib/[^/]*/slurm-wlm/spank_cluster_resolver.so$'
+	has cluster-resolver '/usr/share/doc/cluster-resolver/examples/slurm/train.sbatch$'
+	has cluster-resolver '/usr/share/doc/cluster-resolver/examples/k8s/indexed-job.yaml$'
 	has libcluster-resolver-dev '/usr/share/cluster-resolver/plugin-template/Makefile$'
 	has libcluster-resolver-dev '/cmake/ClusterResolver/ClusterResolverConfig.cmake$'
 	dpkg-deb -f "$work/cluster-resolver-k8s_${version}_"*.deb Depends | grep -q 'libyaml' ||
@@ -117,7 +120,7 @@ if [ "$deb" = 1 ]; then
 			$(ls "$work"/*.deb | grep -v dbgsym) >"$work/apt.log" 2>&1 ||
 			{ cat "$work/apt.log"; fail "apt-get install"; }
 		rc=0
-		for t in cli-static sdk-template; do
+		for t in cli-static sdk-template spank-plugin; do
 			AUTOPKGTEST_TMP=$(mktemp -d "$work/t.XXXXXX") "$src/scripts/hermetic.sh" "$tests/$t" || rc=1
 		done
 		# shellcheck disable=SC2086
@@ -134,7 +137,7 @@ if [ "$deb" = 1 ]; then
 			mount --make-rprivate /
 			mount -t overlay overlay -o "lowerdir=$root/usr:/usr,upperdir=$w/ov/usr.up,workdir=$w/ov/usr.work" /usr
 			mount -t overlay overlay -o "lowerdir=$root/etc:/etc,upperdir=$w/ov/etc.up,workdir=$w/ov/etc.work" /etc
-			for t in cli-static sdk-template; do
+			for t in cli-static sdk-template spank-plugin; do
 				AUTOPKGTEST_TMP=$(mktemp -d "$w/t.XXXXXX") "$tests/$t"
 			done' sh "$work" "$root" "$tests" || fail "autopkgtests"
 	fi
@@ -163,6 +166,7 @@ if [ "$rpm" = 1 ]; then
 	rhas cluster-resolver-k8s '/resolvers/k8s.so$'
 	rhas cluster-resolver-cloud '/resolvers/gce.so$'
 	rhas cluster-resolver-testhost '^/usr/bin/cr-testhost$'
+	rhas cluster-resolver-slurm '/slurm/spank_cluster_resolver.so$'
 	rhas cluster-resolver-devel '/plugin-template/CMakeLists.txt$'
 	rpm -qp --requires "$(ls "$rpms"/cluster-resolver-k8s-"$version"-1*.rpm)" 2>/dev/null |
 		grep -q '^libyaml' || fail "the k8s RPM does not require libyaml"
