@@ -6,7 +6,7 @@
  * resolution failure runs nothing and exits as `resolve` would.
  *
  * The variables are those of cr_result_env_vars() for each listed format
- * (tf_config, torch, jax, env; default tf_config), in list order, then the
+ * (tf_config, torch, torchrun, jax, env; default tf_config), in list order, then the
  * variables the resolvers asked for (cr_result_env), so the environment is
  * the one `eval "$(cluster-resolver resolve --format env)"` would give; then
  * one variable per descriptor a resolver passed (cr_result_fd), naming its
@@ -27,19 +27,16 @@
 	"usage: exec [--format F[,F...]] [--jobs J[,J...]] [--supervise [--stop-timeout S]] -- "   \
 	"PROGRAM [ARGS]"
 
-/* Set the variables of @format; the world formats get "jobs=@jobs". */
-static int exec_set_format(const cr_result *res, const char *format, const char *jobs)
+/* Set the variables of @format, one of @formats. */
+static int exec_set_format(const cr_result *res, const char *const *formats, const char *format)
 {
 	cr_error err = CR_ERROR_INIT;
-	char *jobs_opt = jobs != NULL && strcmp(format, "tf_config") != 0
-				 ? cli_format_option("jobs", jobs)
-				 : NULL;
-	const char *opts[2] = { jobs_opt, NULL };
+	char **opts = cli_format_options(formats, format);
 	char **pairs = NULL;
 	cr_status st;
 
-	st = cr_result_env_vars(res, format, opts, &pairs, &err);
-	free(jobs_opt);
+	st = cr_result_env_vars(res, format, (const char *const *)opts, &pairs, &err);
+	g_strfreev(opts);
 	if (st != CR_OK) {
 		cli_error("exec: %s", err.message);
 		return cli_exit_status(st, CLI_PHASE_OUTPUT);
@@ -50,17 +47,12 @@ static int exec_set_format(const cr_result *res, const char *format, const char 
 	return CLI_OK;
 }
 
-static int exec_set_env(const cr_result *res, const char *formats, const char *jobs)
+static int exec_set_env(const cr_result *res, const char *const *formats)
 {
-	char *list = strdup(formats), *save = NULL;
 	int rc = CLI_OK;
 
-	if (list == NULL)
-		abort();
-	for (char *f = strtok_r(list, ",", &save); rc == CLI_OK && f != NULL;
-	     f = strtok_r(NULL, ",", &save))
-		rc = exec_set_format(res, f, jobs);
-	free(list);
+	for (size_t f = 0; rc == CLI_OK && formats[f] != NULL; f++)
+		rc = exec_set_format(res, formats, formats[f]);
 	for (size_t k = 0; rc == CLI_OK && k < cr_result_num_env(res); k++) {
 		const char *name, *value;
 
@@ -94,11 +86,34 @@ int cli_exec_failed(const char *program, int error)
 	return error == ENOENT ? 127 : 126;
 }
 
-typedef struct exec_opts {
-	const char *formats, *jobs;
-	bool supervise;
-	double stop_timeout; /* seconds; < 0: not given */
-} exec_opts;
+static gboolean exec_supervise;
+static char *exec_stop_timeout;
+static const GOptionEntry exec_entries[] = {
+	{ "supervise", 0, 0, G_OPTION_ARG_NONE, &exec_supervise,
+	  "run PROGRAM as a child: signals forwarded, resolvers told when it ends", NULL },
+	{ "stop-timeout", 0, 0, G_OPTION_ARG_STRING, &exec_stop_timeout,
+	  "with --supervise: seconds between SIGTERM and SIGKILL (default 10)", "S" },
+	G_OPTION_ENTRY_NULL
+};
+static const cli_command exec_cmd = {
+	.name = "exec",
+	.params = "-- PROGRAM [ARGS...]",
+	.summary = "Run PROGRAM with the cluster in its environment (the variables of each "
+		   "--format, default tf_config), in place of this process.",
+	.examples = "Examples:\n"
+		    "  cluster-resolver exec -- python train.py\n"
+		    "  cluster-resolver exec --format \"torch, jax\" -- python train.py\n"
+		    "  # one torchrun per node, each starting that node's processes:\n"
+		    "  cluster-resolver exec --format torchrun --master-port auto -- \\\n"
+		    "      torchrun --nproc-per-node 8 train.py\n"
+		    "  cluster-resolver exec --format torchrun --rdzv c10d -- torchrun "
+		    "--nproc-per-node 8 train.py\n"
+		    "  cluster-resolver exec --supervise --stop-timeout 30 -- ./server\n",
+	.entries = exec_entries,
+	.format_entries = cli_format_entries,
+	.max_args = CLI_ARGS_AFTER_DASHDASH,
+	.values = cli_format_value_words,
+};
 
 static bool exec_parse_timeout(const char *text, double *out)
 {
@@ -115,72 +130,37 @@ static bool exec_parse_timeout(const char *text, double *out)
 	return true;
 }
 
-/* One option at argv[*i]: 1 taken, 0 unknown, -1 invalid value. */
-static int exec_option(int argc, char **argv, int *i, exec_opts *x)
+int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 {
-	const char *v = NULL;
-
-	if (strcmp(argv[*i], "--supervise") == 0) {
-		x->supervise = true;
-		return 1;
-	}
-	if (cli_opt_value(argc, argv, i, "--format", &v))
-		x->formats = v;
-	else if (cli_opt_value(argc, argv, i, "--jobs", &v))
-		x->jobs = v;
-	else if (cli_opt_value(argc, argv, i, "--stop-timeout", &v) && v != NULL)
-		return exec_parse_timeout(v, &x->stop_timeout) ? 1 : -1;
-	return v != NULL ? 1 : 0;
-}
-
-/* Options up to "--"; returns the index of "--", or -1 after an error. */
-static int exec_parse(int argc, char **argv, exec_opts *x)
-{
-	const char *f;
-	int i, t;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		t = exec_option(argc, argv, &i, x);
-		if (t < 0)
-			return -1;
-		if (t == 0) {
-			cli_error("exec: unexpected argument '%s' (" EXEC_USAGE ")", argv[i]);
-			return -1;
-		}
-	}
-	if (i + 1 >= argc) {
-		cli_error("exec: no program given (" EXEC_USAGE ")");
-		return -1;
-	}
-	f = x->formats;
-	if (f[0] == '\0' || f[0] == ',' || strstr(f, ",,") != NULL || f[strlen(f) - 1] == ',') {
-		cli_error("exec: empty name in format list '%s'", f);
-		return -1;
-	}
-	if (x->stop_timeout >= 0 && !x->supervise) {
-		cli_error("exec: --stop-timeout needs --supervise");
-		return -1;
-	}
-	return i;
-}
-
-int cli_cmd_exec(const cli_opts *o, int argc, char **argv)
-{
-	exec_opts x = { .formats = "tf_config", .stop_timeout = -1 };
+	cli_opts o;
 	cr_context *ctx = NULL;
 	cr_result *res = NULL;
-	int i, rc;
+	char **formats = NULL;
+	double stop_timeout = CLI_STOP_TIMEOUT;
+	int rc;
 
-	i = exec_parse(argc, argv, &x);
-	if (i < 0)
+	if (!cli_parse(&exec_cmd, in, &o, &argc, &argv, &rc))
+		return rc;
+	/* argv: "exec" "--" PROGRAM ARGS... */
+	if (argc < 3) {
+		cli_error("exec: no program given (" EXEC_USAGE ")");
 		return CLI_USAGE;
-	rc = cli_resolve(o, &ctx, &res);
+	}
+	if (exec_stop_timeout != NULL && !exec_parse_timeout(exec_stop_timeout, &stop_timeout))
+		return CLI_USAGE;
+	if (exec_stop_timeout != NULL && !exec_supervise) {
+		cli_error("exec: --stop-timeout needs --supervise");
+		return CLI_USAGE;
+	}
+	if (!cli_format_list("exec", &formats))
+		return CLI_USAGE;
+	rc = cli_resolve(&o, &ctx, &res);
 	if (rc == CLI_OK)
-		rc = exec_set_env(res, x.formats, x.jobs);
-	if (rc == CLI_OK && x.supervise)
-		rc = cli_supervise(ctx, res, &argv[i + 1],
-				   x.stop_timeout >= 0 ? x.stop_timeout : CLI_STOP_TIMEOUT);
-	if (rc != CLI_OK || x.supervise) {
+		rc = exec_set_env(res, (const char *const *)formats);
+	g_strfreev(formats);
+	if (rc == CLI_OK && exec_supervise)
+		rc = cli_supervise(ctx, res, &argv[2], stop_timeout);
+	if (rc != CLI_OK || exec_supervise) {
 		cr_result_free(res);
 		cr_context_free(ctx);
 		return rc;
@@ -190,8 +170,8 @@ int cli_cmd_exec(const cli_opts *o, int argc, char **argv)
 	cr_context_free(ctx);
 	fflush(NULL);
 	cli_exec_keep_fds(res);
-	execvp(argv[i + 1], &argv[i + 1]);
-	rc = cli_exec_failed(argv[i + 1], errno);
+	execvp(argv[2], &argv[2]);
+	rc = cli_exec_failed(argv[2], errno);
 	cr_result_free(res);
 	return rc;
 }

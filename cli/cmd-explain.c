@@ -10,27 +10,36 @@
 
 #include "commands.h"
 
-int cli_cmd_explain(const cli_opts *o, int argc, char **argv)
+static gboolean explain_json;
+static const GOptionEntry explain_entries[] = { { "json", 0, 0, G_OPTION_ARG_NONE, &explain_json,
+						  "the explanation as one JSON object", NULL },
+						G_OPTION_ENTRY_NULL };
+static const cli_command explain_cmd = {
+	.name = "explain",
+	.summary = "Say why the cluster came out as it did: each resolver's verdict, reason and "
+		   "facts, then the merged result.",
+	.examples = "Examples:\n"
+		    "  cluster-resolver explain\n"
+		    "  cluster-resolver -c site.conf explain --json\n",
+	.entries = explain_entries,
+	.max_args = 0,
+};
+
+int cli_cmd_explain(const cli_opts *in, int argc, char **argv)
 {
+	cli_opts o;
 	cr_error err = CR_ERROR_INIT;
 	cr_context *ctx = NULL;
 	char *text = NULL;
-	bool json = false;
 	cr_status st;
 	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-			continue;
-		}
-		cli_error("explain: unexpected argument '%s'", argv[i]);
-		return CLI_USAGE;
-	}
-	rc = cli_open(o, &ctx);
+	if (!cli_parse(&explain_cmd, in, &o, &argc, &argv, &rc))
+		return rc;
+	rc = cli_open(&o, &ctx);
 	if (rc != CLI_OK)
 		return rc;
-	st = cr_context_explain(ctx, json, &text, &err);
+	st = cr_context_explain(ctx, explain_json, &text, &err);
 	if (text != NULL)
 		fputs(text, stdout);
 	cr_free(text);

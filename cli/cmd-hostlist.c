@@ -173,22 +173,67 @@ out:
 	return rc;
 }
 
-int cli_cmd_hostlist(int argc, char **argv)
+static const char *const hostlist_words[] = { "expand", "compress", NULL };
+static const cli_command hostlist_cmd = {
+	.name = "hostlist",
+	.params = "expand EXPR | compress [NAME...]",
+	.summary = "Slurm hostlist tools (no configuration is read).",
+	.examples = "Examples:\n"
+		    "  cluster-resolver hostlist expand 'node[01-03],gpu7'\n"
+		    "  cluster-resolver hostlist compress node01 node02 node03\n"
+		    "  scontrol show hostnames | cluster-resolver hostlist compress\n",
+	.max_args = -1,
+	.words = hostlist_words,
+};
+static const cli_command expand_cmd = {
+	.name = "hostlist expand",
+	.params = "EXPR",
+	.summary = "Print the names of a Slurm hostlist expression, one a line, in order.",
+	.examples = "Examples:\n"
+		    "  cluster-resolver hostlist expand 'node[01-03,07],gpu[1-2]-ib'\n"
+		    "  cluster-resolver hostlist expand \"$SLURM_JOB_NODELIST\"\n",
+	.max_args = 1,
+};
+static const cli_command compress_cmd = {
+	.name = "hostlist compress",
+	.params = "[NAME...]",
+	.summary = "Read names (the arguments, else stdin; blank or comma separated) and print "
+		   "one hostlist expression; order is kept.",
+	.examples = "Examples:\n"
+		    "  cluster-resolver hostlist compress node01 node02 node03\n"
+		    "  printf 'a1\\na2\\n' | cluster-resolver hostlist compress\n",
+	.max_args = -1,
+};
+
+int cli_cmd_hostlist(const cli_opts *in, int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : NULL;
+	cli_opts o;
+	int rc;
 
+	if (cli_describe_mode)
+		return cli_parse(&hostlist_cmd, in, &o, &argc, &argv, &rc) ? CLI_OK : rc;
 	if (sub == NULL)
 		return hostlist_usage_error("hostlist: missing subcommand");
 	if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
-		fputs(hostlist_usage, stdout);
-		return 0;
+		cli_parse(&hostlist_cmd, in, &o, &argc, &argv, &rc);
+		return rc;
 	}
 	if (strcmp(sub, "expand") == 0) {
-		if (argc != 3)
+		argc--;
+		argv++;
+		if (!cli_parse(&expand_cmd, in, &o, &argc, &argv, &rc))
+			return rc;
+		if (argc != 2)
 			return hostlist_usage_error("hostlist expand: expected one EXPR");
-		return hostlist_expand_cmd(argv[2]);
+		return hostlist_expand_cmd(argv[1]);
 	}
-	if (strcmp(sub, "compress") == 0)
-		return hostlist_compress_cmd(argc - 2, argv + 2);
+	if (strcmp(sub, "compress") == 0) {
+		argc--;
+		argv++;
+		if (!cli_parse(&compress_cmd, in, &o, &argc, &argv, &rc))
+			return rc;
+		return hostlist_compress_cmd(argc - 1, argv + 1);
+	}
 	return hostlist_usage_error("hostlist: unknown subcommand '%s'", sub);
 }

@@ -6,49 +6,82 @@
 
 #include "commands.h"
 
-int cli_cmd_resolve(const cli_opts *o, int argc, char **argv)
-{
-	const char *format = "tf_config", *dialect = NULL, *jobs = NULL;
-	cr_error err = CR_ERROR_INIT;
-	cr_context *ctx = NULL;
-	cr_result *res = NULL;
-	char *text = NULL, *fopts[3] = { NULL, NULL, NULL };
-	size_t len = 0, nopts = 0;
-	cr_status st;
-	int rc;
+static const cli_command resolve_cmd = {
+	.name = "resolve",
+	.summary = "Print the cluster in a framework's terms.",
+	.examples =
+		"Examples:\n"
+		"  cluster-resolver resolve                        # TF_CONFIG's JSON\n"
+		"  cluster-resolver resolve --format json          # with master and accelerators\n"
+		"  eval \"$(cluster-resolver resolve --format env)\"\n"
+		"  cluster-resolver resolve --format \"torch, jax\"  # both sets of exports\n"
+		"  cluster-resolver resolve --format torchrun --master-port auto\n"
+		"  cluster-resolver resolve --format hostfile --dialect deepspeed > hostfile\n"
+		"  cluster-resolver -c site.conf resolve --format hosts --jobs worker,ps\n",
+	.format_entries = cli_format_entries,
+	.max_args = 0,
+	.values = cli_format_value_words,
+};
 
-	for (int i = 1; i < argc; i++) {
-		if (cli_opt_value(argc, argv, &i, "--format", &format) && format != NULL)
-			continue;
-		if (cli_opt_value(argc, argv, &i, "--dialect", &dialect) && dialect != NULL)
-			continue;
-		if (cli_opt_value(argc, argv, &i, "--jobs", &jobs) && jobs != NULL)
-			continue;
-		cli_error("resolve: unexpected argument '%s'", argv[i]);
-		return CLI_USAGE;
-	}
-	/* --dialect D / --jobs J become the format's "dialect=D" / "jobs=J". */
-	if (dialect != NULL)
-		fopts[nopts++] = cli_format_option("dialect", dialect);
-	if (jobs != NULL)
-		fopts[nopts++] = cli_format_option("jobs", jobs);
-	rc = cli_resolve(o, &ctx, &res);
-	if (rc == CLI_OK) {
-		st = cr_result_format(res, format, (const char *const *)fopts, &text, &len, &err);
+/* Print each format of the list, in order; nothing when one fails. */
+static int resolve_print(const cr_result *res, const char *const *formats)
+{
+	cr_error err = CR_ERROR_INIT;
+	GString *all = g_string_new(NULL);
+	int rc = CLI_OK;
+
+	for (size_t f = 0; rc == CLI_OK && formats[f] != NULL; f++) {
+		char **opts = cli_format_options(formats, formats[f]);
+		char *text = NULL;
+		size_t len = 0;
+		cr_status st = cr_result_format(res, formats[f], (const char *const *)opts, &text,
+						&len, &err);
+
 		if (st != CR_OK) {
 			cli_error("%s", err.message);
 			rc = cli_exit_status(st, CLI_PHASE_OUTPUT);
+		} else {
+			g_string_append_len(all, text, (gssize)len);
 		}
+		cr_free(text);
+		g_strfreev(opts);
 	}
-	if (rc == CLI_OK && fwrite(text, 1, len, stdout) != len)
+	if (rc == CLI_OK && fwrite(all->str, 1, all->len, stdout) != all->len)
 		rc = CLI_FAIL;
-	cr_free(text);
-	free(fopts[0]);
-	free(fopts[1]);
+	g_string_free(all, TRUE);
+	return rc;
+}
+
+int cli_cmd_resolve(const cli_opts *in, int argc, char **argv)
+{
+	cli_opts o;
+	cr_context *ctx = NULL;
+	cr_result *res = NULL;
+	char **formats = NULL;
+	int rc;
+
+	if (!cli_parse(&resolve_cmd, in, &o, &argc, &argv, &rc))
+		return rc;
+	if (!cli_format_list("resolve", &formats))
+		return CLI_USAGE;
+	rc = cli_resolve(&o, &ctx, &res);
+	if (rc == CLI_OK)
+		rc = resolve_print(res, (const char *const *)formats);
+	g_strfreev(formats);
 	cr_result_free(res);
 	cr_context_free(ctx);
 	return rc;
 }
+
+static const cli_command master_cmd = {
+	.name = "master",
+	.summary = "Print the master URL of this task, or of the task given with --task-type "
+		   "and --task-id.",
+	.examples = "Examples:\n"
+		    "  cluster-resolver master\n"
+		    "  cluster-resolver master --task-type chief --task-id 0 --rpc-layer grpc\n",
+	.max_args = 0,
+};
 
 /*
  * `master`: with --task-type and --task-id both given, the master of that
@@ -58,9 +91,10 @@ int cli_cmd_resolve(const cli_opts *o, int argc, char **argv)
  * the answer is "" (TensorFlow's Slurm and Kubernetes resolvers), with a
  * warning saying why.
  */
-int cli_cmd_master(const cli_opts *o, int argc, char **argv)
+int cli_cmd_master(const cli_opts *in, int argc, char **argv)
 {
-	bool both = o->task_type != NULL && o->task_id >= 0;
+	cli_opts parsed, *o = &parsed;
+	bool both;
 	cr_error err = CR_ERROR_INIT;
 	cr_context *ctx = NULL;
 	cr_result *res = NULL;
@@ -68,10 +102,9 @@ int cli_cmd_master(const cli_opts *o, int argc, char **argv)
 	cr_status st;
 	int rc;
 
-	if (argc > 1) {
-		cli_error("master: unexpected argument '%s'", argv[1]);
-		return CLI_USAGE;
-	}
+	if (!cli_parse(&master_cmd, in, o, &argc, &argv, &rc))
+		return rc;
+	both = o->task_type != NULL && o->task_id >= 0;
 	rc = cli_resolve(o, &ctx, &res);
 	if (rc == CLI_OK) {
 		st = cr_result_master(res, both ? o->task_type : NULL, both ? o->task_id : -1,
@@ -91,26 +124,35 @@ int cli_cmd_master(const cli_opts *o, int argc, char **argv)
 	return rc;
 }
 
-int cli_cmd_accelerators(const cli_opts *o, int argc, char **argv)
+static gboolean accel_json;
+static const GOptionEntry accel_entries[] = { { "json", 0, 0, G_OPTION_ARG_NONE, &accel_json,
+						"each accelerator's details, not only the counts",
+						NULL },
+					      G_OPTION_ENTRY_NULL };
+static const cli_command accel_cmd = {
+	.name = "accelerators",
+	.summary = "Print this task's accelerator counts (JSON).",
+	.examples = "Examples:\n"
+		    "  cluster-resolver accelerators\n"
+		    "  cluster-resolver accelerators --json\n",
+	.entries = accel_entries,
+	.max_args = 0,
+};
+
+int cli_cmd_accelerators(const cli_opts *in, int argc, char **argv)
 {
+	cli_opts o;
 	cr_error err = CR_ERROR_INIT;
 	cr_context *ctx = NULL;
 	cr_result *res = NULL;
 	char *json = NULL;
-	bool devices = false;
 	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			devices = true;
-			continue;
-		}
-		cli_error("accelerators: unexpected argument '%s'", argv[i]);
-		return CLI_USAGE;
-	}
-	rc = cli_resolve(o, &ctx, &res);
+	if (!cli_parse(&accel_cmd, in, &o, &argc, &argv, &rc))
+		return rc;
+	rc = cli_resolve(&o, &ctx, &res);
 	if (rc == CLI_OK) {
-		cr_status st = cr_result_accelerators_json(res, NULL, -1, devices, &json, &err);
+		cr_status st = cr_result_accelerators_json(res, NULL, -1, accel_json, &json, &err);
 
 		if (st != CR_OK) {
 			cli_error("%s", err.message);

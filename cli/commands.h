@@ -10,15 +10,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 #include <cluster-resolver/cluster-resolver.h>
 
 enum {
 	CLI_OK = 0,
 	CLI_FAIL = 1,
-	CLI_USAGE = 2
+	CLI_USAGE = 2,
+	/* Not an exit status: the command was only described (completion.c). */
+	CLI_DESCRIBED = -100
 };
 
-/* Options every command understands (parsed by main.c). */
+/* Options every command understands (parsed by options.c, before and
+ * after the command). */
 typedef struct cli_opts {
 	const char *config;
 	const char *task_type;
@@ -26,6 +31,79 @@ typedef struct cli_opts {
 	const char *rpc_layer;
 	int verbose;
 } cli_opts;
+
+/*
+ * A subcommand's options: its GOptionContext is made from this (the
+ * global options join every command's), and so are `COMMAND --help` and
+ * the shell completion.
+ */
+#define CLI_ARGS_AFTER_DASHDASH (-2) /* max_args: nothing before "--", a program after */
+typedef struct cli_command {
+	const char *name;                   /* "resolve", "hostlist expand" */
+	const char *params;                 /* after the name in the usage line; NULL: none */
+	const char *summary;                /* what it does */
+	const char *examples;               /* "Examples:\n  ..." */
+	const GOptionEntry *entries;        /* its own options; NULL: none */
+	const GOptionEntry *format_entries; /* cli_format_entries or NULL */
+	int max_args;                       /* positional arguments; -1: any number */
+	/* For completion: the words its first argument may be (NULL: files or
+	 * nothing) and, per option, the values it takes. */
+	const char *const *words;
+	bool plugin_names; /* its arguments are plugin names (from `plugins --json`) */
+	const struct cli_value_words {
+		const char *option; /* long name */
+		const char *const *values;
+	} * values;
+} cli_command;
+
+/* The command table of main.c, for completion.c. */
+typedef int (*cli_command_fn)(const cli_opts *o, int argc, char **argv);
+size_t cli_command_count(void);
+const char *cli_command_name(size_t i);
+cli_command_fn cli_command_handler(size_t i);
+
+/* The global options (options.c) and the value lists they complete from. */
+extern const GOptionEntry cli_global_entries[];
+extern const char *const cli_format_names[];
+extern const char *const cli_var_format_names[];
+extern const char *const cli_dialect_names[];
+extern const char *const cli_rdzv_names[];
+/* While completion.c asks the commands to describe themselves, cli_parse()
+ * records the command in cli_describing and returns CLI_DESCRIBED. */
+extern bool cli_describe_mode;
+extern const cli_command *cli_describing;
+
+/* Parse the global options before the command; *@argv then starts at the
+ * command. false: stop with *@rc. */
+bool cli_parse_globals(int *argc, char ***argv, cli_opts *o, int *rc);
+/* Parse a command's options (and the global ones) from *@argv (argv[0]
+ * is the command) into @cmd's entries and *@out (a copy of @in); *@argv
+ * then holds the positional arguments. false: return *@rc (0 after
+ * --help, 2 after a usage error, CLI_DESCRIBED while describing). */
+bool cli_parse(const cli_command *cmd, const cli_opts *in, cli_opts *out, int *argc, char ***argv,
+	       int *rc);
+/* An option given at most once (a G_OPTION_ARG_STRING_ARRAY): false with
+ * a message when it was given twice. */
+bool cli_single_value(const char *command, const char *option, char **values, const char **out);
+/* "torch, jax" -> { "torch", "jax" } (blanks around names dropped); NULL
+ * with a message for an empty name. g_strfreev() it. */
+char **cli_split_list(const char *command, const char *option, const char *text);
+
+/* The format options of `resolve` and `exec` (format-args.c). */
+typedef struct cli_format_args {
+	char **format; /* every --format given */
+	char *dialect, *jobs, *master_port, *port_range, *job_id, *rdzv, *ifname;
+} cli_format_args;
+extern cli_format_args cli_fmt;
+extern const GOptionEntry cli_format_entries[];
+extern const struct cli_value_words cli_format_value_words[];
+/* The --format list (default tf_config); false with a message when
+ * --format was given twice or names an empty format. g_strfreev(). */
+bool cli_format_list(const char *command, char ***formats);
+/* "key=value" options for @format, one of @formats: each given option
+ * the format takes (one that none of @formats takes goes to every one,
+ * for the library to refuse); job_id defaults to $SLURM_JOB_ID. */
+char **cli_format_options(const char *const *formats, const char *format);
 
 /* Print "cluster-resolver: MESSAGE" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -46,11 +124,6 @@ int cli_open(const cli_opts *o, cr_context **ctx);
 /* cli_open, then resolve; *@ctx and *@res are the caller's to free, also
  * after a failure. */
 int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res);
-/* "--name VALUE" / "--name=VALUE" at argv[*i]: true when argv[*i] is that
- * option (*@val NULL when its value is missing). */
-bool cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
-/* "key=value" for cr_result_format's options; free(). */
-char *cli_format_option(const char *key, const char *value);
 /* Parse a non-negative task id; false (with a message) when invalid. */
 bool cli_parse_task_id(const char *text, int64_t *out);
 
@@ -71,7 +144,7 @@ int cli_cmd_exec(const cli_opts *o, int argc, char **argv);
 int cli_cmd_explain(const cli_opts *o, int argc, char **argv);
 int cli_cmd_plugins(const cli_opts *o, int argc, char **argv);
 int cli_cmd_check_config(const cli_opts *o, int argc, char **argv);
-/* `hostlist` needs no config: it gets the raw arguments. */
-int cli_cmd_hostlist(int argc, char **argv);
+int cli_cmd_hostlist(const cli_opts *o, int argc, char **argv);
+int cli_cmd_completion(const cli_opts *o, int argc, char **argv);
 
 #endif /* CR_CLI_COMMANDS_H */

@@ -16,7 +16,9 @@ static const char usage_text[] =
 	"\n"
 	"Commands:\n"
 	"  resolve [--format F] [--dialect D] [--jobs J]  print the cluster: tf_config, json,\n"
-	"                                clusterdef, env, torch, jax, hostfile, horovod, hosts\n"
+	"                                clusterdef, env, torch, torchrun, jax, hostfile, "
+	"horovod,\n"
+	"                                hosts\n"
 	"  master                        print the master URL of this (or the given) task\n"
 	"  accelerators [--json]         print this task's accelerator counts\n"
 	"  exec [--format F,...] [--jobs J] -- PROGRAM [ARGS]  run PROGRAM with the cluster in its "
@@ -25,54 +27,23 @@ static const char usage_text[] =
 	"told\n"
 	"  explain [--json]              why the cluster came out as it did: each resolver's\n"
 	"                                verdict, reason and facts, then the merged result\n"
-	"  plugins [--json]              list installed plugins, their ABI and options\n"
+	"  plugins [--json] [NAME...]    list installed plugins, their ABI and options\n"
 	"  check-config [FILE]           validate a configuration file\n"
 	"  hostlist expand EXPR | compress   Slurm hostlist tools\n"
 	"\n"
+	"`cluster-resolver COMMAND --help` shows a command's options and examples.\n"
+	"\n"
 	"Options (before or after COMMAND):\n"
-	"  -c, --config FILE     configuration file (default: $CLUSTER_RESOLVER_CONFIG,\n"
+	"  -c, --config=FILE     configuration file (default: $CLUSTER_RESOLVER_CONFIG,\n"
 	"                        else /etc/cluster-resolver/cluster-resolver.conf, else auto)\n"
 	"  --task-type T         override this process's task type\n"
 	"  --task-id N           override this process's task id\n"
 	"  --rpc-layer R         override the rpc layer (\"\" for none)\n"
-	"  -v, --verbose         more diagnostics (repeat for debug)\n"
+	"  -v, --verbose         more diagnostics (-vv: debug)\n"
 	"  -h, --help            this text\n"
 	"  --version             print the version\n"
 	"\n"
 	"Exit status: 0 success, 1 resolution failed, 2 usage or configuration error.\n";
-
-/* Parse "--name VALUE" / "--name=VALUE" at argv[*i]. */
-bool cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n) != 0)
-		return false;
-	if (argv[*i][n] == '=') {
-		*val = argv[*i] + n + 1;
-		return true;
-	}
-	if (argv[*i][n] != '\0')
-		return false;
-	if (*i + 1 >= argc) {
-		*val = NULL;
-		return true;
-	}
-	*val = argv[++*i];
-	return true;
-}
-
-/* "key=value" for cr_result_format's options; free(). Aborts when out of memory. */
-char *cli_format_option(const char *key, const char *value)
-{
-	size_t n = strlen(key) + strlen(value) + 2;
-	char *s = malloc(n);
-
-	if (s == NULL)
-		abort();
-	snprintf(s, n, "%s=%s", key, value);
-	return s;
-}
 
 int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res)
 {
@@ -194,55 +165,23 @@ static const struct {
 	{ "resolve", cli_cmd_resolve },           { "master", cli_cmd_master },
 	{ "accelerators", cli_cmd_accelerators }, { "exec", cli_cmd_exec },
 	{ "explain", cli_cmd_explain },           { "plugins", cli_cmd_plugins },
-	{ "check-config", cli_cmd_check_config },
+	{ "check-config", cli_cmd_check_config }, { "hostlist", cli_cmd_hostlist },
+	{ "completion", cli_cmd_completion },
 };
 
-/* Take one global option at argv[*i]; returns 1 taken, 0 not global, -1 error. */
-static int take_global(cli_opts *o, int argc, char **argv, int *i)
+size_t cli_command_count(void)
 {
-	const char *a = argv[*i];
-	const char *val = NULL;
-	const char *eq = strchr(a, '=');
-	size_t nlen = eq != NULL ? (size_t)(eq - a) : strlen(a);
-	static const char *const with_value[] = { "--config", "--task-type", "--task-id",
-						  "--rpc-layer", NULL };
-	int which = -1;
+	return sizeof(commands) / sizeof(commands[0]);
+}
 
-	if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0 || strcmp(a, "-vv") == 0) {
-		o->verbose += strcmp(a, "-vv") == 0 ? 2 : 1;
-		return 1;
-	}
-	if (strcmp(a, "-c") == 0)
-		which = 0;
-	for (int k = 0; which < 0 && with_value[k] != NULL; k++)
-		if (strlen(with_value[k]) == nlen && strncmp(a, with_value[k], nlen) == 0)
-			which = k;
-	if (which < 0)
-		return 0;
-	if (eq != NULL && strcmp(a, "-c") != 0) {
-		val = eq + 1;
-	} else if (*i + 1 < argc) {
-		val = argv[++*i];
-	} else {
-		cli_error("option %s needs a value", a);
-		return -1;
-	}
-	switch (which) {
-	case 0:
-		o->config = val;
-		break;
-	case 1:
-		o->task_type = val;
-		break;
-	case 2:
-		if (!cli_parse_task_id(val, &o->task_id))
-			return -1;
-		break;
-	case 3:
-		o->rpc_layer = val;
-		break;
-	}
-	return 1;
+const char *cli_command_name(size_t i)
+{
+	return commands[i].name;
+}
+
+cli_command_fn cli_command_handler(size_t i)
+{
+	return commands[i].fn;
 }
 
 /*
@@ -270,52 +209,84 @@ int cli_finish_stdout(int rc)
 	return rc == CLI_OK ? CLI_FAIL : rc;
 }
 
+/* The command within two edits (insert, delete, substitute, swap of
+ * neighbours) of @name, as git suggests one; NULL when none is. */
+static const char *nearest_command(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > 32)
+		return NULL;
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
+		const char *c = commands[k].name;
+		size_t m = strlen(c), d[34][34];
+
+		if (m > 32 || strcmp(c, "completion") == 0)
+			continue;
+		for (size_t i = 0; i <= n; i++)
+			for (size_t j = 0; j <= m; j++) {
+				size_t best = i == 0 ? j
+					      : j == 0
+						      ? i
+						      : d[i - 1][j - 1] + (name[i - 1] != c[j - 1]);
+
+				if (i > 0 && j > 0 && d[i - 1][j] + 1 < best)
+					best = d[i - 1][j] + 1;
+				if (i > 0 && j > 0 && d[i][j - 1] + 1 < best)
+					best = d[i][j - 1] + 1;
+				if (i > 1 && j > 1 && name[i - 1] == c[j - 2] &&
+				    name[i - 2] == c[j - 1] && d[i - 2][j - 2] + 1 < best)
+					best = d[i - 2][j - 2] + 1;
+				d[i][j] = best;
+			}
+		if (d[n][m] <= 2 && d[n][m] < n)
+			return c;
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	cli_opts o = { .task_id = -1 };
-	char **rest = calloc((size_t)argc + 1, sizeof(char *));
-	int nrest = 0, rc = CLI_USAGE;
-	bool dashdash = false;
+	int rc = CLI_USAGE;
+	const char *cmd;
 
-	if (rest == NULL)
-		return CLI_FAIL;
-	for (int i = 1; i < argc; i++) {
-		int t = 0;
+	if (!cli_parse_globals(&argc, &argv, &o, &rc))
+		return cli_finish_stdout(rc);
+	cmd = argc > 1 ? argv[1] : NULL;
+	/* `help COMMAND` is `COMMAND --help`. */
+	if (cmd != NULL && strcmp(cmd, "help") == 0 && argc == 3) {
+		char *help_argv[] = { argv[2], (char *)"--help", NULL };
 
-		if (!dashdash && strcmp(argv[i], "--") == 0)
-			dashdash = true;
-		/* `hostlist` takes its own arguments verbatim. */
-		if (!dashdash && !(nrest > 0 && strcmp(rest[0], "hostlist") == 0))
-			t = take_global(&o, argc, argv, &i);
-		if (t < 0)
-			goto out;
-		if (t == 0)
-			rest[nrest++] = argv[i];
+		for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+			if (strcmp(argv[2], commands[k].name) == 0)
+				return cli_finish_stdout(commands[k].fn(&o, 2, help_argv));
+		cmd = argv[2];
+		goto unknown;
 	}
-	if (nrest == 0 || strcmp(rest[0], "-h") == 0 || strcmp(rest[0], "--help") == 0 ||
-	    strcmp(rest[0], "help") == 0) {
-		fputs(usage_text, nrest == 0 ? stderr : stdout);
-		rc = nrest == 0 ? CLI_USAGE : CLI_OK;
-		goto out;
+	if (cmd == NULL || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
+	    strcmp(cmd, "help") == 0) {
+		fputs(usage_text, cmd == NULL ? stderr : stdout);
+		return cli_finish_stdout(cmd == NULL ? CLI_USAGE : CLI_OK);
 	}
-	if (strcmp(rest[0], "--version") == 0) {
+	if (strcmp(cmd, "--version") == 0) {
 		printf("cluster-resolver %s (plugin ABI %d.%d)\n", cr_version(), CR_ABI_MAJOR,
 		       CR_ABI_MINOR);
-		rc = CLI_OK;
-		goto out;
+		return cli_finish_stdout(CLI_OK);
 	}
-	if (strcmp(rest[0], "hostlist") == 0) {
-		rc = cli_cmd_hostlist(nrest, rest);
-		goto out;
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+		if (strcmp(cmd, commands[k].name) == 0)
+			return cli_finish_stdout(commands[k].fn(&o, argc - 1, argv + 1));
+unknown:
+	if (cmd[0] == '-') {
+		cli_error("unknown option '%s' (try --help)", cmd);
+	} else {
+		const char *near = nearest_command(cmd);
+
+		if (near != NULL)
+			cli_error("unknown command '%s' (did you mean '%s'?)", cmd, near);
+		else
+			cli_error("unknown command '%s' (try --help)", cmd);
 	}
-	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
-		if (strcmp(rest[0], commands[k].name) == 0) {
-			rc = commands[k].fn(&o, nrest, rest);
-			goto out;
-		}
-	}
-	cli_error("unknown command '%s' (try --help)", rest[0]);
-out:
-	free(rest);
 	return cli_finish_stdout(rc);
 }

@@ -16,10 +16,12 @@
 
 #include <glib.h>
 
+#include "format-options.h"
 #include "plugins-private.h"
 
-static const char *const top_keys[] = { "plugin_path", "rpc_layer",    "task", "num_accelerators",
-					"resolvers",   "accelerators", NULL };
+static const char *const top_keys[] = { "plugin_path",      "rpc_layer", "task",
+					"num_accelerators", "resolvers", "accelerators",
+					"formats",          NULL };
 
 const char *cfg_file_of(const config_setting_t *s)
 {
@@ -215,6 +217,47 @@ static cr_status read_plugin_path(cr_plan *plan, const config_setting_t *s, cr_e
 	return CR_OK;
 }
 
+/*
+ * `formats = { master_port = "auto"; ifname = "auto"; };`: defaults for the
+ * options of the output formats (each format takes those it has; the
+ * caller's options win). Values are checked here, naming FILE:LINE.
+ */
+static cr_status read_formats(cr_plan *plan, const config_setting_t *g, cr_error *err)
+{
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+		return error_set(err, CR_ERR_CONFIG,
+				 "%s:%d: formats must be a group { master_port = \"auto\"; }",
+				 AT(g));
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+		const char *key = config_setting_name(s);
+		char *value = NULL, *where;
+		cr_status st;
+
+		if (config_setting_type(s) == CONFIG_TYPE_STRING)
+			value = g_strdup(config_setting_get_string(s));
+		else if (strcmp(key, "master_port") == 0 &&
+			 (config_setting_type(s) == CONFIG_TYPE_INT ||
+			  config_setting_type(s) == CONFIG_TYPE_INT64))
+			value = g_strdup_printf("%lld", (long long)config_setting_get_int64(s));
+		if (value == NULL && format_default_known(key))
+			return error_set(err, CR_ERR_CONFIG,
+					 "%s:%d: formats: '%s' must be a string%s", AT(s), key,
+					 strcmp(key, "master_port") == 0 ? " or a port number"
+									 : "");
+		where = g_strdup_printf("%s:%d: formats", AT(s));
+		st = format_default_check(where, key, value, err);
+		g_free(where);
+		if (st != CR_OK) {
+			g_free(value);
+			return st;
+		}
+		g_ptr_array_add(plan->format_options, g_strdup_printf("%s=%s", key, value));
+		g_free(value);
+	}
+	return CR_OK;
+}
+
 static cr_status read_task(cr_plan *plan, const config_setting_t *g, cr_error *err)
 {
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
@@ -284,7 +327,7 @@ static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
 			return error_set(
 				err, CR_ERR_CONFIG,
 				"%s:%d: unknown top-level key '%s' (known: plugin_path, rpc_layer, "
-				"task, num_accelerators, resolvers, accelerators)",
+				"task, num_accelerators, resolvers, accelerators, formats)",
 				AT(s), key);
 	}
 	if ((s = config_setting_get_member(root, "plugin_path")) != NULL)
@@ -301,6 +344,8 @@ static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
 		st = read_task(plan, s, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "num_accelerators")) != NULL)
 		st = read_accel_counts(plan->num_accelerators, s, err);
+	if (st == CR_OK && (s = config_setting_get_member(root, "formats")) != NULL)
+		st = read_formats(plan, s, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "resolvers")) != NULL)
 		st = read_entries(plan, s, CR_PLUGIN_RESOLVER, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "accelerators")) != NULL) {
@@ -341,6 +386,7 @@ cr_plan *plan_new(void)
 	plan->accelerators = g_ptr_array_new_with_free_func(entry_free);
 	plan->task_id = -1;
 	plan->num_accelerators = accel_counts_new();
+	plan->format_options = g_ptr_array_new_with_free_func(g_free);
 	return plan;
 }
 
@@ -354,6 +400,7 @@ void plan_free(cr_plan *plan)
 	g_ptr_array_unref(plan->files);
 	g_ptr_array_unref(plan->plugin_path);
 	g_hash_table_unref(plan->num_accelerators);
+	g_ptr_array_unref(plan->format_options);
 	g_free(plan->name);
 	g_free(plan->task_type);
 	g_free(plan->rpc_layer);

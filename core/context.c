@@ -553,6 +553,12 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 		st = auto_accelerators(ctx, err);
 	if (st == CR_OK)
 		st = accel_layer_run(ctx, ctx->plan->num_accelerators, res, err);
+	if (st == CR_OK && ctx->plan->format_options->len > 0) {
+		res->format_options = g_new0(char *, ctx->plan->format_options->len + 1);
+		for (guint i = 0; i < ctx->plan->format_options->len; i++)
+			res->format_options[i] =
+				g_strdup(g_ptr_array_index(ctx->plan->format_options, i));
+	}
 	if (st != CR_OK) {
 		cr_result_free(res);
 		return st;

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * format-frameworks.c - the cluster in the terms of non-TensorFlow launchers:
- * torchrun's and JAX's variables, shell `export` lines, MPI / DeepSpeed
- * hostfiles, Horovod discovery lines and a plain address list.
+ * torch.distributed's, torchrun's (PET_*) and JAX's variables, shell
+ * `export` lines, MPI / DeepSpeed hostfiles, Horovod discovery lines and a
+ * plain address list. The rendezvous port (master_port, port_range, job_id)
+ * and the socket interface (ifname) are options, with defaults from the
+ * config's `formats` group (r->format_options).
  *
  * All of them look at one "world": the tasks of the jobs named by the `jobs`
  * option (default chief, master, worker, in that order), each job's tasks by
@@ -19,18 +22,7 @@
 
 #include "pipeline-private.h"
 #include "format-frameworks.h"
-
-#define FW_DEFAULT_JOBS "chief,master,worker"
-
-enum {
-	FW_OPT_JOBS = 1u << 0,
-	FW_OPT_DIALECT = 1u << 1
-};
-
-typedef struct fw_opts {
-	const char *jobs;
-	const char *dialect;
-} fw_opts;
+#include "format-options.h"
 
 typedef struct fw_task {
 	const char *job; /* borrowed from the spec */
@@ -49,42 +41,6 @@ typedef struct fw_world {
 	GArray *slots;    /* guint per host: world tasks on it */
 	gssize self;      /* this process's rank, -1 when not in the world */
 } fw_world;
-
-/* ---- options ------------------------------------------------------------- */
-
-static cr_status fw_parse_options(const char *format, const char *const *options, unsigned allowed,
-				  fw_opts *o, cr_error *err)
-{
-	o->jobs = FW_DEFAULT_JOBS;
-	o->dialect = "openmpi";
-	for (size_t i = 0; options != NULL && options[i] != NULL; i++) {
-		const char *opt = options[i];
-		const char *eq = strchr(opt, '=');
-		size_t klen = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
-
-		if (eq != NULL && (allowed & FW_OPT_JOBS) && klen == 4 &&
-		    !strncmp(opt, "jobs", 4)) {
-			o->jobs = eq + 1;
-		} else if (eq != NULL && (allowed & FW_OPT_DIALECT) && klen == 7 &&
-			   !strncmp(opt, "dialect", 7)) {
-			o->dialect = eq + 1;
-		} else {
-			return error_set(err, CR_ERR_INVALID_ARG,
-					 "format '%s' has no option '%.*s' (options: %s)", format,
-					 (int)klen, opt,
-					 (allowed & FW_OPT_DIALECT) ? "dialect, jobs"
-					 : allowed != 0             ? "jobs"
-								    : "none");
-		}
-	}
-	if (strcmp(o->dialect, "openmpi") != 0 && strcmp(o->dialect, "mpich") != 0 &&
-	    strcmp(o->dialect, "deepspeed") != 0)
-		return error_set(
-			err, CR_ERR_INVALID_ARG,
-			"format '%s': unknown dialect '%s' (known: openmpi, mpich, deepspeed)",
-			format, o->dialect);
-	return CR_OK;
-}
 
 /* ---- the world ----------------------------------------------------------- */
 
@@ -242,11 +198,45 @@ static cr_status fw_need_self(const cr_result *r, const fw_world *w, cr_error *e
 	return CR_OK;
 }
 
-/* Rank 0, which must have a port (the rendezvous listens on it). */
-static cr_status fw_coordinator(const fw_world *w, const fw_task **t0, cr_error *err)
+/*
+ * master_port=auto: a port of [port_lo, port_hi] that every task of the job
+ * computes alike and two jobs sharing rank 0's node do not. A numeric job
+ * id (Slurm's) maps to LO + id mod span, so consecutive jobs never share a
+ * port within a span; any other id, or the world's address list when no id
+ * is given, is hashed (FNV-1a, 64 bits).
+ */
+static guint fw_derived_port(const fw_world *w, const fw_opts *o)
+{
+	guint64 span = (guint64)o->port_hi - o->port_lo + 1, h = 14695981039346656037ull;
+	const char *id = o->job_id;
+
+	if (id != NULL && strlen(id) <= 19 && id[strspn(id, "0123456789")] == '\0')
+		return o->port_lo + (guint)(g_ascii_strtoull(id, NULL, 10) % span);
+	for (guint i = 0; id == NULL && i < w->tasks->len; i++)
+		for (const char *p = g_array_index(w->tasks, fw_task, i).address;; p++) {
+			h = (h ^ (guchar)*p) * 1099511628211ull;
+			if (*p == '\0')
+				break;
+		}
+	for (const char *p = id; p != NULL && *p != '\0'; p++)
+		h = (h ^ (guchar)*p) * 1099511628211ull;
+	return o->port_lo + (guint)(h % span);
+}
+
+/* Rank 0 and the port its rendezvous listens on: master_port, else rank
+ * 0's own port, which it must then have. */
+static cr_status fw_coordinator(const fw_world *w, const fw_opts *o, const fw_task **t0,
+				char **port, cr_error *err)
 {
 	*t0 = &g_array_index(w->tasks, fw_task, 0);
-	if ((*t0)->port == NULL)
+	*port = NULL;
+	if (o->master_port != NULL && strcmp(o->master_port, "auto") == 0)
+		*port = g_strdup_printf("%u", fw_derived_port(w, o));
+	else if (o->master_port != NULL)
+		*port = g_strdup(o->master_port);
+	else if ((*t0)->port != NULL)
+		*port = g_strdup((*t0)->port);
+	else
 		return error_set(err, CR_ERR_BACKEND,
 				 "format '%s': address '%s' of task '%s' %d (rank 0) has no port",
 				 w->format, (*t0)->address, (*t0)->job, (int)(*t0)->index);
@@ -259,6 +249,28 @@ static void fw_put(GPtrArray *pairs, const char *name, char *value /* taken */)
 {
 	g_ptr_array_add(pairs, g_strdup(name));
 	g_ptr_array_add(pairs, value);
+}
+
+/* NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME when ifname= was given. */
+static cr_status fw_ifname_vars(const fw_world *w, const fw_opts *o, GPtrArray *pairs,
+				cr_error *err)
+{
+	char *name, *bare;
+
+	if (o->ifname == NULL)
+		return CR_OK;
+	if (strcmp(o->ifname, "auto") != 0) {
+		name = g_strdup(o->ifname);
+	} else {
+		bare = fw_bare_host(g_array_index(w->tasks, fw_task, w->self).host);
+		name = fw_interface_of(w->format, bare, err);
+		g_free(bare);
+		if (name == NULL)
+			return CR_ERR_BACKEND;
+	}
+	fw_put(pairs, "NCCL_SOCKET_IFNAME", g_strdup(name));
+	fw_put(pairs, "GLOO_SOCKET_IFNAME", name);
+	return CR_OK;
 }
 
 static cr_status fw_tf_config_var(const cr_result *r, GPtrArray *pairs, cr_error *err)
@@ -275,23 +287,25 @@ static cr_status fw_tf_config_var(const cr_result *r, GPtrArray *pairs, cr_error
 	return CR_OK;
 }
 
-/* torchrun's variables for this process (one process per task). */
-static cr_status fw_torch_vars(const cr_result *r, const fw_world *w, GPtrArray *pairs,
-			       cr_error *err)
+/* The variables torch.distributed's env:// reads, for this process (one
+ * process per task). */
+static cr_status fw_torch_vars(const cr_result *r, const fw_world *w, const fw_opts *o,
+			       GPtrArray *pairs, cr_error *err)
 {
 	const fw_task *t0 = NULL, *me;
+	char *port = NULL;
 	guint local = 0;
 	cr_status st = fw_need_self(r, w, err);
 
 	if (st == CR_OK)
-		st = fw_coordinator(w, &t0, err);
+		st = fw_coordinator(w, o, &t0, &port, err);
 	if (st != CR_OK)
 		return st;
 	me = &g_array_index(w->tasks, fw_task, w->self);
 	for (gssize i = 0; i < w->self; i++)
 		local += g_array_index(w->tasks, fw_task, i).node == me->node;
 	fw_put(pairs, "MASTER_ADDR", fw_bare_host(t0->host));
-	fw_put(pairs, "MASTER_PORT", g_strdup(t0->port));
+	fw_put(pairs, "MASTER_PORT", port);
 	fw_put(pairs, "WORLD_SIZE", g_strdup_printf("%u", w->tasks->len));
 	fw_put(pairs, "RANK", g_strdup_printf("%" G_GSSIZE_FORMAT, w->self));
 	fw_put(pairs, "LOCAL_RANK", g_strdup_printf("%u", local));
@@ -299,22 +313,67 @@ static cr_status fw_torch_vars(const cr_result *r, const fw_world *w, GPtrArray 
 	       g_strdup_printf("%u", g_array_index(w->slots, guint, me->node)));
 	fw_put(pairs, "NODE_RANK", g_strdup_printf("%u", me->node));
 	fw_put(pairs, "GROUP_RANK", g_strdup_printf("%u", me->node));
-	return CR_OK;
+	return fw_ifname_vars(w, o, pairs, err);
 }
 
-/* jax.distributed.initialize()'s variables. */
-static cr_status fw_jax_vars(const cr_result *r, const fw_world *w, GPtrArray *pairs, cr_error *err)
+/*
+ * torchrun's own variables: one torchrun per node (host), each starting
+ * that node's processes itself. torchrun takes every option from PET_NAME
+ * (--nnodes: PET_NNODES) and ignores MASTER_ADDR and WORLD_SIZE. Static
+ * rendezvous (the default): node N's rank is the position of its host among
+ * the world's hosts, rank 0's host is the master. rdzv=c10d: the nodes meet
+ * at rank 0's host and port and torchrun numbers them itself.
+ */
+static cr_status fw_torchrun_vars(const cr_result *r, const fw_world *w, const fw_opts *o,
+				  GPtrArray *pairs, cr_error *err)
 {
+	bool c10d = strcmp(o->rdzv, "c10d") == 0;
 	const fw_task *t0 = NULL;
+	char *port = NULL;
 	cr_status st = fw_need_self(r, w, err);
 
 	if (st == CR_OK)
-		st = fw_coordinator(w, &t0, err);
+		st = fw_coordinator(w, o, &t0, &port, err);
 	if (st != CR_OK)
 		return st;
-	fw_put(pairs, "JAX_COORDINATOR_ADDRESS", g_strdup(t0->address));
+	fw_put(pairs, "PET_NNODES", g_strdup_printf("%u", w->hosts->len));
+	if (c10d) {
+		fw_put(pairs, "PET_RDZV_BACKEND", g_strdup("c10d"));
+		fw_put(pairs, "PET_RDZV_ENDPOINT", g_strdup_printf("%s:%s", t0->host, port));
+		/* Every node must give the same id; the job's own when known. */
+		fw_put(pairs, "PET_RDZV_ID",
+		       o->job_id != NULL
+			       ? g_strdup(o->job_id)
+			       : g_strdup_printf(
+					 "cluster-resolver-%u",
+					 fw_derived_port(
+						 w, &(fw_opts){ .port_lo = 0, .port_hi = 65535 })));
+		g_free(port);
+	} else {
+		fw_put(pairs, "PET_NODE_RANK",
+		       g_strdup_printf("%u", g_array_index(w->tasks, fw_task, w->self).node));
+		fw_put(pairs, "PET_MASTER_ADDR", fw_bare_host(t0->host));
+		fw_put(pairs, "PET_MASTER_PORT", port);
+	}
+	return fw_ifname_vars(w, o, pairs, err);
+}
+
+/* jax.distributed.initialize()'s variables. */
+static cr_status fw_jax_vars(const cr_result *r, const fw_world *w, const fw_opts *o,
+			     GPtrArray *pairs, cr_error *err)
+{
+	const fw_task *t0 = NULL;
+	char *port = NULL;
+	cr_status st = fw_need_self(r, w, err);
+
+	if (st == CR_OK)
+		st = fw_coordinator(w, o, &t0, &port, err);
+	if (st != CR_OK)
+		return st;
+	fw_put(pairs, "JAX_COORDINATOR_ADDRESS", g_strdup_printf("%s:%s", t0->host, port));
 	fw_put(pairs, "JAX_NUM_PROCESSES", g_strdup_printf("%u", w->tasks->len));
 	fw_put(pairs, "JAX_PROCESS_ID", g_strdup_printf("%" G_GSSIZE_FORMAT, w->self));
+	g_free(port);
 	return CR_OK;
 }
 
@@ -333,9 +392,9 @@ static cr_status fw_env_vars(const cr_result *r, const fw_opts *o, GPtrArray *pa
 		st = fw_tf_config_var(r, pairs, err);
 	/* An empty world only means there is nothing to add to TF_CONFIG. */
 	if (st == CR_OK && fw_world_build(r, "env", o, &w, NULL) == CR_OK && w->self >= 0) {
-		st = fw_torch_vars(r, w, pairs, err);
+		st = fw_torch_vars(r, w, o, pairs, err);
 		if (st == CR_OK)
-			st = fw_jax_vars(r, w, pairs, err);
+			st = fw_jax_vars(r, w, o, pairs, err);
 	}
 	fw_world_free(w);
 	for (size_t i = 0; st == CR_OK && i < cr_result_num_env(r); i++) {
@@ -347,32 +406,47 @@ static cr_status fw_env_vars(const cr_result *r, const fw_opts *o, GPtrArray *pa
 	return st;
 }
 
+/* The variable formats and the options each takes. */
+static const struct {
+	const char *name;
+	unsigned options;
+	cr_status (*vars)(const cr_result *r, const fw_world *w, const fw_opts *o, GPtrArray *pairs,
+			  cr_error *err);
+} fw_var_formats[] = {
+	{ "tf_config", 0, NULL },
+	{ "torch", FW_OPT_JOBS | FW_OPT_PORT | FW_OPT_IFNAME, fw_torch_vars },
+	{ "torchrun", FW_OPT_JOBS | FW_OPT_PORT | FW_OPT_IFNAME | FW_OPT_RDZV, fw_torchrun_vars },
+	{ "jax", FW_OPT_JOBS | FW_OPT_PORT, fw_jax_vars },
+	/* env holds the torch and jax variables: their options too. */
+	{ "env", FW_OPT_JOBS | FW_OPT_PORT | FW_OPT_IFNAME, NULL },
+};
+
 /* Fill @pairs (name, value, ...) for one of the variable formats. */
 static cr_status fw_vars(const cr_result *r, const char *format, const char *const *options,
 			 GPtrArray *pairs, cr_error *err)
 {
-	bool tf = strcmp(format, "tf_config") == 0;
 	fw_world *w = NULL;
 	fw_opts o;
 	cr_status st;
+	size_t k = 0;
 
-	if (!tf && strcmp(format, "torch") != 0 && strcmp(format, "jax") != 0 &&
-	    strcmp(format, "env") != 0)
+	while (k < G_N_ELEMENTS(fw_var_formats) && strcmp(fw_var_formats[k].name, format) != 0)
+		k++;
+	if (k == G_N_ELEMENTS(fw_var_formats))
 		return error_set(err, CR_ERR_INVALID_ARG,
 				 "format '%s' sets no environment variables (these do: "
-				 "tf_config, torch, jax, env)",
+				 "tf_config, torch, torchrun, jax, env)",
 				 format);
-	st = fw_parse_options(format, options, tf ? 0 : FW_OPT_JOBS, &o, err);
+	st = fw_parse_options(r, format, options, fw_var_formats[k].options, &o, err);
 	if (st != CR_OK)
 		return st;
-	if (tf)
+	if (strcmp(format, "tf_config") == 0)
 		return fw_tf_config_var(r, pairs, err);
 	if (strcmp(format, "env") == 0)
 		return fw_env_vars(r, &o, pairs, err);
 	st = fw_world_build(r, format, &o, &w, err);
 	if (st == CR_OK)
-		st = format[0] == 't' ? fw_torch_vars(r, w, pairs, err)
-				      : fw_jax_vars(r, w, pairs, err);
+		st = fw_var_formats[k].vars(r, w, &o, pairs, err);
 	fw_world_free(w);
 	return st;
 }
@@ -459,12 +533,17 @@ cr_status fmt_jax(const cr_result *r, const char *const *options, GString *out, 
 	return fw_print_exports(r, "jax", options, out, err);
 }
 
+cr_status fmt_torchrun(const cr_result *r, const char *const *options, GString *out, cr_error *err)
+{
+	return fw_print_exports(r, "torchrun", options, out, err);
+}
+
 /* ---- host lists ---------------------------------------------------------- */
 
 static cr_status fw_open_world(const cr_result *r, const char *format, const char *const *options,
 			       unsigned allowed, fw_opts *o, fw_world **w, cr_error *err)
 {
-	cr_status st = fw_parse_options(format, options, allowed, o, err);
+	cr_status st = fw_parse_options(r, format, options, allowed, o, err);
 
 	*w = NULL;
 	return st == CR_OK ? fw_world_build(r, format, o, w, err) : st;

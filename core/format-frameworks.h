@@ -12,6 +12,7 @@
 
 cr_status fmt_env(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 cr_status fmt_torch(const cr_result *r, const char *const *options, GString *out, cr_error *err);
+cr_status fmt_torchrun(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 cr_status fmt_jax(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 cr_status fmt_hostfile(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 cr_status fmt_horovod(const cr_result *r, const char *const *options, GString *out, cr_error *err);

@@ -84,10 +84,15 @@ static const struct {
 	const char *name;
 	format_fn fn;
 } formats[] = {
-	{ "tf_config", fmt_tf_config },   { "json", fmt_json },
-	{ "clusterdef", fmt_clusterdef }, { "env", fmt_env },
-	{ "torch", fmt_torch },           { "jax", fmt_jax },
-	{ "hostfile", fmt_hostfile },     { "horovod", fmt_horovod },
+	{ "tf_config", fmt_tf_config },
+	{ "json", fmt_json },
+	{ "clusterdef", fmt_clusterdef },
+	{ "env", fmt_env },
+	{ "torch", fmt_torch },
+	{ "torchrun", fmt_torchrun },
+	{ "jax", fmt_jax },
+	{ "hostfile", fmt_hostfile },
+	{ "horovod", fmt_horovod },
 	{ "hosts", fmt_hosts },
 };
 

@@ -260,6 +260,51 @@ static cr_status describe_instance(GString *out, cr_instance *inst, cr_error *er
 	return CR_OK;
 }
 
+/* The merged top-level values (main file, then drop-ins): what the check
+ * shows at -v (log level info and above). */
+static void describe_top_level(GString *out, const cr_plan *plan)
+{
+	GList *kinds = plan->num_accelerators != NULL
+			       ? g_list_sort(g_hash_table_get_keys(plan->num_accelerators),
+					     (GCompareFunc)strcmp)
+			       : NULL;
+
+	g_string_append(out, "top level:\n    plugin_path = ");
+	if (plan->plugin_path->len == 0)
+		g_string_append(out, "(none)");
+	for (guint i = 0; i < plan->plugin_path->len; i++)
+		g_string_append_printf(out, "%s%s", i ? ":" : "",
+				       (const char *)g_ptr_array_index(plan->plugin_path, i));
+	g_string_append(out, "\n    rpc_layer = ");
+	if (plan->rpc_layer_set)
+		jw_string(out, plan->rpc_layer != NULL ? plan->rpc_layer : "");
+	else
+		g_string_append(out, "(unset)");
+	g_string_append(out, "\n    task = ");
+	if (plan->task_type == NULL && plan->task_id < 0)
+		g_string_append(out, "(unset)");
+	else
+		g_string_append_printf(out, "%s:%" G_GINT64_FORMAT,
+				       plan->task_type != NULL ? plan->task_type : "?",
+				       plan->task_id);
+	g_string_append(out, "\n    num_accelerators = ");
+	if (kinds == NULL)
+		g_string_append(out, "(unset)");
+	for (GList *k = kinds; k != NULL; k = k->next)
+		g_string_append_printf(
+			out, "%s%s=%" G_GINT64_FORMAT, k == kinds ? "" : ", ",
+			(const char *)k->data,
+			*(const int64_t *)g_hash_table_lookup(plan->num_accelerators, k->data));
+	g_string_append(out, "\n    formats = ");
+	if (plan->format_options->len == 0)
+		g_string_append(out, "(none)");
+	for (guint i = 0; i < plan->format_options->len; i++)
+		g_string_append_printf(out, "%s%s", i ? ", " : "",
+				       (const char *)g_ptr_array_index(plan->format_options, i));
+	g_string_append(out, "\n");
+	g_list_free(kinds);
+}
+
 cr_status cr_context_check(cr_context *ctx, char **text, cr_error *err)
 {
 	GString *out;
@@ -273,6 +318,8 @@ cr_status cr_context_check(cr_context *ctx, char **text, cr_error *err)
 	for (guint i = 0; i < ctx->plan->files->len; i++)
 		g_string_append_printf(out, "read %s\n",
 				       (const char *)g_ptr_array_index(ctx->plan->files, i));
+	if (ctx->log_level >= CR_LOG_INFO)
+		describe_top_level(out, ctx->plan);
 	for (guint i = 0; i < ctx->resolvers->len && st == CR_OK; i++)
 		st = describe_instance(out, g_ptr_array_index(ctx->resolvers, i), err);
 	for (guint i = 0; i < ctx->accelerators->len && st == CR_OK; i++)

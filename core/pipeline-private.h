@@ -65,6 +65,7 @@ struct cr_result {
 	GPtrArray *fds;         /* passed_fd *, first of each env_name, owned */
 	GPtrArray *answered;    /* cr_instance *, borrowed: who resolved, in order
 				 * (compared, never dereferenced, by cr_context_supervise) */
+	char **format_options;  /* the config's `formats` defaults, "key=value"; or NULL */
 };
 
 cr_result_builder *builder_new(cr_instance *inst);

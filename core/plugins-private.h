@@ -92,6 +92,7 @@ typedef struct cr_plan {
 	char *rpc_layer;
 	bool rpc_layer_set;
 	GHashTable *num_accelerators; /* kind -> int64_t count */
+	GPtrArray *format_options;    /* char * "key=value": `formats`, in file order */
 } cr_plan;
 
 /* Resolvers the built-in `auto` configuration tries, in order (NULL-ended). */

@@ -61,6 +61,7 @@ void cr_result_free(cr_result *r)
 	g_ptr_array_unref(r->env);
 	g_ptr_array_unref(r->fds);
 	g_ptr_array_unref(r->answered);
+	g_strfreev(r->format_options);
 	g_free(r);
 }
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # framework-check.sh - launch real PyTorch and JAX jobs through
 # `cluster-resolver exec`, with no glue: each process gets its variables from
-# `exec --format torch|jax` and the framework's own initialisation must form
-# the job (torch.distributed with env://, jax.distributed.initialize()).
+# `exec --format torch|torchrun|jax` and the framework's own initialisation
+# must form the job (torch.distributed with env://, torchrun's static
+# rendezvous from PET_*, jax.distributed.initialize()).
 # Checked last with PyTorch 2.11 and JAX 0.11.2.
 #
 #   CR_CLI=build/bin/cluster-resolver \
@@ -88,6 +89,38 @@ dist.destroy_process_group()'
 	# MASTER_ADDR of an IPv6 rank 0 comes without brackets.
 	launch torch "$torch_job" "$tmp/job6.conf"
 	expect "torch.distributed over IPv6 ([::1]), $n processes" "$want"
+	# torchrun: 2 nodes (127.0.0.1 and 127.0.0.2) x 2 processes, one
+	# torchrun per node started by `exec --format torchrun`, which reads
+	# PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR and PET_MASTER_PORT.
+	printf 'resolvers = ( { plugin = "simple"; cluster = { worker = [ "127.0.0.1:29621", "127.0.0.2:29621" ]; }; } );\n' >"$tmp/nodes.conf"
+	cat >"$tmp/torchrun_job.py" <<'EOF_PY'
+import os, datetime, torch, torch.distributed as dist
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
+t = torch.tensor([float(dist.get_rank() + 1)])
+dist.all_reduce(t)
+print("rank %d of %d, local rank %s, group %s, PET_NNODES=%s PET_NODE_RANK=%s PET_MASTER=%s:%s: sum %d"
+      % (dist.get_rank(), dist.get_world_size(), os.environ["LOCAL_RANK"],
+         os.environ["GROUP_RANK"], os.environ["PET_NNODES"], os.environ["PET_NODE_RANK"],
+         os.environ["PET_MASTER_ADDR"], os.environ["PET_MASTER_PORT"], t.item()))
+dist.destroy_process_group()
+EOF_PY
+	if command -v torchrun >/dev/null 2>&1; then trun=torchrun; else trun="$py -m torch.distributed.run"; fi
+	for node in 0 1; do
+		# shellcheck disable=SC2086 # $trun may be "python3 -m ..."
+		"$cli" -c "$tmp/nodes.conf" --task-type worker --task-id "$node" \
+			exec --format torchrun --ifname lo -- $trun --nproc-per-node 2 \
+			"$tmp/torchrun_job.py" >"$tmp/out.$node" 2>"$tmp/err.$node" &
+	done
+	wait
+	cat "$tmp"/out.* | sort >"$tmp/out"
+	rm -f "$tmp"/out.*
+	pet="PET_NNODES=2 PET_NODE_RANK=@ PET_MASTER=127.0.0.1:29621: sum 10"
+	expect "torchrun, 2 nodes x 2 processes, static rendezvous from PET_*" \
+		"$(printf '%s\n' "rank 0 of 4, local rank 0, group 0, $pet" \
+			"rank 1 of 4, local rank 1, group 0, $pet" \
+			"rank 2 of 4, local rank 0, group 1, $pet" \
+			"rank 3 of 4, local rank 1, group 1, $pet" |
+			awk '{ r = substr($2, 1, 1); g = (r >= 2) ? 1 : 0; sub(/PET_NODE_RANK=@/, "PET_NODE_RANK=" g); print }' | sort)"
 else
 	echo "skip: PyTorch is not installed"
 fi

@@ -74,7 +74,7 @@ static const crt_cli_case cases[] = {
 	{ "unknown-top-level-key",
 	  PP "resolver = ( " SIMPLE_W0 " );\n", { NULL }, { "resolve" }, "",
 	  PFX "@CONF@:3: unknown top-level key 'resolver' (known: plugin_path, rpc_layer, task, "
-	  "num_accelerators, resolvers, accelerators)\n", 2 },
+	  "num_accelerators, resolvers, accelerators, formats)\n", 2 },
 	{ "syntax-error",
 	  PP "resolvers = (\n  { plugin = = \"simple\"; } );\n", { NULL }, { "resolve" }, "",
 	  PFX "@CONF@:4: syntax error\n", 2 },
@@ -272,6 +272,26 @@ static const crt_cli_case cases[] = {
 	  "    labels             string-list labels\n"
 	  "    password           string      a secret with a default [default: (secret)]\n",
 	  "", 0 },
+	{ "plugins-named-text", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "secretive" },
+	  "secretive    resolver    ABI 1.1  0.1-test @TESTPLUG@/secretive.so\n"
+	  "    test plugin with a secret option\n"
+	  "    token              string      API token (required)\n"
+	  "    endpoint           string      where the job runs [default: 127.0.0.1:1]\n"
+	  "    retries            int         how often to retry [default: 3]\n"
+	  "    labels             string-list labels\n"
+	  "    password           string      a secret with a default [default: (secret)]\n",
+	  "", 0 },
+	{ "plugins-named-json", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "secretive", "--json" },
+	  "[{\"name\": \"secretive\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/secretive.so\", "
+	  "\"abi\": \"1.1\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
+	  "\"options\": [{\"name\": \"token\", \"type\": \"string\", \"required\": true, \"secret\": true, \"help\": \"API token\"}, "
+	  "{\"name\": \"endpoint\", \"type\": \"string\", \"default\": \"127.0.0.1:1\", \"required\": false, \"secret\": false, \"help\": \"where the job runs\"}, "
+	  "{\"name\": \"retries\", \"type\": \"int\", \"default\": \"3\", \"required\": false, \"secret\": false, \"help\": \"how often to retry\"}, "
+	  "{\"name\": \"labels\", \"type\": \"string-list\", \"required\": false, \"secret\": false, \"help\": \"labels\"}, "
+	  "{\"name\": \"password\", \"type\": \"string\", \"default\": \"(secret)\", \"required\": false, \"secret\": true, \"help\": \"a secret with a default\"}]}]\n",
+	  "", 0 },
+	{ "plugins-named-unknown", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "ranged", "token" }, "",
+	  PFX "plugins: no plugin 'token' on the search path\n", 2 },
 	{ "plugins-empty-path", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@DIR@/empty-nothing-here" },
 	  { "plugins", "--json" }, "[]\n", "", 0 },
 	{ "resolve-secretive",
@@ -283,13 +303,13 @@ static const crt_cli_case cases[] = {
 	{ "resolve-extra-argument", NULL, { NULL }, { "resolve", "extra" }, "",
 	  PFX "resolve: unexpected argument 'extra'\n", 2 },
 	{ "resolve-format-without-value", NULL, { NULL }, { "resolve", "--format" }, "",
-	  PFX "resolve: unexpected argument '--format'\n", 2 },
+	  PFX "option --format needs a value\n", 2 },
 	{ "master-extra-argument", NULL, { NULL }, { "master", "x" }, "",
 	  PFX "master: unexpected argument 'x'\n", 2 },
 	{ "plugins-bad-flag", NULL, { NULL }, { "plugins", "--yaml" }, "",
 	  PFX "plugins: unexpected argument '--yaml'\n", 2 },
 	{ "check-config-two-files", NULL, { NULL }, { "check-config", "a", "b" }, "",
-	  PFX "check-config: too many arguments\n", 2 },
+	  PFX "check-config: unexpected argument 'b'\n", 2 },
 	{ "task-id-not-a-number", NULL, { NULL }, { "--task-id", "abc", "resolve" }, "",
 	  PFX "invalid task id \"abc\": expected an integer 0..2147483647\n", 2 },
 	{ "task-id-negative", NULL, { NULL }, { "resolve", "--task-id=-1" }, "",
@@ -316,6 +336,97 @@ static const crt_cli_case cases[] = {
 	  PFX "invalid task id \"2147483648\": expected an integer 0..2147483647\n", 2 },
 	{ "config-without-value", NULL, { NULL }, { "resolve", "--config" }, "",
 	  PFX "option --config needs a value\n", 2 },
+	/* ---- GOption parsing (issue 16 §3) ---- */
+	{ "short-config-without-value", NULL, { NULL }, { "resolve", "-c" }, "",
+	  PFX "option -c needs a value\n", 2 },
+	{ "task-id-without-value", NULL, { NULL }, { "--task-id" }, "",
+	  PFX "option --task-id needs a value\n", 2 },
+	{ "short-config-attached", NULL, { NULL }, { "-c@DIR@/attached.conf", "resolve" }, "",
+	  PFX "@DIR@/attached.conf: cannot read the config file: No such file or directory\n", 2 },
+	{ "verbose-bundle-config-attached", NULL, { NULL }, { "check-config", "-vvc@DIR@/vv.conf" }, "",
+	  PFX "config: read @DIR@/vv.conf\n"
+	  PFX "@DIR@/vv.conf: cannot read the config file: No such file or directory\n", 2 },
+	{ "long-config-equals-after-command", NULL, { NULL }, { "master", "--config=@DIR@/eq.conf" }, "",
+	  PFX "@DIR@/eq.conf: cannot read the config file: No such file or directory\n", 2 },
+	{ "format-given-twice", NULL, { NULL }, { "resolve", "--format", "torch", "--format=jax" }, "",
+	  PFX "resolve: --format given twice ('torch', 'jax'); give a list in one, e.g. --format "
+	  "\"torch,jax\"\n", 2 },
+	{ "exec-format-given-twice", NULL, { NULL }, { "exec", "-f", "torch", "--format", "env", "--", "true" }, "",
+	  PFX "exec: --format given twice ('torch', 'env'); give a list in one, e.g. --format "
+	  "\"torch,jax\"\n", 2 },
+	{ "format-list-blanks", PP "resolvers = ( " SIMPLE_M1 " task_type = \"worker\"; task_id = 1; } );\n",
+	  { NULL }, { "resolve", "--format", " torch ,  jax" },
+	  "export MASTER_ADDR='w0'\nexport MASTER_PORT='1'\nexport WORLD_SIZE='2'\nexport RANK='1'\n"
+	  "export LOCAL_RANK='0'\nexport LOCAL_WORLD_SIZE='1'\nexport NODE_RANK='1'\nexport GROUP_RANK='1'\n"
+	  "export JAX_COORDINATOR_ADDRESS='w0:1'\nexport JAX_NUM_PROCESSES='2'\nexport JAX_PROCESS_ID='1'\n", "", 0 },
+	{ "format-list-empty-name", NULL, { NULL }, { "resolve", "--format", "torch,,jax" }, "",
+	  PFX "resolve: empty name in --format list 'torch,,jax'\n", 2 },
+	{ "format-empty", NULL, { NULL }, { "resolve", "--format=" }, "",
+	  PFX "resolve: empty name in --format list ''\n", 2 },
+	{ "format-blank", NULL, { NULL }, { "exec", "--format", " ", "--", "true" }, "",
+	  PFX "exec: empty name in --format list ' '\n", 2 },
+	{ "format-list-one-unknown-prints-nothing", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
+	  { "resolve", "--format", "json,yaml" }, "",
+	  PFX "unknown format 'yaml' (known: tf_config, json, clusterdef, env, torch, torchrun, jax, hostfile, horovod, hosts)\n", 2 },
+	{ "unknown-command-did-you-mean", NULL, { NULL }, { "reslove" }, "",
+	  PFX "unknown command 'reslove' (did you mean 'resolve'?)\n", 2 },
+	{ "unknown-command-did-you-mean-dash", NULL, { NULL }, { "check_config", "x.conf" }, "",
+	  PFX "unknown command 'check_config' (did you mean 'check-config'?)\n", 2 },
+	{ "help-unknown-command", NULL, { NULL }, { "help", "explian" }, "",
+	  PFX "unknown command 'explian' (did you mean 'explain'?)\n", 2 },
+	{ "unknown-option-before-command", NULL, { NULL }, { "--frobnicate", "resolve" }, "",
+	  PFX "unknown option '--frobnicate' (try --help)\n", 2 },
+	{ "unknown-option-of-command", NULL, { NULL }, { "accelerators", "--yaml" }, "",
+	  PFX "accelerators: unexpected argument '--yaml'\n", 2 },
+	{ "completion-bad-shell", NULL, { NULL }, { "completion", "fish" }, "",
+	  PFX "completion: expected bash or zsh\n", 2 },
+	/* ---- the config's `formats` defaults; the command line wins ---- */
+	{ "config-formats-defaults",
+	  PP "formats = { master_port = \"auto\"; port_range = \"30000-30099\"; rdzv = \"c10d\"; };\n"
+	  "resolvers = ( " SIMPLE_M1 " task_type = \"worker\"; task_id = 1; } );\n",
+	  { NULL }, { "resolve", "--format", "torchrun", "--job-id", "42" },
+	  "export PET_NNODES='2'\nexport PET_RDZV_BACKEND='c10d'\nexport PET_RDZV_ENDPOINT='w0:30042'\n"
+	  "export PET_RDZV_ID='42'\n", "", 0 },
+	{ "config-formats-caller-wins",
+	  PP "formats = { master_port = \"auto\"; rdzv = \"c10d\"; };\n"
+	  "resolvers = ( " SIMPLE_M1 " task_type = \"worker\"; task_id = 1; } );\n",
+	  { NULL }, { "resolve", "--format", "torchrun", "--rdzv", "static", "--master-port", "7" },
+	  "export PET_NNODES='2'\nexport PET_NODE_RANK='1'\nexport PET_MASTER_ADDR='w0'\n"
+	  "export PET_MASTER_PORT='7'\n", "", 0 },
+	{ "config-formats-env-and-hostfile",
+	  PP "formats = { master_port = 29500; dialect = \"mpich\"; ifname = \"ib0\"; };\n"
+	  "resolvers = ( " SIMPLE_M1 " task_type = \"worker\"; task_id = 1; } );\n",
+	  { NULL }, { "resolve", "--format", "env,hostfile" },
+	  "export TF_CONFIG='{\"cluster\": {\"worker\": [\"w0:1\", \"w1:1\"]}, \"task\": {\"type\": "
+	  "\"worker\", \"index\": 1}}'\n"
+	  "export MASTER_ADDR='w0'\nexport MASTER_PORT='29500'\nexport WORLD_SIZE='2'\nexport RANK='1'\n"
+	  "export LOCAL_RANK='0'\nexport LOCAL_WORLD_SIZE='1'\nexport NODE_RANK='1'\nexport GROUP_RANK='1'\n"
+	  "export NCCL_SOCKET_IFNAME='ib0'\nexport GLOO_SOCKET_IFNAME='ib0'\n"
+	  "export JAX_COORDINATOR_ADDRESS='w0:29500'\nexport JAX_NUM_PROCESSES='2'\nexport JAX_PROCESS_ID='1'\n"
+	  "w0:1\nw1:1\n", "", 0 },
+	{ "config-formats-bad-port", PP "formats = {\n  master_port = 70000; };\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:4: formats: master_port '70000' must be a port 1..65535 or \"auto\"\n", 2 },
+	{ "config-formats-bad-range", PP "formats = { port_range = \"9-8\"; };\n", { NULL }, { "check-config" }, "",
+	  PFX "@CONF@:3: formats: port_range '9-8' must be LOW-HIGH with 1024 <= LOW <= HIGH <= 65535\n", 2 },
+	{ "config-formats-unknown-key", PP "formats = { job_id = \"7\"; };\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:3: formats: unknown key 'job_id' (known: jobs, dialect, master_port, port_range, "
+	  "rdzv, ifname)\n", 2 },
+	{ "config-formats-wrong-type", PP "formats = { rdzv = 1; };\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:3: formats: 'rdzv' must be a string\n", 2 },
+	{ "config-formats-not-group", PP "formats = \"auto\";\n", { NULL }, { "resolve" }, "",
+	  PFX "@CONF@:3: formats must be a group { master_port = \"auto\"; }\n", 2 },
+	/* master_port=auto under Slurm: LOW + SLURM_JOB_ID mod span. */
+	{ "torchrun-port-from-slurm-job-id",
+	  PP "resolvers = ( " SIMPLE_M1 " task_type = \"worker\"; task_id = 1; } );\n",
+	  { "SLURM_JOB_ID=4711" }, { "resolve", "--format", "torchrun", "--master-port", "auto" },
+	  "export PET_NNODES='2'\nexport PET_NODE_RANK='1'\nexport PET_MASTER_ADDR='w0'\n"
+	  "export PET_MASTER_PORT='24711'\n", "", 0 },
+	{ "torchrun-job-id-beats-slurm",
+	  PP "resolvers = ( " SIMPLE_M1 " task_type = \"worker\"; task_id = 1; } );\n",
+	  { "SLURM_JOB_ID=4711" },
+	  { "resolve", "--format", "torchrun", "--master-port", "auto", "--job-id", "12" },
+	  "export PET_NNODES='2'\nexport PET_NODE_RANK='1'\nexport PET_MASTER_ADDR='w0'\n"
+	  "export PET_MASTER_PORT='20012'\n", "", 0 },
 	/* ---- master: TensorFlow's rules (issue 10 §4) ---- */
 	{ "master-rpc-layer-option-beats-resolver",
 	  PP "resolvers = ( " SIMPLE_M1 " rpc_layer = \"grpc\"; } );\n", { NULL },
@@ -377,7 +488,7 @@ static const crt_cli_case cases[] = {
 	  { "exec", "--", "true" }, "", PFX "no resolver applies here (declined: tfconfig)\n", 1 },
 	{ "exit-unknown-format", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
 	  { "resolve", "--format", "yaml" }, "",
-	  PFX "unknown format 'yaml' (known: tf_config, json, clusterdef, env, torch, jax, hostfile, horovod, hosts)\n", 2 },
+	  PFX "unknown format 'yaml' (known: tf_config, json, clusterdef, env, torch, torchrun, jax, hostfile, horovod, hosts)\n", 2 },
 	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.1.0 (plugin ABI 1.1)\n", "", 0 },
 	{ NULL },
 };
@@ -572,6 +683,116 @@ static void test_usage(void)
 	g_free(herr);
 }
 
+/* `COMMAND --help`: the command's usage line, options and examples on
+ * stdout, exit 0 (before: an error, or a file or host named --help). */
+static void test_command_help(void)
+{
+	static const struct {
+		const char *args[4];
+		const char *usage;
+		const char *contains;
+	} help_cases[] = {
+		{ { "resolve", "--help" }, "resolve", "  --master-port=PORT|auto" },
+		{ { "check-config", "--help" },
+		  "check-config [FILE]",
+		  "\nApplication Options:\n  -h, --help" },
+		{ { "hostlist", "expand", "--help" }, "hostlist expand EXPR", "Examples:\n" },
+		{ { "exec", "-h" },
+		  "exec -- PROGRAM [ARGS...]",
+		  " --format torchrun --master-port auto" },
+		{ { "-v", "explain", "--help" }, "explain", "  --json" },
+		{ { "help", "master" }, "master", "  --task-type=T" },
+		{ { "hostlist", "-h" },
+		  "hostlist expand EXPR | compress [NAME...]",
+		  "hostlist compress" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(help_cases); i++) {
+		const char *argv[6] = { "$CR_CLI" };
+		char *out = NULL, *err = NULL;
+		char *head = g_strdup_printf("Usage:\n  cluster-resolver [OPTION\u2026] %s\n\n",
+					     help_cases[i].usage);
+
+		memcpy(&argv[1], help_cases[i].args, sizeof(help_cases[i].args));
+		g_assert_cmpint(crt_run(argv, NULL, &out, &err), ==, 0);
+		g_assert_cmpstr(err, ==, "");
+		g_assert_true(g_str_has_prefix(out, head));
+		g_assert_nonnull(strstr(out, help_cases[i].contains));
+		g_assert_nonnull(strstr(out, "\nExamples:\n  cluster-resolver "));
+		g_free(head);
+		g_free(out);
+		g_free(err);
+	}
+}
+
+/* `-c FILE plugins` searches the config's plugin_path; without it the
+ * same environment finds nothing. */
+static void test_plugins_config_path(void)
+{
+	char *conf = path_in_tmp("plugin-path.conf");
+	char *text = crt_subst("plugin_path = \"@TESTPLUG@\";\naccelerators = ( );\n"
+			       "resolvers = ( { plugin = \"ranged\"; } );\n",
+			       NULL);
+	char *empty = crt_subst("CLUSTER_RESOLVER_PLUGIN_PATH=@DIR@/empty-nothing-here", NULL);
+	const char *env[] = { empty, NULL };
+	const char *with[] = { "$CR_CLI", "-c", conf, "plugins", "--json", NULL };
+	const char *without[] = { "$CR_CLI", "plugins", "--json", NULL };
+	char *out = NULL, *err = NULL;
+
+	crt_write_file(conf, text);
+	run_expect(without, env, "[]\n", "", 0);
+	g_assert_cmpint(crt_run(with, env, &out, &err), ==, 0);
+	g_assert_cmpstr(err, ==, "");
+	g_assert_true(g_str_has_prefix(out, "[{\"name\": \"ranged\", \"kind\": \"resolver\""));
+	g_assert_nonnull(strstr(out, "{\"name\": \"secretive\", \"kind\": \"resolver\""));
+	g_free(out);
+	g_free(err);
+	g_free(empty);
+	g_free(text);
+	g_free(conf);
+}
+
+/* `-v check-config`: the merged top-level values (a drop-in's rpc_layer
+ * overrides the main file's). */
+static void test_check_config_verbose(void)
+{
+	char *dir = path_in_tmp("verbose-check");
+	char *confd = g_build_filename(dir, "conf.d", NULL);
+	char *main_conf = g_build_filename(dir, "main.conf", NULL);
+	char *drop = g_build_filename(confd, "10-rpc.conf", NULL);
+	const char *argv[] = { "$CR_CLI", "-v", "check-config", main_conf, NULL };
+	const char *quiet[] = { "$CR_CLI", "check-config", main_conf, NULL };
+	char *out = NULL, *err = NULL;
+
+	g_assert_cmpint(g_mkdir_with_parents(confd, 0755), ==, 0);
+	crt_write_file(main_conf,
+		       "accelerators = ( );\nrpc_layer = \"grpc\";\n"
+		       "task = { type = \"worker\"; id = 3; };\n"
+		       "num_accelerators = { TPU = 4; GPU = 8; };\n"
+		       "resolvers = ( { plugin = \"simple\"; cluster = { w = [ \"a:1\" ]; "
+		       "}; } );\n");
+	crt_write_file(drop, "rpc_layer = \"grpc+verbs\";\n");
+	g_assert_cmpint(crt_run(argv, NULL, &out, &err), ==, 0);
+	g_assert_nonnull(strstr(out, "/verbose-check/conf.d/10-rpc.conf\n"));
+	g_assert_nonnull(strstr(out, "top level:\n"
+				     "    plugin_path = (none)\n"
+				     "    rpc_layer = \"grpc+verbs\"\n"
+				     "    task = worker:3\n"
+				     "    num_accelerators = GPU=8, TPU=4\n"
+				     "    formats = (none)\n"
+				     "resolver 'simple': "));
+	g_free(out);
+	g_free(err);
+	g_assert_cmpint(crt_run(quiet, NULL, &out, &err), ==, 0);
+	g_assert_null(strstr(out, "top level:"));
+	g_free(out);
+	g_free(err);
+	g_free(drop);
+	g_free(main_conf);
+	g_free(confd);
+	g_free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -581,5 +802,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/cli/config-selection", test_config_selection);
 	g_test_add_func("/cli/auto-default", test_auto_default);
 	g_test_add_func("/cli/usage", test_usage);
+	g_test_add_func("/cli/command-help", test_command_help);
+	g_test_add_func("/cli/plugins-config-path", test_plugins_config_path);
+	g_test_add_func("/cli/check-config-verbose", test_check_config_verbose);
 	return g_test_run();
 }

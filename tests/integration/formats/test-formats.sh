@@ -1,7 +1,8 @@
 #!/bin/sh
 # Golden output of every `resolve --format` for the cluster of cluster.conf.
 # cases.txt lists the cases; golden/ holds the exact expected text. A case
-# whose arguments start with @FILE uses that config file instead.
+# whose arguments start with @FILE uses that config file instead; ARGS are
+# split with the shell's quoting.
 set -u
 here=$(dirname "$0")
 cli=${CR_CLI:?CR_CLI is not set}
@@ -14,8 +15,8 @@ while read -r name code args; do
 	n=$((n + 1))
 	conf=cluster.conf
 	case $args in @*) conf=${args%% *} conf=${conf#@} args=${args#* } ;; esac
-	# shellcheck disable=SC2086 # ARGS are split on purpose
-	"$cli" -c "$here/$conf" $args >"$tmp/out" 2>"$tmp/err"
+	# ARGS are split as a shell would ("torch, jax" is one argument).
+	eval "\"\$cli\" -c \"\$here/\$conf\" $args" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$rc" != "$code" ]; then
 		echo "FAIL $name: exit $rc, expected $code"; cat "$tmp/err"; fail=1

@@ -69,4 +69,22 @@ TF_CONFIG='{"cluster": ' check explain-error 1 "" -- --config "$tmp/three.conf" 
 check exec 0 "w0:2222" -- --config "$tmp/three.conf" exec -- sh -c 'echo "$TF_CONFIG" | sed "s/.*\\[\"\\(w0:2222\\)\".*/\\1/"'
 check exec-supervise 3 "child" -- --config "$tmp/three.conf" exec --supervise -- sh -c 'echo child; exit 3'
 check exec-supervise-signal 143 "" -- --config "$tmp/three.conf" exec --supervise -- sh -c 'kill -TERM $$'
+# The GOption command lines, the torchrun format and the completion script.
+cat > "$tmp/fmt.conf" <<'CONF'
+accelerators = ( );
+formats = { master_port = "auto"; port_range = "30000-30099"; };
+resolvers = ( { plugin = "simple"; cluster = { worker = [ "127.0.0.1:1", "127.0.0.2:1" ]; };
+    task_type = "worker"; task_id = 0; } );
+CONF
+check torchrun 0 "export PET_NNODES='2'
+export PET_NODE_RANK='0'
+export PET_MASTER_ADDR='127.0.0.1'
+export PET_MASTER_PORT='30042'
+export NCCL_SOCKET_IFNAME='lo'
+export GLOO_SOCKET_IFNAME='lo'" -- -vc"$tmp/fmt.conf" resolve --format torchrun --job-id 42 --ifname auto
+check format-list 0 "" -- --config "$tmp/fmt.conf" resolve --format "torchrun, jax" --rdzv c10d
+check format-twice 2 "" -- --config "$tmp/fmt.conf" resolve --format torch --format jax
+check command-help 0 "" -- exec --help
+check completion-bash 0 "" -- completion bash
+check plugins-named 0 "" -- plugins simple --json
 exit $fail
