@@ -31,7 +31,8 @@
 #      puts the plugin where that CLI lists it.
 # Needs root (the private mounts, the switch to nobody) and what
 # `scripts/deps.sh package` installs (it is run first).
-# Takes several minutes (two full builds): not part of scripts/test.sh.
+# About 2 minutes on 2 cores (three builds); the suite runs it as the ctest
+# test package-check (normal build only, label package-build).
 set -eu
 # Nothing of a build tree (the suite's plugin path, a config) leaks in.
 unset CLUSTER_RESOLVER_PLUGIN_PATH CLUSTER_RESOLVER_CONFIG
@@ -161,6 +162,7 @@ if [ "$rpm" = 1 ]; then
 	}
 	rhas cluster-resolver '^/usr/bin/cluster-resolver$'
 	rhas cluster-resolver '^/etc/cluster-resolver/cluster-resolver.conf$'
+	rhas cluster-resolver '^/usr/share/bash-completion/completions/cluster-resolver$'
 	rhas cluster-resolver-libs '/libcluster-resolver.so.1$'
 	rhas cluster-resolver-plugins '/resolvers/simple.so$'
 	rhas cluster-resolver-k8s '/resolvers/k8s.so$'
