@@ -60,6 +60,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # 1. The staged source tree.
 stage="$work/cluster-resolver-$version"
 mkdir -p "$stage"
+# shellcheck disable=SC2016
 (cd "$src" && git ls-files -z --cached --others --exclude-standard |
 	xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
 	tar --null -T - -cf -) | tar -xf - -C "$stage"
@@ -115,9 +116,12 @@ if [ "$deb" = 1 ]; then
 	tests="$src/packaging/debian/tests"
 	root="$work/root"
 	mkdir -p "$root"
-	for f in $(ls "$work"/*.deb | grep -v -- -dbgsym_); do dpkg-deb -x "$f" "$root"; done
+	for f in "$work"/*.deb; do
+		case $f in *-dbgsym_*) ;; *) dpkg-deb -x "$f" "$root" ;; esac
+	done
 	mkdir -p "$work/ov/usr.up" "$work/ov/usr.work" "$work/ov/etc.up" "$work/ov/etc.work"
 	step "autopkgtests in a fresh root ($root over /usr and /etc, private mounts)"
+	# shellcheck disable=SC2016
 	"$src/scripts/hermetic.sh" unshare -m -- sh -eu -c '
 		w=$1 root=$2 tests=$3
 		mount --make-rprivate /
@@ -166,7 +170,8 @@ if [ "$user" = 1 ]; then
 	chmod 755 "$work"
 	cp -r "$stage" "$home/src"
 	chown -R nobody:nogroup "$home"
-	step "~/.local install as nobody (HOME=$home)"
+	step "\$HOME/.local install as nobody (HOME=$home)"
+	# shellcheck disable=SC2016
 	"$src/scripts/hermetic.sh" setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		env -i PATH=/usr/bin:/bin HOME="$home" LC_ALL=C.UTF-8 sh -eu -c '
 		fail() { echo "package-check: FAIL: $*" >&2; exit 1; }
@@ -190,6 +195,6 @@ if [ "$user" = 1 ]; then
 			{ tail -n 40 "$HOME/tpl.log"; fail "the template against ~/.local"; }
 		cluster-resolver plugins | grep -q "^example .* $HOME/.local/lib/cluster-resolver/resolvers/example.so\$" ||
 			fail "plugins does not list the installed example.so"
-		echo "ok: ~/.local"' sh "$jobs" || fail "~/.local install"
+		echo "ok: ~/.local"' sh "$jobs" || fail "\$HOME/.local install"
 fi
 step "ok"
