@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v pkg-config >/dev/null || fail "pkg-config is not installed"
 
-# 1. Install: everything under $tmp/stage (/etc included) with prefix /opt/cr.
+# 1. Install: everything under $tmp/stage with prefix /opt/cr.
 DESTDIR="$tmp/stage" cmake --install "$build" --prefix /opt/cr >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; fail "cmake --install"; }
 prefix="$tmp/stage/opt/cr"
@@ -28,8 +28,14 @@ for f in bin/cluster-resolver bin/cr-testhost include/cluster-resolver/plugin.h 
 	share/man/man7/cluster-resolver-plugin.7; do
 	[ -e "$prefix/$f" ] || fail "$f not installed"
 done
-[ -f "$tmp/stage/etc/cluster-resolver/cluster-resolver.conf" ] ||
-	[ -f "$prefix/etc/cluster-resolver/cluster-resolver.conf" ] || fail "default config not installed"
+# The default config in the prefix's own etc/, and nothing outside the
+# prefix; only a build configured for /usr puts it in /etc (GNUInstallDirs).
+case $(sed -n 's/^CMAKE_INSTALL_PREFIX:[A-Z]*=//p' "$build/CMakeCache.txt") in
+/usr | /usr/) conf="$tmp/stage/etc/cluster-resolver/cluster-resolver.conf" outside="etc opt" ;;
+*) conf="$prefix/etc/cluster-resolver/cluster-resolver.conf" outside=opt ;;
+esac
+[ -f "$conf" ] || fail "default config not at $conf"
+[ "$(ls -A "$tmp/stage" | tr '\n' ' ')" = "$outside " ] || fail "installed outside the prefix: $(ls -A "$tmp/stage")"
 [ -f "$libdir/cluster-resolver/resolvers/simple.so" ] || fail "plugins not in \${libdir}/cluster-resolver/resolvers"
 [ -f "$libdir/cluster-resolver/libcr-http.so" ] || fail "libcr-http.so not in \${libdir}/cluster-resolver"
 if ldd "$libdir/libcluster-resolver.so.1" | grep -q libcurl; then
