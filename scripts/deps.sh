@@ -5,11 +5,11 @@
 #   test:  build + everything the test suite and benchmarks run for real
 #          (Slurm + munge, libslurm-dev for the SPANK plugin, protoc, valgrind,
 #          clang/libFuzzer, abigail, the AWS CLI v2
-#          and Debian's botocore/boto3, google-api-python-client, google-auth,
-#          the package tools of scripts/package-check.sh, ...)
-#   package: build + what scripts/package-check.sh runs (dpkg-buildpackage with
-#          debhelper, lintian, fakeroot, rpmbuild)
+#          and Debian's botocore/boto3, google-api-python-client, google-auth, ...)
 # Installs only what is missing; needs root (or sudo) the first time.
+#   package: build + what scripts/package-check.sh runs (dpkg-buildpackage with
+#          debhelper, lintian, fakeroot, rpmbuild); `test` includes them, as the
+#          suite runs package-check.sh.
 set -eu
 what=${1:-build}
 
@@ -18,15 +18,13 @@ build_pkgs="cmake make gcc pkg-config libglib2.0-dev libjson-c-dev libcurl4-open
 test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler iproute2
   util-linux openssl curl python3 munge slurmctld slurmd slurm-client libslurm-dev clustershell
   python3-kubernetes abigail-tools man-db hyperfine time clang-format
-  awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth
-  dpkg-dev debhelper fakeroot lintian rpm git"
+  awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth"
 
-package_pkgs="$build_pkgs libslurm-dev dpkg-dev debhelper fakeroot lintian rpm git iproute2 util-linux"
-
+package_tools="dpkg-dev debhelper fakeroot lintian rpm git iproute2 util-linux libslurm-dev"
 case $what in
 build) pkgs=$build_pkgs ;;
-test) pkgs=$test_pkgs ;;
-package) pkgs=$package_pkgs ;;
+test) pkgs="$test_pkgs $package_tools" ;;
+package) pkgs="$build_pkgs $package_tools" ;;
 *) echo "usage: $0 [build|test|package]" >&2; exit 2 ;;
 esac
 
