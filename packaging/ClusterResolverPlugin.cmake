@@ -4,9 +4,12 @@
 # The installed SDK's plugin helper (see cluster-resolver-plugin(7)). Builds
 # NAME.so as a MODULE with hidden visibility that exports only
 # cr_plugin_entry and links nothing from the host, and installs it under
-# INSTALL_DIR, by default ${CMAKE_INSTALL_LIBDIR}/cluster-resolver/<KIND>s of
-# the project's own prefix (the host's directory when both prefixes agree;
-# ClusterResolver_RESOLVER_DIR / _ACCELERATOR_DIR name the host's exactly).
+# INSTALL_DIR, by default the directory the installed host searches
+# (ClusterResolver_RESOLVER_DIR or ClusterResolver_ACCELERATOR_DIR, whatever
+# the project's own CMAKE_INSTALL_PREFIX), so `cmake --install` makes the
+# plugin visible to `cluster-resolver` at once. A relative INSTALL_DIR is
+# under the project's prefix; the host then finds it only through the
+# config's plugin_path or CLUSTER_RESOLVER_PLUGIN_PATH.
 # The target is called NAME.
 include(GNUInstallDirs)
 
@@ -22,7 +25,11 @@ function(cr_add_plugin name)
     message(FATAL_ERROR "cr_add_plugin(${name}): no SOURCES")
   endif()
   if(NOT P_INSTALL_DIR)
-    set(P_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cluster-resolver/${P_KIND}s")
+    if(P_KIND STREQUAL "resolver")
+      set(P_INSTALL_DIR "${ClusterResolver_RESOLVER_DIR}")
+    else()
+      set(P_INSTALL_DIR "${ClusterResolver_ACCELERATOR_DIR}")
+    endif()
   endif()
   add_library(${name} MODULE ${P_SOURCES})
   set_target_properties(${name} PROPERTIES

@@ -1,5 +1,5 @@
 #!/bin/sh
-# deps.sh [build|test] - install the Debian packages cluster-resolver needs.
+# deps.sh [build|test|package] - install the Debian packages cluster-resolver needs.
 #   build: compiler, CMake and the libraries (GLib, json-c, libcurl, libconfig;
 #          libyaml for k8s, libxml2 for aws, OpenSSL's libcrypto for gcp's RS256)
 #   test:  build + everything the test suite and benchmarks run for real
@@ -7,6 +7,9 @@
 #          clang/libFuzzer, abigail, the AWS CLI v2, zsh for the completion test
 #          and Debian's botocore/boto3, google-api-python-client, google-auth, ...)
 # Installs only what is missing; needs root (or sudo) the first time.
+#   package: build + what scripts/package-check.sh runs (dpkg-buildpackage with
+#          debhelper, lintian, fakeroot, rpmbuild); `test` includes them, as the
+#          suite runs package-check.sh.
 set -eu
 what=${1:-build}
 
@@ -18,10 +21,12 @@ test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler iprou
   awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth
   zsh"
 
+package_tools="dpkg-dev debhelper fakeroot lintian rpm git iproute2 util-linux libslurm-dev"
 case $what in
 build) pkgs=$build_pkgs ;;
-test) pkgs=$test_pkgs ;;
-*) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+test) pkgs="$test_pkgs $package_tools" ;;
+package) pkgs="$build_pkgs $package_tools" ;;
+*) echo "usage: $0 [build|test|package]" >&2; exit 2 ;;
 esac
 
 missing=

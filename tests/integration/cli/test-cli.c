@@ -615,9 +615,8 @@ static void test_auto_default(void)
 			     NULL };
 	char *out = NULL, *err = NULL;
 
-	if (g_file_test("/etc/cluster-resolver/cluster-resolver.conf", G_FILE_TEST_EXISTS)) {
-		g_test_skip("/etc/cluster-resolver/cluster-resolver.conf exists, so no built-in "
-			    "default");
+	if (g_file_test(CR_DEFAULT_CONFIG, G_FILE_TEST_EXISTS)) {
+		g_test_skip(CR_DEFAULT_CONFIG " exists, so no built-in default");
 		return;
 	}
 	run_expect(argv, unset,

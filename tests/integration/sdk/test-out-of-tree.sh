@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v pkg-config >/dev/null || fail "pkg-config is not installed"
 
-# 1. Install: everything under $tmp/stage (/etc included) with prefix /opt/cr.
+# 1. Install: everything under $tmp/stage with prefix /opt/cr.
 DESTDIR="$tmp/stage" cmake --install "$build" --prefix /opt/cr >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; fail "cmake --install"; }
 prefix="$tmp/stage/opt/cr"
@@ -28,8 +28,14 @@ for f in bin/cluster-resolver bin/cr-testhost include/cluster-resolver/plugin.h 
 	share/man/man7/cluster-resolver-plugin.7; do
 	[ -e "$prefix/$f" ] || fail "$f not installed"
 done
-[ -f "$tmp/stage/etc/cluster-resolver/cluster-resolver.conf" ] ||
-	[ -f "$prefix/etc/cluster-resolver/cluster-resolver.conf" ] || fail "default config not installed"
+# The default config in the prefix's own etc/, and nothing outside the
+# prefix; only a build configured for /usr puts it in /etc (GNUInstallDirs).
+case $(sed -n 's/^CMAKE_INSTALL_PREFIX:[A-Z]*=//p' "$build/CMakeCache.txt") in
+/usr | /usr/) conf="$tmp/stage/etc/cluster-resolver/cluster-resolver.conf" outside="etc opt" ;;
+*) conf="$prefix/etc/cluster-resolver/cluster-resolver.conf" outside=opt ;;
+esac
+[ -f "$conf" ] || fail "default config not at $conf"
+[ "$(ls -A "$tmp/stage" | tr '\n' ' ')" = "$outside " ] || fail "installed outside the prefix: $(ls -A "$tmp/stage")"
 [ -f "$libdir/cluster-resolver/resolvers/simple.so" ] || fail "plugins not in \${libdir}/cluster-resolver/resolvers"
 [ -f "$libdir/cluster-resolver/libcr-http.so" ] || fail "libcr-http.so not in \${libdir}/cluster-resolver"
 if ldd "$libdir/libcluster-resolver.so.1" | grep -q libcurl; then
@@ -39,6 +45,13 @@ fi
 if grep -rl -e "$src" -e "$build" "$pcdir" "$libdir/cmake" >/dev/null 2>&1; then
 	fail "installed SDK files name the source or build tree"
 fi
+
+# The installed executables find their library through their RPATH
+# ($ORIGIN/../lib), whatever the prefix given at install time.
+env -u LD_LIBRARY_PATH "$prefix/bin/cluster-resolver" --version >/dev/null ||
+	fail "the installed CLI does not find libcluster-resolver.so.1 by itself"
+env -u LD_LIBRARY_PATH "$prefix/bin/cr-testhost" --help >/dev/null ||
+	fail "the installed cr-testhost does not find libcr-testhost.so.1 by itself"
 
 # The installed CLI, its library and its plugins; not the build tree's.
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -56,7 +69,13 @@ pc="pkg-config --define-prefix"
 [ -z "$($pc --libs-only-l cluster-resolver-plugin)" ] || fail "the plugin SDK must not link anything"
 [ "$($pc --libs-only-l cr-testhost | tr -d " ")" = "-lcr-testhost" ] || fail "cr-testhost.pc links [$($pc --libs-only-l cr-testhost)]"
 
-cp -r "$src/examples/plugin-template" "$tmp/tpl"
+# The template as installed with the SDK (pkg-config's templatedir).
+tpl=$($pc --variable=templatedir cluster-resolver-plugin)
+[ "$tpl" = "$prefix/share/cluster-resolver/plugin-template" ] || fail "templatedir is $tpl"
+cp -r "$tpl" "$tmp/tpl" || fail "the plugin template is not installed"
+for f in CMakeLists.txt Makefile README.md src/example.c tests/test-example.sh; do
+	cmp -s "$src/examples/plugin-template/$f" "$tmp/tpl/$f" || fail "installed template: $f differs"
+done
 
 # 2. CMake package: configure, build, the template's own tests (unit tests
 #    linked with ClusterResolver::testhost, then the CLI test), install.
@@ -74,10 +93,11 @@ if objdump -p "$tmp/tpl/build/example.so" | grep -q 'NEEDED *lib\(cr-testhost\|c
 	fail "template: example.so links a cluster-resolver library"
 fi
 cmake --install "$tmp/tpl/build" >/dev/null || fail "template: cmake --install"
-so="$tmp/plugins/lib/cluster-resolver/resolvers/example.so"
-[ -f "$so" ] || so=$(find "$tmp/plugins" -name example.so | head -n 1)
-[ -f "$so" ] || fail "template: example.so not installed"
-case $so in */cluster-resolver/resolvers/example.so) ;; *) fail "template installed at $so" ;; esac
+# cr_add_plugin installs into the host's own resolver directory, not under
+# the template's CMAKE_INSTALL_PREFIX.
+so="$libdir/cluster-resolver/resolvers/example.so"
+[ -f "$so" ] || fail "template: example.so not in the host's resolver directory ($(find "$tmp" -name example.so))"
+[ -z "$(find "$tmp/plugins" -name example.so 2>/dev/null)" ] || fail "template: example.so under its own prefix"
 exports=$(nm -D --defined-only "$so" | awk '$2 == "T" { print $3 }')
 [ "$exports" = cr_plugin_entry ] || fail "example.so exports [$exports], want cr_plugin_entry only"
 
@@ -91,6 +111,16 @@ grep -q "^0 of 8 cases failed$" "$tmp/check.log" || { cat "$tmp/check.log"; fail
 make -s -C "$tmp/tpl" PKG_CONFIG="$pc" DESTDIR="$tmp/pcinst" install >/dev/null || fail "make install"
 so2="$tmp/pcinst$libdir/cluster-resolver/resolvers/example.so"
 [ -f "$so2" ] || fail "make install did not use resolverdir ($so2)"
+# Without pkg-config (or the SDK) the Makefile stops with a message instead
+# of installing example.so into /.
+if out=$(make -C "$tmp/tpl" PKG_CONFIG=/nonexistent/pkg-config DESTDIR="$tmp/nopc" install 2>&1); then
+	fail "template: make install without pkg-config succeeded"
+fi
+case $out in
+*"'/nonexistent/pkg-config --modversion cluster-resolver-plugin' found nothing: install pkg-config and the cluster-resolver SDK"*) ;;
+*) echo "$out"; fail "template: make without pkg-config: no message" ;;
+esac
+[ ! -e "$tmp/nopc" ] || fail "template: make without pkg-config installed something"
 
 # 4. Both builds loaded by the installed CLI.
 conf="$tmp/use.conf"
