@@ -81,11 +81,12 @@ static void fuzz_addresses(uint8_t kind, const char *text, size_t len)
 	GHashTable *byname = g_hash_table_new(g_str_hash, g_str_equal);
 	cr_error err = CR_ERROR_INIT;
 	char *next = NULL;
+	size_t n_items = 0;
 	cr_status rc;
 
 	g_hash_table_insert(byname, a.name, &a);
 	g_hash_table_insert(byname, b.name, &b);
-	rc = gce_addr_page(&st, "GET fz", text, len, byname, &next, &err);
+	rc = gce_addr_page(&st, "GET fz", text, len, byname, &next, &n_items, &err);
 	if (rc != CR_OK)
 		check_error(rc, &err);
 	if ((a.address != NULL && *a.address == '\0') || (b.address != NULL && *b.address == '\0'))

@@ -8,11 +8,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../fuzz-lib.sh"
 fuzz_init gce
 gcp="$src/plugins/common/gcp"
-# the harness includes gce_list.c; the gcp library and the core's JSON slots
+ra="$src/plugins/common/retryafter"
+# the harness includes gce_list.c; the gcp and retryafter libraries and the
+# core's JSON slots
 sources="$here/fuzz-gce-pages.c $gcp/gcp.c $gcp/gcp_api.c $gcp/gcp_auth.c $gcp/gcp_meta.c"
+sources="$sources $ra/retryafter.c"
 sources="$sources $src/core/json.c $src/core/error.c"
 # shellcheck disable=SC2086
-fuzz_cc -fsanitize=fuzzer -I"$src/core" -I"$gcp" -I"$src/plugins/resolvers/gce" \
+fuzz_cc -fsanitize=fuzzer -I"$src/core" -I"$gcp" -I"$ra" -I"$src/plugins/resolvers/gce" \
 	$(pkg-config --cflags glib-2.0 json-c libcrypto) $sources \
 	$(pkg-config --libs glib-2.0 json-c) -o "$out/fuzz-gce-pages"
 fuzz_run fuzz-gce-pages "$here/corpus" "$secs" 1024
