@@ -16,6 +16,7 @@
 #include <net/route.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -252,6 +254,18 @@ static void sockaddr_text(const struct sockaddr_storage *sa, char *out, size_t n
 	snprintf(out, n, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
 }
 
+/* Room for every executor's connection: the soft descriptor limit (often
+ * 1024) raised to the hard one. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static void accept_all(rsv_server *s, int lfd)
 {
 	for (;;) {
@@ -262,8 +276,17 @@ static void accept_all(rsv_server *s, int lfd)
 		char nonce[2 * RSV_NONCE_LEN + 1];
 		rsv_conn *c;
 
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			/* No more descriptors: stop accepting until one closes. */
+			if (!s->told_no_fds)
+				rsv_log(s, true, "cannot accept more connections: %s",
+					g_strerror(errno));
+			s->told_no_fds = s->accept_paused = true;
+		}
 		if (fd < 0)
 			return;
+		/* Answers are small and each waits for the last: no Nagle. */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 		c = g_new0(rsv_conn, 1);
 		c->fd = fd;
 		c->executor = -1;
@@ -458,6 +481,7 @@ static void sweep(rsv_server *s, int64_t now)
 		if (c->closing && (c->out->len == 0 || c->executor < 0)) {
 			conn_free(c);
 			g_ptr_array_remove_index_fast(s->conns, i);
+			s->accept_paused = false;
 		} else {
 			i++;
 		}
@@ -479,7 +503,7 @@ static void loop_once(rsv_server *s, int lfd, int sfd)
 	struct pollfd *p = g_new(struct pollfd, n + 2);
 	struct signalfd_siginfo si;
 
-	p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+	p[0] = (struct pollfd){ .fd = lfd, .events = s->accept_paused ? 0 : POLLIN };
 	p[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	for (guint i = 0; i < n; i++) {
 		rsv_conn *c = g_ptr_array_index(s->conns, i);
@@ -607,6 +631,7 @@ int rsv_serve(const rsv_plan *plan, const rsv_serve_opts *o)
 		goto out;
 	rsv_proto_hex(id, sizeof(id), s.cluster_id);
 	s.regs = g_new0(rsv_reg, plan->num_executors);
+	raise_fd_limit();
 	lfd = listen_open(&l, &bound);
 	host = advertised(o, &l);
 	if (lfd >= 0 && announce(&s, host, &bound))

@@ -58,7 +58,7 @@ typedef struct rsv_server {
 	int rc;
 	int64_t start_ms, deadline_ms, shutdown_ms; /* deadline of GRACE / STOPPING */
 	json_object *cluster;                       /* from formation on */
-	bool told_all_gone;
+	bool told_all_gone, told_no_fds, accept_paused;
 } rsv_server;
 
 int64_t rsv_now_ms(void);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,8 @@ static int rsv_connect_one(const struct addrinfo *ai, int64_t ms)
 
 	if (fd < 0)
 		return -errno;
+	/* Small requests, each waiting for its answer: no Nagle. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 		return fd;
 	if (errno != EINPROGRESS) {
