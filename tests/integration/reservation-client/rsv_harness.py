@@ -37,7 +37,7 @@ def free_ports(n):
 class Server:
     """`reservation serve` with @sizing flags; .address, .info, .stop()."""
 
-    def __init__(self, directory, sizing, extra=(), secret=SECRET):
+    def __init__(self, directory, sizing, extra=(), secret=SECRET, prefix=()):
         self.dir = directory
         self.secret_file = os.path.join(directory, 'server.secret')
         harness.write(self.secret_file, '', 0o600)
@@ -45,7 +45,7 @@ class Server:
             f.write(secret)
         self.summary_file = os.path.join(directory, 'summary.json')
         self.log = open(os.path.join(directory, 'server.log'), 'w+')
-        cmd = [CLI, 'reservation', 'serve'] + list(sizing) + [
+        cmd = list(prefix) + [CLI, 'reservation', 'serve'] + list(sizing) + [
             '--listen', '127.0.0.1:0', '--advertise', '127.0.0.1', '--secret-file',
             self.secret_file, '--summary', self.summary_file] + list(extra)
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True,
@@ -135,6 +135,11 @@ def run_all(procs, timeout=60):
     for t in threads:
         t.join()
     return out
+
+
+VALGRIND = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
+            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
+            '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp']
 
 
 def tmpdir():

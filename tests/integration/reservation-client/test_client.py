@@ -333,9 +333,7 @@ def valgrind_client():
     srv = h.Server(d, ['--num-executors', '1', '--num-ps', '0', '--timeout', '120'])
     try:
         cl = h.Client(d, 'c')
-        prefix = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
-                  '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
-                  '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp']
+        prefix = h.VALGRIND
         rc, out, err = h.run_all([cl.start(['exec', '--supervise', '--', 'true'], srv.address,
                                            0, prefix=prefix)], timeout=120)[0]
         R.check('valgrind: a supervised client is clean', rc == 0, 'rc=%d\n%s' % (rc, err))
