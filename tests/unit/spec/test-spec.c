@@ -261,6 +261,15 @@ static const build_case build_cases[] = {
 	    { 'j', NULL, 0, NULL, CR_ERR_INVALID_ARG, "cr_spec_add_job: NULL argument" },
 	    { 'a', "w", 0, NULL, CR_ERR_INVALID_ARG, "cr_spec_append_task: NULL argument" } },
 	  "{}" },
+	/* found by tests/fuzz/core fuzz-format: TF_CONFIG no JSON reader takes */
+	{ "job-name-not-utf8",
+	  { { 't', "wor\x8fker", 0, "a:1", CR_ERR_INVALID_ARG,
+	      "job name \"wor\\217ker\" is not valid UTF-8" },
+	    { 'j', "\xff", 0, NULL, CR_ERR_INVALID_ARG, "job name \"\\377\" is not valid UTF-8" },
+	    { 'a', "w\xc3", 0, "a:1", CR_ERR_INVALID_ARG,
+	      "job name \"w\\303\" is not valid UTF-8" },
+	    { 't', "w\xc3\xa9", 0, "a:1", 0, NULL } },
+	  "{\"w\xc3\xa9\": [\"a:1\"]}" },
 	{ NULL },
 };
 /* clang-format on */
