@@ -42,5 +42,5 @@ execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log")
 speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log")
 crashes=$(find "$dir" -maxdepth 1 -name 'crash-*' | wc -l)
 echo "name=$name rc=$rc runs=$execs secs=$((end - start)) exec_s=$speed crashes=$crashes" \
-	"corpus=$(ls "$dir/corpus" | wc -l) min=$(ls "$dir/min" | wc -l)/$(du -sk "$dir/min" | cut -f1)K" \
+	"corpus=$(ls "$dir/corpus" | wc -l) min=$(ls "$dir/min" | wc -l)/$(cat "$dir"/min/* 2>/dev/null | wc -c)B" \
 	"last='$last'" | tee "$dir/summary"
