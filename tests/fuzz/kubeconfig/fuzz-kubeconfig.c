@@ -84,10 +84,18 @@ static const cr_host_api fz_host = {
 	.free = fz_free,
 };
 
-/* A secret from the file (token, client key) in a message. */
+/* A secret from the file (token, client key) in a message; not when the
+ * file has its text elsewhere too (a server name can hold it). */
 static bool leaks(const char *message, const char *secret)
 {
-	return secret != NULL && strlen(secret) >= 8 && strstr(message, secret) != NULL;
+	const char *first;
+
+	if (secret == NULL || strlen(secret) < 8 || strstr(message, secret) == NULL)
+		return false;
+	first = g_strstr_len((const char *)fz_file, (gssize)fz_file_len, secret);
+	return first != NULL &&
+	       g_strstr_len(first + 1, (gssize)fz_file_len - (first + 1 - (const char *)fz_file),
+			    secret) == NULL;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
