@@ -13,7 +13,9 @@
  * message naming one of the variables, and no picks; an answer picks
  * distinct existing devices, tagged with a variable only when one is set
  * (every device when none is); TPU picks keep host order and are tagged
- * exactly when a variable chose them.
+ * exactly when a variable chose them. The picks written back as a list of
+ * indices (CUDA_VISIBLE_DEVICES alone, without MIG; TPU_VISIBLE_CHIPS
+ * alone) pick the same devices in the same order.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,6 +86,38 @@ static bool any_set(void)
 	return env_values[0] != NULL || env_values[1] != NULL;
 }
 
+/* The picks as a list of indices, which set alone must pick them again. */
+static char *join_indices(const size_t *v, size_t count, size_t stride)
+{
+	GString *list = g_string_new(NULL);
+
+	for (size_t i = 0; i < count; i++)
+		g_string_append_printf(list, "%s%zu", i ? "," : "",
+				       *(const size_t *)((const char *)v + i * stride));
+	return g_string_free(list, FALSE);
+}
+
+static void reapply_nvidia(const struct nvidia_gpus *gpus, const struct nvidia_pick *want,
+			   size_t want_n)
+{
+	char *saved[2] = { env_values[0], env_values[1] };
+	char *list = join_indices(&want[0].gpu, want_n, sizeof(*want));
+	struct nvidia_pick *picks = NULL;
+	size_t count = 0;
+
+	env_values[0] = NULL;
+	env_values[1] = list;
+	if (nvidia_mask_apply(NULL, gpus, &picks, &count, NULL) != CR_OK || count != want_n)
+		abort();
+	for (size_t i = 0; i < count; i++)
+		if (picks[i].gpu != want[i].gpu)
+			abort();
+	free(picks);
+	g_free(list);
+	env_values[0] = saved[0];
+	env_values[1] = saved[1];
+}
+
 static void fuzz_nvidia(unsigned n, bool mig)
 {
 	struct nvidia_gpus gpus = { 0 };
@@ -135,9 +169,31 @@ static void fuzz_nvidia(unsigned n, bool mig)
 		if (!any_set() && count != n)
 			abort();
 		g_free(seen);
+		if (!mig && env_values[0] == NULL)
+			reapply_nvidia(&gpus, picks, count);
 	}
 	free(picks);
 	nvidia_gpus_free(&gpus);
+}
+
+static void reapply_tpu(const struct tpu_chips *chips, const struct tpu_pick *want, size_t want_n)
+{
+	char *saved[2] = { env_values[0], env_values[1] };
+	char *list = join_indices(&want[0].chip, want_n, sizeof(*want));
+	struct tpu_pick *picks = NULL;
+	size_t count = 0;
+
+	env_values[0] = list;
+	env_values[1] = NULL;
+	if (tpu_visible_apply(NULL, chips, &picks, &count, NULL) != CR_OK || count != want_n)
+		abort();
+	for (size_t i = 0; i < count; i++)
+		if (picks[i].chip != want[i].chip)
+			abort();
+	free(picks);
+	g_free(list);
+	env_values[0] = saved[0];
+	env_values[1] = saved[1];
 }
 
 static void fuzz_tpu(unsigned n)
@@ -165,6 +221,7 @@ static void fuzz_tpu(unsigned n)
 			     (env_values[1] != NULL && *env_values[1] != '\0')))
 				abort();
 		}
+		reapply_tpu(&chips, picks, count);
 	}
 	free(picks);
 }
