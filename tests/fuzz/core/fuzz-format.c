@@ -7,12 +7,14 @@
  *   OPTION OPTION ...            format options ("-" or "" for none)
  *   TYPE ID [RPC_LAYER [ENV]]    this process ("-" for no identity)
  *   JOB INDEX ADDRESS | JOB ADDRESS   tasks (cr_spec_add_task / append)
+ *   =NAME VALUE | #KIND COUNT         a resolver's variable, an accelerator count
  *
  * A task the ClusterSpec refuses is left out, as a backend would be told.
  * Properties, for each of the nine formats: an error is CR_ERR_INVALID_ARG
  * (an option), CR_ERR_NOT_FOUND (a world or task the format needs is
  * missing) or CR_ERR_BACKEND (a task without the port it needs) with
- * one line of message; text output is lines without control bytes; tf_config
+ * one line of message; text output is lines without control bytes (but
+ * for a resolver's value inside an export's quotes); tf_config
  * and json are one JSON line whose "cluster" reads back equal and whose task
  * is this one; clusterdef decodes (protobuf wire format) back to the same
  * ClusterSpec; env, torch and jax are `export NAME='VALUE'` lines whose
@@ -260,14 +262,17 @@ static void run_format(const cr_result *r, const char *format, const char *const
 	} else {
 		if (strlen(out) != len)
 			abort();
-		check_lines(out, len);
-		if (strcmp(format, "tf_config") == 0 || strcmp(format, "json") == 0)
-			check_json(r, out, len);
-		else if (strcmp(format, "env") == 0 || strcmp(format, "torch") == 0 ||
-			 strcmp(format, "jax") == 0)
+		if (strcmp(format, "env") == 0 || strcmp(format, "torch") == 0 ||
+		    strcmp(format, "jax") == 0) {
+			/* a resolver's value goes into '...' as it is */
 			check_exports(r, format, options, out);
-		else
-			check_host_lines(format, out);
+		} else {
+			check_lines(out, len);
+			if (strcmp(format, "tf_config") == 0 || strcmp(format, "json") == 0)
+				check_json(r, out, len);
+			else
+				check_host_lines(format, out);
+		}
 	}
 	g_free(out);
 }
@@ -294,7 +299,25 @@ static cr_result *build(char **lines, size_t n)
 		g_strfreev(id);
 	}
 	for (size_t i = 2; i < n; i++) {
-		char **t = g_strsplit(lines[i], " ", 3);
+		char **t;
+
+		if (lines[i][0] == '=' || lines[i][0] == '#') {
+			/* "=NAME VALUE": a resolver's variable; "#KIND N": an
+			 * accelerator count; both UTF-8, as the JSON writer needs */
+			char **kv = g_strsplit(lines[i] + 1, " ", 2);
+
+			if (kv[0] != NULL && kv[1] != NULL && lines[i][0] == '#' &&
+			    g_utf8_validate(kv[0], -1, NULL))
+				accel_counts_put(r->accel, kv[0], g_ascii_strtoll(kv[1], NULL, 10));
+			else if (kv[0] != NULL && kv[1] != NULL &&
+				 g_utf8_validate(lines[i], -1, NULL)) {
+				g_ptr_array_add(r->env, g_strdup(kv[0]));
+				g_ptr_array_add(r->env, g_strdup(kv[1]));
+			}
+			g_strfreev(kv);
+			continue;
+		}
+		t = g_strsplit(lines[i], " ", 3);
 
 		if (t[0] != NULL && t[1] != NULL && t[2] != NULL)
 			cr_spec_add_task(r->spec, t[0], g_ascii_strtoll(t[1], NULL, 10), t[2],
