@@ -450,6 +450,9 @@ static const err_case err_cases[] = {
 	  "x: job 'worker': task index \"00\" is not a canonical decimal in 0..2147483647" },
 	{ "index-huge", "{\"worker\": {\"99999999999999999999999\": \"a\"}}", "x", CR_ERR_INVALID_ARG,
 	  "x: job 'worker': task index \"99999999999999999999999\" is not a canonical decimal in 0..2147483647" },
+	/* an overlong UTF-8 form json-c lets through (found by fuzz-cluster-json) */
+	{ "job-overlong-utf8", "{\"w\xc0\xa7\": []}", "x", CR_ERR_INVALID_ARG,
+	  "x: job name \"w\\300\\247\" is not valid UTF-8" },
 	{ NULL },
 };
 /* clang-format on */
