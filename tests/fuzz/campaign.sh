@@ -20,7 +20,7 @@ vars=$(CR_FUZZ_BUILD_ONLY=1 sh "$@" 0 | tail -n 1)
 fz_bin='' fz_corpus='' fz_max_len='' fz_plugin=''
 eval "$vars"
 [ -n "$fz_bin" ] || { echo "campaign.sh: $* built nothing" >&2; exit 1; }
-rm -rf "$dir/corpus" "$dir/min"
+rm -rf "$dir/corpus" "$dir/min" "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-*
 mkdir -p "$dir/corpus" "$dir/min"
 cp "$fz_corpus"/* "$dir/corpus/"
 if [ -n "$fz_plugin" ]; then
