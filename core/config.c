@@ -270,6 +270,9 @@ static cr_status read_task(cr_plan *plan, const config_setting_t *g, cr_error *e
 		long long id;
 
 		if (strcmp(key, "type") == 0 && config_setting_type(s) == CONFIG_TYPE_STRING) {
+			if (!g_utf8_validate(config_setting_get_string(s), -1, NULL))
+				return error_set(err, CR_ERR_CONFIG,
+						 "%s:%d: task type is not valid UTF-8", AT(s));
 			g_free(plan->task_type);
 			plan->task_type = g_strdup(config_setting_get_string(s));
 		} else if (strcmp(key, "id") == 0 &&
@@ -564,6 +567,56 @@ out:
 	return st;
 }
 
+/*
+ * libconfig opens an `@include "NAME"` (NAME under the main file's directory
+ * unless absolute) with fopen and reads it with its flex scanner, which on a
+ * directory calls exit() ("input in flex scanner failed") and on a FIFO
+ * blocks forever; libconfig 1.5 has no hook to open the file ourselves. So
+ * every include, and theirs in turn, is read first with read_text's checks.
+ * A name with a backslash escape is refused rather than guessed at.
+ */
+#define INCLUDE_DEPTH_MAX 10
+
+static cr_status check_includes(const char *dir, const char *file, const char *text, int depth,
+				cr_error *err)
+{
+	const char *line = text;
+	cr_status st = CR_OK;
+
+	for (int lineno = 1; line != NULL && st == CR_OK; lineno++) {
+		const char *p = line + strspn(line, " \t");
+		const char *end, *eol = strchr(line, '\n');
+		char *name, *full, *inc = NULL;
+
+		line = eol != NULL ? eol + 1 : NULL;
+		if (strncmp(p, "@include", 8) != 0 || (p[8] != ' ' && p[8] != '\t'))
+			continue;
+		p += 8 + strspn(p + 8, " \t");
+		if (*p != '"')
+			continue; /* libconfig's own syntax error */
+		end = strpbrk(p + 1, "\"\\\n");
+		if (end == NULL || *end != '"')
+			return error_set(err, CR_ERR_CONFIG,
+					 "%s:%d: @include: only a plain \"FILE\" name is supported",
+					 file, lineno);
+		if (depth >= INCLUDE_DEPTH_MAX)
+			return error_set(err, CR_ERR_CONFIG, "%s:%d: @include nested too deeply",
+					 file, lineno);
+		name = g_strndup(p + 1, (gsize)(end - p - 1));
+		full = g_path_is_absolute(name) ? g_strdup(name)
+						: g_build_filename(dir, name, NULL);
+		st = read_text(full, &inc, err);
+		if (st != CR_OK)
+			error_prefix(err, "%s:%d: @include: ", file, lineno);
+		else
+			st = check_includes(dir, full, inc, depth + 1, err);
+		g_free(inc);
+		g_free(full);
+		g_free(name);
+	}
+	return st;
+}
+
 static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 {
 	config_t *cfg;
@@ -574,8 +627,14 @@ static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 	st = read_text(path, &text, err);
 	if (st != CR_OK)
 		return st;
-	cfg = new_config(plan);
 	dir = g_path_get_dirname(path);
+	st = check_includes(dir, path, text, 0, err);
+	if (st != CR_OK) {
+		g_free(dir);
+		g_free(text);
+		return st;
+	}
+	cfg = new_config(plan);
 	config_set_include_dir(cfg, dir);
 	g_free(dir);
 	/* Reading clears the root, and with it the name: named after. */

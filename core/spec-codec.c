@@ -186,8 +186,10 @@ static cr_status add_json_job(cr_spec *spec, const char *job, json_object *tasks
 {
 	cr_status st = cr_spec_add_job(spec, job, err);
 
-	if (st != CR_OK)
+	if (st != CR_OK) {
+		error_prefix(err, "%s: ", what);
 		return st;
+	}
 	if (json_object_is_type(tasks, json_type_array))
 		return add_dense_job(spec, job, tasks, what, err);
 	if (json_object_is_type(tasks, json_type_object))

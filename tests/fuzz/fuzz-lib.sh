@@ -11,6 +11,10 @@
 #   fuzz_run BIN CORPUS SECS MAX_LEN
 #                            run $out/BIN for SECS on a copy of CORPUS/*
 #
+# With CR_FUZZ_BUILD_ONLY=1 fuzz_run runs nothing: it keeps the scratch dir
+# and prints the binary, corpus, max_len and CR_FUZZ_PLUGIN as shell
+# assignments (tests/fuzz/campaign.sh reads them for long runs).
+#
 # The caller sets `here` (its own directory) and `set -eu` first.
 fuzz_san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 
@@ -46,6 +50,12 @@ fuzz_cc() {
 
 fuzz_run() {
 	bin=$1 corpus=$2 secs=$3 max_len=$4
+	if [ "${CR_FUZZ_BUILD_ONLY:-0}" = 1 ]; then
+		trap - EXIT
+		printf "fz_bin='%s' fz_corpus='%s' fz_max_len=%s fz_plugin='%s'\n" \
+			"$out/$bin" "$corpus" "$max_len" "${CR_FUZZ_PLUGIN:-}"
+		exit 0
+	fi
 	mkdir -p "$work/corpus"
 	cp "$corpus"/* "$work/corpus/"
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -79,7 +79,9 @@ int64_t tpu_devices_of_config(const char *type, const char *topology)
 	for (size_t i = 0; dims[i] != NULL && chips > 0; i++) {
 		int64_t d = tpu_number(dims[i]);
 
-		chips = d > 0 ? chips * d : -1;
+		/* past tpu_number's own bound (2^31) the slice is unknown, and
+		 * the product never overflows */
+		chips = d > 0 && chips <= (INT64_C(1) << 31) / d ? chips * d : -1;
 	}
 	if (dims[0] == NULL)
 		chips = -1;

@@ -59,4 +59,30 @@ expect verbose-files 0 '{"cluster": {"worker": ["w0:1"]}, "rpc_layer": "grpc"}' 
 ${P}config: read $tmp/order/conf.d/10-a.conf
 ${P}config: read $tmp/order/conf.d/20-b.conf
 ${P}resolver 'simple': resolved (required)" -- "$cli" -v -c "$tmp/order/main.conf" resolve
+# @include (found by tests/fuzz/core fuzz-config): libconfig's scanner
+# called exit() on a directory and blocked on a FIFO; each include is now
+# read with the same checks first. A plain file still works.
+mkdir "$tmp/inc" "$tmp/inc/sub"
+mkfifo "$tmp/inc/pipe"
+printf '@include ""\n' >"$tmp/inc/dir.conf"
+expect include-directory 2 '' \
+	"${P}$tmp/inc/dir.conf:1: @include: $tmp/inc: not a regular file" -- \
+	"$cli" -c "$tmp/inc/dir.conf" resolve
+printf 'rpc_layer = "grpc";\n  @include "pipe"\n' >"$tmp/inc/fifo.conf"
+expect include-fifo 2 '' "${P}$tmp/inc/fifo.conf:2: @include: $tmp/inc/pipe: not a regular file" -- \
+	timeout 10 "$cli" -c "$tmp/inc/fifo.conf" resolve
+printf '@include "sub"\n' >"$tmp/inc/nested.conf"
+printf '@include "nested.conf"\n' >"$tmp/inc/outer.conf"
+expect include-nested-directory 2 '' \
+	"${P}$tmp/inc/nested.conf:1: @include: $tmp/inc/sub: not a regular file" -- \
+	"$cli" -c "$tmp/inc/outer.conf" resolve
+printf '%s\n' "$good" >"$tmp/inc/good.inc"
+printf '@include "good.inc"\nrpc_layer = "grpc";\n' >"$tmp/inc/main.conf"
+expect include-file 0 '{"cluster": {"worker": ["w0:1"]}, "rpc_layer": "grpc"}' '' -- \
+	"$cli" -c "$tmp/inc/main.conf" resolve
+# A task type that is not UTF-8 would make a TF_CONFIG no JSON reader takes
+# (tests/fuzz/core fuzz-format).
+printf '%s\ntask = { type = "w\377"; id = 0; };\n' "$good" >"$tmp/inc/type.conf"
+expect task-type-not-utf8 2 '' "${P}$tmp/inc/type.conf:3: task type is not valid UTF-8" -- \
+	"$cli" -c "$tmp/inc/type.conf" resolve
 exit $fail
