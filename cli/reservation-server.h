@@ -7,6 +7,8 @@
 #ifndef CR_CLI_RESERVATION_SERVER_H
 #define CR_CLI_RESERVATION_SERVER_H
 
+#include <sys/socket.h>
+
 #include <json-c/json.h>
 
 #include "reservation.h"
@@ -68,6 +70,18 @@ void rsv_log(const rsv_server *s, bool always, const char *fmt, ...)
 void rsv_send(rsv_server *s, rsv_conn *c, const char *type, json_object *data);
 void rsv_send_err(rsv_server *s, rsv_conn *c, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* reservation-listen.c */
+typedef struct rsv_listen {
+	char *host; /* NULL: every IPv4 interface */
+	int lo, hi; /* ports, inclusive; 0 = any */
+} rsv_listen;
+/* --listen, else $TFOS_SERVER_PORT, else any port; false with the reason. */
+bool rsv_listen_parse(const rsv_serve_opts *o, rsv_listen *l, char *why, size_t n);
+/* The first port of @l that binds, listening; -1 after a message naming them. */
+int rsv_listen_open(const rsv_listen *l, struct sockaddr_storage *bound);
+/* The host to advertise (g_free it). */
+char *rsv_advertised(const rsv_serve_opts *o, const rsv_listen *l);
 
 /* reservation-state.c */
 void rsv_on_message(rsv_server *s, rsv_conn *c, json_object *msg);

@@ -221,10 +221,11 @@ cr_status rsv_wire_client_handshake(int fd, const char *server, const unsigned c
 	if (st == CR_OK && getrandom(w->cnonce, RSV_NONCE, 0) != (ssize_t)RSV_NONCE)
 		st = cr_host->error_set(err, CR_ERR_INTERNAL, "no random bytes for a nonce");
 	if (st == CR_OK) {
+		char hex[2 * RSV_NONCE + 1];
+
 		w->authed = true;
-		snprintf(data, sizeof(data), "{\"nonce\":\"");
-		rsv_proto_hex(w->cnonce, RSV_NONCE, data + strlen(data));
-		strcat(data, "\"}");
+		rsv_proto_hex(w->cnonce, RSV_NONCE, hex);
+		snprintf(data, sizeof(data), "{\"nonce\":\"%s\"}", hex);
 		st = rsv_wire_send(w, fd, "AUTH", data, err);
 	}
 	if (st != CR_OK) {
