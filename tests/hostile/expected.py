@@ -26,7 +26,7 @@ EXPECT = {
     'config/unknown-top-key': (2, "cluster-resolver: @CONF@:1: unknown top-level key 'resolver' (known: plugin_path, rpc_layer, task, num_accelerators, resolvers, accelerators, formats)\n", ''),
     'config/unknown-option': (2, "cluster-resolver: @CONF@:1: resolver 'tfconfig': unknown key 'bogus'\n", ''),
     'config/duplicate-key': (2, 'cluster-resolver: @CONF@:2: duplicate setting name\n', ''),
-    'config/include-missing': (2, 'cluster-resolver: @CONF@:1: cannot open include file\n', ''),
+    'config/include-missing': (2, 'cluster-resolver: @CONF@:1: @include: /nonexistent/x.conf: cannot read the config file: No such file or directory\n', ''),
     'config/int-over-32-bits': (2, 'cluster-resolver: @CONF@:1: integer 4294967297 is out of the 32-bit range; write 4294967297L for a 64-bit integer\n', ''),
     'config/port-over-32-bits': (2, 'cluster-resolver: @CONF@:1: integer 4294969518 is out of the 32-bit range; write 4294969518L for a 64-bit integer\n', ''),
     'config/int-hex-over-32-bits': (2, 'cluster-resolver: @CONF@:1: integer 0x100000001 is out of the 32-bit range; write 0x100000001L for a 64-bit integer\n', ''),
