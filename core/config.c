@@ -360,97 +360,6 @@ static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
 
 /* A config the plan keeps: its settings are the entries' groups. It is
  * named after reading, since reading replaces the root setting. */
-/* libconfig 1.5 keeps an integer written without the L suffix in 32 bits and
- * drops the rest without a word (task_id = 4294967297 reads as 1): every
- * integer literal of a text libconfig accepted is checked here, so one out
- * of the 32-bit range is an error naming the line. Strings and comments
- * are skipped; floats and L-suffixed integers are left alone. An unclosed
- * comment, which libconfig takes as running to the end, is refused too. */
-static cr_status check_int_literals(const char *text, const char *name, cr_error *err)
-{
-	int line = 1;
-
-	for (const char *p = text; *p != '\0';) {
-		if (*p == '\n') {
-			line++;
-			p++;
-		} else if (*p == '"') {
-			for (p++; *p != '\0' && *p != '"'; p++) {
-				if (*p == '\\' && p[1] != '\0')
-					p++;
-				else if (*p == '\n')
-					line++;
-			}
-			if (*p == '"')
-				p++;
-		} else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
-			while (*p != '\0' && *p != '\n')
-				p++;
-		} else if (p[0] == '/' && p[1] == '*') {
-			int opened = line;
-
-			for (p += 2; *p != '\0' && !(p[0] == '*' && p[1] == '/'); p++)
-				if (*p == '\n')
-					line++;
-			/* libconfig ends an unclosed comment at the end of the
-			 * text: the rest of the file would be dropped unsaid. */
-			if (*p == '\0')
-				return error_set(err, CR_ERR_CONFIG,
-						 "%s:%d: a /* comment is not closed", name, opened);
-			p += 2;
-		} else if (g_ascii_isalpha(*p) || *p == '*') {
-			while (g_ascii_isalnum(*p) || *p == '-' || *p == '_' || *p == '*')
-				p++;
-		} else if (g_ascii_isdigit(*p) ||
-			   ((*p == '-' || *p == '+') && g_ascii_isdigit(p[1]))) {
-			const char *start = p;
-			bool hex = false, big;
-
-			if (*p == '-' || *p == '+')
-				p++;
-			if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-				hex = true;
-				for (p += 2; g_ascii_isxdigit(*p); p++)
-					;
-			} else {
-				while (g_ascii_isdigit(*p))
-					p++;
-			}
-			if (!hex && (*p == '.' || *p == 'e' || *p == 'E')) {
-				while (g_ascii_isdigit(*p) || *p == '.' || *p == 'e' || *p == 'E' ||
-				       ((*p == '-' || *p == '+') && (p[-1] == 'e' || p[-1] == 'E')))
-					p++;
-				continue;
-			}
-			if (*p == 'L') {
-				p++;
-				continue;
-			}
-			if (hex) {
-				errno = 0;
-				big = g_ascii_strtoull(start + (*start == '-' || *start == '+') + 2,
-						       NULL, 16) > G_MAXINT32 ||
-				      errno == ERANGE;
-			} else {
-				gint64 v;
-
-				errno = 0;
-				v = g_ascii_strtoll(start, NULL, 10);
-				big = errno == ERANGE || v > G_MAXINT32 || v < G_MININT32;
-			}
-			if (big)
-				return error_set(err, CR_ERR_CONFIG,
-						 "%s:%d: integer %.*s is out of the 32-bit range; "
-						 "write %.*sL for a 64-bit integer",
-						 name, line, (int)(p - start), start,
-						 (int)(p - start), start);
-		} else {
-			p++;
-		}
-	}
-	return CR_OK;
-}
-
 static config_t *new_config(cr_plan *plan)
 {
 	config_t *cfg = g_new0(config_t, 1);
@@ -501,122 +410,6 @@ void plan_free(cr_plan *plan)
 	g_free(plan);
 }
 
-/*
- * The text of one config file. Opened without blocking and checked before a
- * byte is read: a FIFO or device would hang the reader, a directory reads as
- * nothing, and libconfig's scanner is slow on huge tokens, so only a regular
- * file of at most CONFIG_FILE_MAX bytes is taken. libconfig stops at a NUL
- * byte, which would drop the rest of the file without a word: refused too.
- */
-static cr_status read_text(const char *path, char **text, cr_error *err)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat sb;
-	char *buf = NULL;
-	size_t n = 0;
-	cr_status st = CR_OK;
-
-	if (fd < 0)
-		return error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s", path,
-				 g_strerror(errno));
-	if (fstat(fd, &sb) != 0) {
-		st = error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s", path,
-			       g_strerror(errno));
-	} else if (!S_ISREG(sb.st_mode)) {
-		st = error_set(err, CR_ERR_CONFIG, "%s: not a regular file", path);
-	} else if (sb.st_size > (off_t)CONFIG_FILE_MAX) {
-		st = error_set(err, CR_ERR_CONFIG,
-			       "%s: larger than %u bytes (the most a config file may have)", path,
-			       CONFIG_FILE_MAX);
-	}
-	if (st != CR_OK)
-		goto out;
-	/* One byte more than the limit: a file that grew since fstat is caught. */
-	buf = g_malloc(CONFIG_FILE_MAX + 2);
-	for (;;) {
-		ssize_t got = read(fd, buf + n, CONFIG_FILE_MAX + 1 - n);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			st = error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s",
-				       path, g_strerror(errno));
-			goto out;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n > CONFIG_FILE_MAX) {
-			st = error_set(err, CR_ERR_CONFIG,
-				       "%s: larger than %u bytes (the most a config file may have)",
-				       path, CONFIG_FILE_MAX);
-			goto out;
-		}
-	}
-	if (memchr(buf, '\0', n) != NULL) {
-		st = error_set(err, CR_ERR_CONFIG, "%s: contains a NUL byte at offset %zu", path,
-			       (size_t)((char *)memchr(buf, '\0', n) - buf));
-		goto out;
-	}
-	buf[n] = '\0';
-	*text = buf;
-	buf = NULL;
-out:
-	g_free(buf);
-	close(fd);
-	return st;
-}
-
-/*
- * libconfig opens an `@include "NAME"` (NAME under the main file's directory
- * unless absolute) with fopen and reads it with its flex scanner, which on a
- * directory calls exit() ("input in flex scanner failed") and on a FIFO
- * blocks forever; libconfig 1.5 has no hook to open the file ourselves. So
- * every include, and theirs in turn, is read first with read_text's checks.
- * A name with a backslash escape is refused rather than guessed at.
- */
-#define INCLUDE_DEPTH_MAX 10
-
-static cr_status check_includes(const char *dir, const char *file, const char *text, int depth,
-				cr_error *err)
-{
-	const char *line = text;
-	cr_status st = CR_OK;
-
-	for (int lineno = 1; line != NULL && st == CR_OK; lineno++) {
-		const char *p = line + strspn(line, " \t");
-		const char *end, *eol = strchr(line, '\n');
-		char *name, *full, *inc = NULL;
-
-		line = eol != NULL ? eol + 1 : NULL;
-		if (strncmp(p, "@include", 8) != 0 || (p[8] != ' ' && p[8] != '\t'))
-			continue;
-		p += 8 + strspn(p + 8, " \t");
-		if (*p != '"')
-			continue; /* libconfig's own syntax error */
-		end = strpbrk(p + 1, "\"\\\n");
-		if (end == NULL || *end != '"')
-			return error_set(err, CR_ERR_CONFIG,
-					 "%s:%d: @include: only a plain \"FILE\" name is supported",
-					 file, lineno);
-		if (depth >= INCLUDE_DEPTH_MAX)
-			return error_set(err, CR_ERR_CONFIG, "%s:%d: @include nested too deeply",
-					 file, lineno);
-		name = g_strndup(p + 1, (gsize)(end - p - 1));
-		full = g_path_is_absolute(name) ? g_strdup(name)
-						: g_build_filename(dir, name, NULL);
-		st = read_text(full, &inc, err);
-		if (st != CR_OK)
-			error_prefix(err, "%s:%d: @include: ", file, lineno);
-		else
-			st = check_includes(dir, full, inc, depth + 1, err);
-		g_free(inc);
-		g_free(full);
-		g_free(name);
-	}
-	return st;
-}
-
 static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 {
 	config_t *cfg;
@@ -624,11 +417,11 @@ static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 	cr_status st;
 
 	g_ptr_array_add(plan->files, g_strdup(path));
-	st = read_text(path, &text, err);
+	st = config_read_text(path, &text, err);
 	if (st != CR_OK)
 		return st;
 	dir = g_path_get_dirname(path);
-	st = check_includes(dir, path, text, 0, err);
+	st = config_check_includes(dir, path, text, 0, err);
 	if (st != CR_OK) {
 		g_free(dir);
 		g_free(text);
@@ -648,7 +441,7 @@ static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 		return st;
 	}
 	config_name_set(cfg, path);
-	st = check_int_literals(text, path, err);
+	st = config_check_int_literals(text, path, err);
 	g_free(text);
 	return st == CR_OK ? read_root(plan, cfg, err) : st;
 }
@@ -716,7 +509,7 @@ cr_status config_parse_string(cr_plan *plan, const char *text, const char *name,
 		return st;
 	}
 	config_name_set(cfg, name);
-	if (check_int_literals(text, name, err) != CR_OK)
+	if (config_check_int_literals(text, name, err) != CR_OK)
 		return CR_ERR_CONFIG;
 	return read_root(plan, cfg, err);
 }
@@ -765,7 +558,7 @@ cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
 	if (ok != CONFIG_TRUE)
 		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s", name, config_error_line(cfg),
 				 config_error_text(cfg));
-	if (text != NULL && check_int_literals(text, name, err) != CR_OK)
+	if (text != NULL && config_check_int_literals(text, name, err) != CR_OK)
 		return CR_ERR_CONFIG;
 	root = config_root_setting(cfg);
 	g = config_setting_get_member(root, GROUP_KEY);
