@@ -65,7 +65,8 @@ static const cr_option k8s_options[] = {
 	CR_OPTION("order", CR_OPT_STRING, "index", 0,
 		  "index (completion index / pod index / ordinal first) | name"),
 	CR_OPTION("list_format", CR_OPT_STRING, "auto", 0,
-		  "auto (Table rows when the options need no more) | json (full pods)"),
+		  "auto (Table rows when the options need no more, else protobuf) | protobuf "
+		  "(full pods) | json (full pods)"),
 	CR_OPTION("list_from_cache", CR_OPT_BOOL, "false", 0,
 		  "list from the API server's watch cache (resourceVersion=0)"),
 	CR_OPTION_RANGE("start_jitter", CR_OPT_FLOAT, "0", 0,
@@ -174,7 +175,7 @@ static cr_status k8s_parse_enums(cr_plugin_ctx *ctx, const cr_cfg *config, struc
 	static const char *const nr[] = { "error", "skip", "wait", NULL };
 	static const char *const auth[] = { "auto", "in_cluster", "kubeconfig", NULL };
 	static const char *const order[] = { "index", "name", NULL };
-	static const char *const format[] = { "auto", "json", NULL };
+	static const char *const format[] = { "auto", "json", "protobuf", NULL };
 	int a = k8s_pick(cr_host->opt_string(ctx, "address"), addr);
 	int n = k8s_pick(cr_host->opt_string(ctx, "not_running"), nr);
 	int m = k8s_pick(cr_host->opt_string(ctx, "auth"), auth);
@@ -192,7 +193,7 @@ static cr_status k8s_parse_enums(cr_plugin_ctx *ctx, const cr_cfg *config, struc
 				   : n < 0 ? "error, skip or wait"
 				   : m < 0 ? "auto, in_cluster or kubeconfig"
 				   : o < 0 ? "index or name"
-					   : "auto or json";
+					   : "auto, json or protobuf";
 
 		snprintf(msg, sizeof(msg), "%s \"%s\" is not one of %s", key,
 			 cr_host->opt_string(ctx, key), want);
@@ -203,6 +204,7 @@ static cr_status k8s_parse_enums(cr_plugin_ctx *ctx, const cr_cfg *config, struc
 	st->auth = (enum k8s_auth_mode)m;
 	st->order_by_index = o == 0;
 	st->table = f == 0;
+	st->protobuf = f != 1;
 	return CR_OK;
 }
 

@@ -7,6 +7,7 @@
  *   k8s_auth.c        credentials: token files, exec credential plugins
  *   k8s_fetch.c       HTTP with retries, limit/continue paging
  *   k8s_page.c        one page, pod by pod, while the next one is fetched
+ *   k8s_proto.c       a page in Kubernetes' protobuf encoding
  *   k8s_pods.c        pod records, ordering, addresses, building tasks
  */
 #ifndef K8S_H
@@ -74,6 +75,7 @@ struct k8s {
 	bool accelerators;       /* per-task accelerators from container limits */
 	bool order_by_index;     /* order = "index" (else "name") */
 	bool table;              /* list_format = "auto": Table rows when enough */
+	bool protobuf;           /* full pods: ask for protobuf before JSON */
 	bool from_cache;         /* list from the watch cache (resourceVersion=0) */
 	int64_t start_jitter_ms; /* random wait before the first list, at most */
 	enum k8s_address address;
@@ -128,6 +130,9 @@ cr_status k8s_auth_prepare(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_
  *  object: pages are walked with json-c, see k8s_fetch.c) is freed after
  *  the call. */
 typedef cr_status (*k8s_pod_fn)(json_object *pod, void *user_data, cr_error *err);
+/** Told a page's continue token (NULL on the last page) as soon as it is
+ *  read. */
+typedef void (*k8s_next_fn)(void *pager, const char *next);
 /** Called when a list restarts from the beginning after 410 Gone. */
 typedef void (*k8s_restart_fn)(void *user_data);
 
@@ -141,13 +146,21 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 
 /* k8s_page.c */
 struct k8s_pager;
+/* @proto: the page is protobuf (its Content-Type said so), else JSON. */
 struct k8s_pager *k8s_pager_start(const char *endpoint, const char *namespace, const char *text,
-				  size_t len, k8s_pod_fn fn, void *ud);
+				  size_t len, bool proto, k8s_pod_fn fn, void *ud);
 char *k8s_pager_next(struct k8s_pager *w);
 cr_status k8s_pager_finish(struct k8s_pager *w, bool *need_full, cr_error *err);
 /* The whole page at once on the caller's thread (fuzzing, tests). */
 cr_status k8s_page_read(const char *endpoint, const char *namespace, const char *text, size_t len,
-			k8s_pod_fn fn, void *ud, bool *need_full, char **next, cr_error *err);
+			bool proto, k8s_pod_fn fn, void *ud, bool *need_full, char **next,
+			cr_error *err);
+
+/* k8s_proto.c */
+#define K8S_PROTOBUF "application/vnd.kubernetes.protobuf"
+cr_status k8s_pb_page(const char *endpoint, const uint8_t *buf, size_t len, k8s_next_fn on_next,
+		      void *pager, k8s_pod_fn fn, void *ud, cr_error *err);
+json_object *k8s_pb_status(const char *buf, size_t len);
 
 /* k8s_pods.c */
 struct k8s_self {

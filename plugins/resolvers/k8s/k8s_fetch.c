@@ -22,6 +22,7 @@
 struct k8s_req {
 	const struct k8s *st;
 	bool table; /* ask for the Table form */
+	bool proto; /* else ask for protobuf before JSON */
 	cr_plugin_ctx *ctx;
 	const struct k8s_conn *conn;
 	const char *endpoint; /* for messages: no continue token */
@@ -76,6 +77,16 @@ static char *k8s_list_url(const struct k8s *st, const char *base, const char *se
 	return url;
 }
 
+/* The answer is in Kubernetes' protobuf encoding (by its Content-Type). */
+static bool k8s_is_protobuf(const cr_http_response *resp)
+{
+	const char *type = cr_host->http_header(resp, "Content-Type");
+	size_t n = strlen(K8S_PROTOBUF);
+
+	return type && g_ascii_strncasecmp(type, K8S_PROTOBUF, n) == 0 &&
+	       (type[n] == '\0' || type[n] == ';' || g_ascii_isspace(type[n]));
+}
+
 static cr_status k8s_status_code(long http)
 {
 	switch (http) {
@@ -103,10 +114,18 @@ static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response 
 	const char *body = cr_host->http_body(resp, &len);
 	const char *reason = NULL, *msg = NULL;
 	cr_json *root = NULL;
+	json_object *pb = NULL, *v;
 	char tries[48] = "";
 	cr_status rc;
 
-	if (body && len && cr_host->json_parse(body, len, r->endpoint, &root, NULL) == CR_OK) {
+	if (body && len && k8s_is_protobuf(resp)) {
+		pb = k8s_pb_status(body, len);
+		if (pb && json_object_object_get_ex(pb, "reason", &v))
+			reason = json_object_get_string(v);
+		if (pb && json_object_object_get_ex(pb, "message", &v))
+			msg = json_object_get_string(v);
+	} else if (body && len &&
+		   cr_host->json_parse(body, len, r->endpoint, &root, NULL) == CR_OK) {
 		reason = cr_host->json_string(cr_host->json_get(root, "/reason"));
 		msg = cr_host->json_string(cr_host->json_get(root, "/message"));
 	}
@@ -118,6 +137,7 @@ static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response 
 				K8S_STATUS_MAX, msg ? msg : "(no Status in the answer)",
 				msg && strlen(msg) > K8S_STATUS_MAX ? "..." : "", tries);
 	cr_host->json_free(root);
+	json_object_put(pb);
 	return rc;
 }
 
@@ -155,9 +175,10 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 	cr_http_request req = CR_HTTP_REQUEST_INIT;
 	const struct k8s_conn *c = r->conn;
 	char *auth = c->token ? g_strconcat("Authorization: Bearer ", c->token, NULL) : NULL;
-	const char *accept = r->table ? "Accept: application/json;as=Table;v=v1;g=meta.k8s.io, "
-					"application/json"
-				      : "Accept: application/json";
+	const char *accept = r->table   ? "Accept: application/json;as=Table;v=v1;g=meta.k8s.io, "
+					  "application/json"
+			     : r->proto ? "Accept: " K8S_PROTOBUF ", application/json"
+					: "Accept: application/json";
 	const char *headers[] = { accept, "User-Agent: cluster-resolver-k8s/" CR_VERSION_STRING,
 				  auth, NULL };
 	cr_status rc;
@@ -248,6 +269,7 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 	struct k8s_req r = {
 		.st = st,
 		.table = table && namespace != NULL,
+		.proto = st->protobuf,
 		.ctx = ctx,
 		.conn = conn,
 		.endpoint = endpoint,
@@ -278,6 +300,12 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 				     endpoint);
 			r.table = false;
 			k8s_list_restart(seen, &cont, &pages, restart, user_data);
+		} else if (code == 406 && r.proto) {
+			cr_host->log(ctx, CR_LOG_INFO,
+				     "%s: the server refuses protobuf (HTTP 406); listing JSON",
+				     endpoint);
+			r.proto = false;
+			k8s_list_restart(seen, &cont, &pages, restart, user_data);
 		} else if (code == 410 && cont && !restarted) {
 			cr_host->log(ctx, CR_LOG_INFO, "%s: continue token expired, listing again",
 				     endpoint);
@@ -288,7 +316,8 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 			break;
 		} else {
 			body = cr_host->http_body(resp, &len);
-			page = k8s_pager_start(endpoint, namespace, body, len, fn, user_data);
+			page = k8s_pager_start(endpoint, namespace, body, len,
+					       k8s_is_protobuf(resp), fn, user_data);
 			g_free(cont);
 			cont = k8s_pager_next(page);
 			pages++;

@@ -38,6 +38,7 @@ struct k8s_pager {
 	const char *namespace; /* of the list: Table rows carry none */
 	const char *text;      /* the page, borrowed from its response */
 	size_t len, pos;
+	bool proto; /* protobuf (k8s_proto.c), else JSON */
 	json_tokener *tok;
 	k8s_pod_fn fn;
 	void *ud;
@@ -109,8 +110,10 @@ static bool k8s_walk_char(struct k8s_pager *w, char c)
 }
 
 /* The continue token is known (NULL: this is the last page). */
-static void k8s_pager_set_next(struct k8s_pager *w, const char *next)
+static void k8s_pager_set_next(void *pager, const char *next)
 {
+	struct k8s_pager *w = pager;
+
 	g_mutex_lock(&w->lock);
 	if (!w->next_known) {
 		w->next = next && *next ? g_strdup(next) : NULL;
@@ -295,7 +298,9 @@ end:
 static gpointer k8s_pager_run(gpointer data)
 {
 	struct k8s_pager *w = data;
-	cr_status rc = k8s_walk_page(w);
+	cr_status rc = w->proto ? k8s_pb_page(w->endpoint, (const uint8_t *)w->text, w->len,
+					      k8s_pager_set_next, w, w->fn, w->ud, &w->err)
+				: k8s_walk_page(w);
 
 	g_mutex_lock(&w->lock);
 	w->rc = rc;
@@ -309,7 +314,8 @@ static gpointer k8s_pager_run(gpointer data)
 }
 
 static struct k8s_pager *k8s_pager_new(const char *endpoint, const char *namespace,
-				       const char *text, size_t len, k8s_pod_fn fn, void *ud)
+				       const char *text, size_t len, bool proto, k8s_pod_fn fn,
+				       void *ud)
 {
 	struct k8s_pager *w = g_new0(struct k8s_pager, 1);
 	cr_error init = CR_ERROR_INIT;
@@ -319,6 +325,7 @@ static struct k8s_pager *k8s_pager_new(const char *endpoint, const char *namespa
 	w->col_name = w->col_status = w->col_ip = -1;
 	w->text = text;
 	w->len = len;
+	w->proto = proto;
 	w->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
 	w->fn = fn;
 	w->ud = ud;
@@ -332,13 +339,14 @@ static struct k8s_pager *k8s_pager_new(const char *endpoint, const char *namespa
  * k8s_pager_start:
  * Start walking @len bytes of @text (borrowed until k8s_pager_finish),
  * calling @fn for each pod; @endpoint names the list in messages, and
- * @namespace (NULL: all) is that of the pods of a Table.
+ * @namespace (NULL: all) is that of the pods of a Table; @proto: the page
+ * is protobuf (k8s_proto.c), else JSON.
  * Returns: (transfer full) the walk; finish it with k8s_pager_finish().
  */
 struct k8s_pager *k8s_pager_start(const char *endpoint, const char *namespace, const char *text,
-				  size_t len, k8s_pod_fn fn, void *ud)
+				  size_t len, bool proto, k8s_pod_fn fn, void *ud)
 {
-	struct k8s_pager *w = k8s_pager_new(endpoint, namespace, text, len, fn, ud);
+	struct k8s_pager *w = k8s_pager_new(endpoint, namespace, text, len, proto, fn, ud);
 
 	w->thread = g_thread_try_new("k8s-page", k8s_pager_run, w, NULL);
 	if (!w->thread)
@@ -398,9 +406,10 @@ cr_status k8s_pager_finish(struct k8s_pager *w, bool *need_full, cr_error *err)
  * Returns: as k8s_pager_finish.
  */
 cr_status k8s_page_read(const char *endpoint, const char *namespace, const char *text, size_t len,
-			k8s_pod_fn fn, void *ud, bool *need_full, char **next, cr_error *err)
+			bool proto, k8s_pod_fn fn, void *ud, bool *need_full, char **next,
+			cr_error *err)
 {
-	struct k8s_pager *w = k8s_pager_new(endpoint, namespace, text, len, fn, ud);
+	struct k8s_pager *w = k8s_pager_new(endpoint, namespace, text, len, proto, fn, ud);
 
 	k8s_pager_run(w);
 	*next = k8s_pager_next(w);

@@ -3,8 +3,10 @@
  * fuzz-k8s-pages.c - libFuzzer target for k8s.so's page reader
  * (plugins/resolvers/k8s/k8s_page.c): a PodList page read pod by pod, or a
  * Table page (columnDefinitions, rows) read row by row into the small pods
- * the plugin builds from them. The first input byte picks whether the list
- * has a namespace (Table rows need one); the rest is the page. Properties:
+ * the plugin builds from them, or a protobuf PodList page (k8s_proto.c).
+ * The first input byte picks whether the list has a namespace (bit 0: Table
+ * rows need one) and whether the page is protobuf (bit 1); the rest is the
+ * page. Properties:
  * a failure is CR_ERR_PARSE with a message naming the request, or a Table
  * that cannot stand for the pods (need_full: CR_ERR_BACKEND, no message);
  * every pod handed on is an object, and a pod made from a Table row has a
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "../../../plugins/resolvers/k8s/k8s_page.c"
+#include "../../../plugins/resolvers/k8s/k8s_proto.c"
 #include "values-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,6 +32,7 @@ CR_HIDDEN const cr_host_api *cr_host = &fz_host;
 struct fz_count {
 	const char *ns;
 	size_t pods;
+	bool proto;
 };
 
 static const char *fz_str(json_object *pod, const char *pointer)
@@ -50,7 +54,7 @@ static cr_status fz_pod(json_object *pod, void *ud, cr_error *err)
 		abort();
 	c->pods++;
 	/* a pod made from a Table row: exactly what the row said */
-	if (json_object_object_length(pod) == 2 && c->ns &&
+	if (!c->proto && json_object_object_length(pod) == 2 && c->ns &&
 	    json_object_object_get_ex(pod, "status", NULL) &&
 	    json_object_object_get_ex(pod, "metadata", NULL) &&
 	    !json_object_object_get_ex(pod, "spec", NULL)) {
@@ -67,17 +71,23 @@ static cr_status fz_pod(json_object *pod, void *ud, cr_error *err)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fz_count c = { NULL, 0 };
+	struct fz_count c = { NULL, 0, false };
 	cr_error err = CR_ERROR_INIT;
 	bool need_full = false;
 	char *text, *next = NULL;
+	bool proto;
 	cr_status rc;
 
 	if (size < 1)
 		return 0;
 	c.ns = data[0] & 1 ? "train" : NULL;
-	text = g_strndup((const char *)data + 1, size - 1);
-	rc = k8s_page_read("GET fz", c.ns, text, strlen(text), fz_pod, &c, &need_full, &next, &err);
+	proto = c.proto = (data[0] & 2) != 0;
+	/* a protobuf page is binary; a JSON one is text up to its first NUL */
+	text = g_malloc(size);
+	memcpy(text, data + 1, size - 1);
+	text[size - 1] = '\0';
+	rc = k8s_page_read("GET fz", c.ns, text, proto ? size - 1 : strnlen(text, size - 1), proto,
+			   fz_pod, &c, &need_full, &next, &err);
 	if (need_full) {
 		if (rc != CR_ERR_BACKEND || err.message[0] != '\0')
 			abort();

@@ -359,7 +359,7 @@ CASES = [
          err=CREATE + 'order "random" is not one of index or name'),
     dict(name='config-bad-list-format',
          conf=conf('list_format = "yaml";' + WJOB), rc=2,
-         err=CREATE + 'list_format "yaml" is not one of auto or json'),
+         err=CREATE + 'list_format "yaml" is not one of auto, json or protobuf'),
 
     dict(name='retry-429-honours-retry-after',
          conf=conf(WJOB), out=out(WORKERS),

@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k8s_proto.c - a pod list in Kubernetes' protobuf encoding, pod by pod.
+ *
+ * What kube-apiserver sends for `Accept: application/vnd.kubernetes.protobuf`
+ * (the encoding Kubernetes' own controllers use): the four bytes "k8s\0",
+ * then a runtime.Unknown message
+ *
+ *     Unknown   { typeMeta 1: TypeMeta { apiVersion 1, kind 2 }, raw 2,
+ *                 contentEncoding 3, contentType 4 }
+ *
+ * whose raw bytes are the object itself, here a PodList (or, for an error,
+ * a Status):
+ *
+ *     PodList   { metadata 1: ListMeta { continue 3 }, items 2: Pod }
+ *     Pod       { metadata 1: ObjectMeta, spec 2: PodSpec, status 3: PodStatus }
+ *     ObjectMeta{ name 1, namespace 3, uid 5, labels 11, annotations 12,
+ *                 ownerReferences 13: { kind 1, name 3 } }
+ *     PodSpec   { containers 2: Container { resources 8: { limits 1 } },
+ *                 hostname 16, subdomain 17 }
+ *     PodStatus { phase 1, hostIP 5, podIP 6, podIPs 12: { ip 1 } }
+ *     Status    { message 3, reason 4, code 6 }
+ *
+ * Maps are repeated { key 1, value 2 } entries; a Quantity is { string 1 }.
+ * Every nested message is length-prefixed, so what the plugin does not
+ * read (managedFields, volumes, env, probes, conditions, container
+ * statuses: most of a pod's bytes) is stepped over without being looked
+ * at. Each pod becomes the small json-c object the JSON reader's callback
+ * takes, with only the fields above (and of labels and annotations only
+ * the index keys k8s_pods.c reads), so the rest of the plugin does not know
+ * which encoding the server chose.
+ *
+ * Strings must be UTF-8 without NUL (what protobuf and the API server
+ * promise); any other string in a field the plugin keeps refuses the page.
+ */
+#include <string.h>
+
+#include "k8s.h"
+
+/* Field numbers, from k8s.io/api/core/v1 and k8s.io/apimachinery's
+ * generated.proto (the wire contract, stable across releases). */
+enum {
+	UNKNOWN_TYPEMETA = 1,
+	UNKNOWN_RAW = 2,
+	UNKNOWN_ENCODING = 3,
+	TYPEMETA_KIND = 2,
+	LIST_METADATA = 1,
+	LIST_ITEMS = 2,
+	LISTMETA_CONTINUE = 3,
+	POD_METADATA = 1,
+	POD_SPEC = 2,
+	POD_STATUS = 3,
+	META_NAME = 1,
+	META_NAMESPACE = 3,
+	META_UID = 5,
+	META_LABELS = 11,
+	META_ANNOTATIONS = 12,
+	META_OWNERS = 13,
+	OWNER_KIND = 1,
+	OWNER_NAME = 3,
+	SPEC_CONTAINERS = 2,
+	SPEC_HOSTNAME = 16,
+	SPEC_SUBDOMAIN = 17,
+	CONTAINER_RESOURCES = 8,
+	RESOURCES_LIMITS = 1,
+	QUANTITY_STRING = 1,
+	STATUS_PHASE = 1,
+	STATUS_HOST_IP = 5,
+	STATUS_POD_IP = 6,
+	STATUS_POD_IPS = 12,
+	PODIP_IP = 1,
+	ENTRY_KEY = 1,
+	ENTRY_VALUE = 2,
+	ERR_MESSAGE = 3,
+	ERR_REASON = 4,
+};
+
+enum {
+	WIRE_VARINT = 0,
+	WIRE_I64 = 1,
+	WIRE_LEN = 2,
+	WIRE_I32 = 5
+};
+
+/* A message being read: [p, end) within the page starting at base. */
+struct pb {
+	const uint8_t *p, *end, *base;
+};
+
+/* One field: its number and, for length-delimited ones, its bytes. */
+struct pb_field {
+	uint32_t num;
+	unsigned wire;
+	struct pb sub; /* WIRE_LEN only */
+};
+
+struct pb_page {
+	const char *endpoint;
+	const uint8_t *base;
+	k8s_pod_fn fn;
+	k8s_next_fn on_next;
+	void *ud, *pager;
+	cr_error *err;
+	const char *bad;   /* what is wrong, for the message */
+	size_t bad_offset; /* where */
+};
+
+static bool pb_varint(struct pb *b, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (b->p >= b->end)
+			return false;
+		uint8_t c = *b->p++;
+
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return shift < 63 || c <= 1;
+	}
+	return false;
+}
+
+/* The next field of @b: 1, 0 at the end of the message, -1 when the bytes
+ * are not a message (the reason in *@why). */
+static int pb_next(struct pb *b, struct pb_field *f, const char **why)
+{
+	uint64_t key, v;
+
+	if (b->p >= b->end)
+		return 0;
+	if (!pb_varint(b, &key) || (key >> 3) == 0 || (key >> 3) > UINT32_MAX) {
+		*why = "bad field key";
+		return -1;
+	}
+	f->num = (uint32_t)(key >> 3);
+	f->wire = (unsigned)(key & 7);
+	f->sub = (struct pb){ b->p, b->p, b->base }; /* where it is, for messages */
+	switch (f->wire) {
+	case WIRE_VARINT:
+		if (pb_varint(b, &v))
+			return 1;
+		break;
+	case WIRE_I64:
+	case WIRE_I32: {
+		size_t n = f->wire == WIRE_I64 ? 8 : 4;
+
+		if ((size_t)(b->end - b->p) >= n) {
+			b->p += n;
+			return 1;
+		}
+		break;
+	}
+	case WIRE_LEN:
+		if (pb_varint(b, &v) && v <= (uint64_t)(b->end - b->p)) {
+			f->sub = (struct pb){ b->p, b->p + v, b->base };
+			b->p += v;
+			return 1;
+		}
+		break;
+	default: /* groups (3, 4) are not used by Kubernetes; 6, 7 do not exist */
+		*why = "unsupported wire type";
+		return -1;
+	}
+	*why = "truncated field";
+	return -1;
+}
+
+static bool pb_fail(struct pb_page *pg, const struct pb *at, const char *why)
+{
+	if (!pg->bad) {
+		pg->bad = why;
+		pg->bad_offset = (size_t)(at->p - pg->base);
+	}
+	return false;
+}
+
+/* Walk the fields of @b, calling @fn(pg, field, user) for each; false when
+ * the bytes are not a message or @fn says no. */
+typedef bool (*pb_field_fn)(struct pb_page *pg, struct pb_field *f, void *user);
+
+static bool pb_walk(struct pb_page *pg, struct pb b, pb_field_fn fn, void *user)
+{
+	struct pb_field f;
+	const char *why = NULL;
+	int r;
+
+	while ((r = pb_next(&b, &f, &why)) > 0)
+		if (!fn(pg, &f, user))
+			return false;
+	return r == 0 || pb_fail(pg, &b, why);
+}
+
+/* A string field, checked: UTF-8 without NUL. */
+static json_object *pb_string(struct pb_page *pg, const struct pb_field *f)
+{
+	size_t n = (size_t)(f->sub.end - f->sub.p);
+
+	if (f->wire != WIRE_LEN) {
+		pb_fail(pg, &f->sub, "a string field is not length-delimited");
+		return NULL;
+	}
+	if (memchr(f->sub.p, '\0', n) ||
+	    !g_utf8_validate((const char *)f->sub.p, (gssize)n, NULL)) {
+		pb_fail(pg, &f->sub, "a string is not UTF-8 without NUL");
+		return NULL;
+	}
+	return json_object_new_string_len((const char *)f->sub.p, (int)n);
+}
+
+/* Set @key of @obj to the string field @f (the last one wins, as in
+ * protobuf). */
+static bool pb_put_string(struct pb_page *pg, json_object *obj, const char *key,
+			  const struct pb_field *f)
+{
+	json_object *s = pb_string(pg, f);
+
+	if (!s)
+		return false;
+	json_object_object_add(obj, key, s);
+	return true;
+}
+
+/* The child object @key of @obj, made when missing. */
+static json_object *pb_child(json_object *obj, const char *key, json_type type)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, type)) {
+		v = type == json_type_array ? json_object_new_array() : json_object_new_object();
+		json_object_object_add(obj, key, v);
+	}
+	return v;
+}
+
+static bool pb_is_msg(struct pb_page *pg, const struct pb_field *f)
+{
+	return f->wire == WIRE_LEN ||
+	       pb_fail(pg, &f->sub, "a message field is not length-delimited");
+}
+
+/* The labels and annotations k8s_pods.c reads (k8s_pod_index). */
+static bool pb_kept_key(const uint8_t *k, size_t n)
+{
+	static const char *const keys[] = {
+		"batch.kubernetes.io/job-completion-index",
+		"apps.kubernetes.io/pod-index",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+		if (strlen(keys[i]) == n && memcmp(keys[i], k, n) == 0)
+			return true;
+	return false;
+}
+
+/* A map<string, string> or map<string, Quantity> entry: *@key, *@value. */
+struct pb_entry {
+	struct pb_field key, value;
+	bool has_key, has_value;
+};
+
+static bool pb_entry_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	struct pb_entry *e = user;
+
+	(void)pg;
+	if (f->num == ENTRY_KEY && f->wire == WIRE_LEN) {
+		e->key = *f;
+		e->has_key = true;
+	} else if (f->num == ENTRY_VALUE && f->wire == WIRE_LEN) {
+		e->value = *f;
+		e->has_value = true;
+	}
+	return true;
+}
+
+/* Add the entry @f to the map @obj; with @keep, only keys it accepts; with
+ * @quantity, the value is a Quantity message. */
+static bool pb_map_entry(struct pb_page *pg, json_object *obj, const struct pb_field *f,
+			 bool (*keep)(const uint8_t *, size_t), bool quantity)
+{
+	struct pb_entry e = { 0 };
+	json_object *key, *val;
+
+	if (!pb_is_msg(pg, f) || !pb_walk(pg, f->sub, pb_entry_field, &e))
+		return false;
+	if (!e.has_key || (keep && !keep(e.key.sub.p, (size_t)(e.key.sub.end - e.key.sub.p))))
+		return true;
+	if (quantity && e.has_value) { /* Quantity { string 1 } */
+		struct pb_entry q = { 0 };
+
+		if (!pb_walk(pg, e.value.sub, pb_entry_field, &q))
+			return false;
+		e.value = q.key; /* field 1, read as an entry's key */
+		e.has_value = q.has_key;
+	}
+	key = pb_string(pg, &e.key);
+	val = key && e.has_value ? pb_string(pg, &e.value) : json_object_new_string("");
+	if (key && val)
+		json_object_object_add(obj, json_object_get_string(key), json_object_get(val));
+	json_object_put(key);
+	json_object_put(val);
+	return key && val;
+}
+
+static bool pb_owner_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	if (f->num == OWNER_KIND)
+		return pb_put_string(pg, user, "kind", f);
+	if (f->num == OWNER_NAME)
+		return pb_put_string(pg, user, "name", f);
+	return true;
+}
+
+static bool pb_meta_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	json_object *meta = user, *o;
+
+	switch (f->num) {
+	case META_NAME:
+		return pb_put_string(pg, meta, "name", f);
+	case META_NAMESPACE:
+		return pb_put_string(pg, meta, "namespace", f);
+	case META_UID:
+		return pb_put_string(pg, meta, "uid", f);
+	case META_LABELS:
+		return pb_map_entry(pg, pb_child(meta, "labels", json_type_object), f, pb_kept_key,
+				    false);
+	case META_ANNOTATIONS:
+		return pb_map_entry(pg, pb_child(meta, "annotations", json_type_object), f,
+				    pb_kept_key, false);
+	case META_OWNERS:
+		if (!pb_is_msg(pg, f))
+			return false;
+		o = json_object_new_object();
+		json_object_array_add(pb_child(meta, "ownerReferences", json_type_array), o);
+		return pb_walk(pg, f->sub, pb_owner_field, o);
+	default:
+		return true;
+	}
+}
+
+static bool pb_resources_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	if (f->num != RESOURCES_LIMITS)
+		return true;
+	return pb_map_entry(pg, pb_child(user, "limits", json_type_object), f, NULL, true);
+}
+
+static bool pb_container_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	if (f->num != CONTAINER_RESOURCES)
+		return true;
+	return pb_is_msg(pg, f) && pb_walk(pg, f->sub, pb_resources_field,
+					   pb_child(user, "resources", json_type_object));
+}
+
+static bool pb_spec_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	json_object *spec = user, *c;
+
+	switch (f->num) {
+	case SPEC_CONTAINERS:
+		if (!pb_is_msg(pg, f))
+			return false;
+		c = json_object_new_object();
+		json_object_array_add(pb_child(spec, "containers", json_type_array), c);
+		return pb_walk(pg, f->sub, pb_container_field, c);
+	case SPEC_HOSTNAME:
+		return pb_put_string(pg, spec, "hostname", f);
+	case SPEC_SUBDOMAIN:
+		return pb_put_string(pg, spec, "subdomain", f);
+	default:
+		return true;
+	}
+}
+
+static bool pb_podip_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	return f->num != PODIP_IP || pb_put_string(pg, user, "ip", f);
+}
+
+static bool pb_status_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	json_object *status = user, *ip;
+
+	switch (f->num) {
+	case STATUS_PHASE:
+		return pb_put_string(pg, status, "phase", f);
+	case STATUS_HOST_IP:
+		return pb_put_string(pg, status, "hostIP", f);
+	case STATUS_POD_IP:
+		return pb_put_string(pg, status, "podIP", f);
+	case STATUS_POD_IPS:
+		if (!pb_is_msg(pg, f))
+			return false;
+		ip = json_object_new_object();
+		json_object_array_add(pb_child(status, "podIPs", json_type_array), ip);
+		return pb_walk(pg, f->sub, pb_podip_field, ip);
+	default:
+		return true;
+	}
+}
+
+static bool pb_pod_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	static const char *const part[] = {
+		[POD_METADATA] = "metadata", [POD_SPEC] = "spec", [POD_STATUS] = "status"
+	};
+	static const pb_field_fn walk[] = {
+		[POD_METADATA] = pb_meta_field, [POD_SPEC] = pb_spec_field, [POD_STATUS] = pb_status_field
+	};
+
+	if (f->num < POD_METADATA || f->num > POD_STATUS)
+		return true;
+	return pb_is_msg(pg, f) &&
+	       pb_walk(pg, f->sub, walk[f->num], pb_child(user, part[f->num], json_type_object));
+}
+
+static bool pb_continue_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	json_object **cont = user;
+
+	if (f->num != LISTMETA_CONTINUE)
+		return true;
+	json_object_put(*cont);
+	*cont = pb_string(pg, f);
+	return *cont != NULL;
+}
+
+static bool pb_list_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	json_object *pod, *cont = NULL;
+	cr_status rc;
+
+	(void)user;
+	if (f->num == LIST_METADATA) {
+		if (!pb_is_msg(pg, f) || !pb_walk(pg, f->sub, pb_continue_field, &cont))
+			return false;
+		pg->on_next(pg->pager, cont ? json_object_get_string(cont) : NULL);
+		json_object_put(cont);
+		return true;
+	}
+	if (f->num != LIST_ITEMS)
+		return true;
+	if (!pb_is_msg(pg, f))
+		return false;
+	pod = json_object_new_object();
+	if (!pb_walk(pg, f->sub, pb_pod_field, pod)) {
+		json_object_put(pod);
+		return false;
+	}
+	rc = pg->fn(pod, pg->ud, pg->err);
+	json_object_put(pod);
+	if (rc != CR_OK)
+		pg->bad = ""; /* the callback's error stands */
+	return rc == CR_OK;
+}
+
+/* The envelope: "k8s\0" and a runtime.Unknown; its kind and raw bytes. */
+struct pb_unknown {
+	struct pb_field kind, raw;
+	bool has_kind, has_raw, encoded;
+};
+
+static bool pb_typemeta_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	struct pb_unknown *u = user;
+
+	(void)pg;
+	if (f->num == TYPEMETA_KIND && f->wire == WIRE_LEN) {
+		u->kind = *f;
+		u->has_kind = true;
+	}
+	return true;
+}
+
+static bool pb_unknown_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	struct pb_unknown *u = user;
+
+	if (f->num == UNKNOWN_TYPEMETA)
+		return pb_is_msg(pg, f) && pb_walk(pg, f->sub, pb_typemeta_field, u);
+	if (f->num == UNKNOWN_RAW && f->wire == WIRE_LEN) {
+		u->raw = *f;
+		u->has_raw = true;
+	} else if (f->num == UNKNOWN_ENCODING && f->wire == WIRE_LEN && f->sub.p < f->sub.end) {
+		u->encoded = true; /* contentEncoding: none is defined */
+	}
+	return true;
+}
+
+static bool pb_envelope(struct pb_page *pg, const uint8_t *buf, size_t len, struct pb_unknown *u)
+{
+	struct pb all = { buf, buf + len, buf };
+
+	if (len < 4 || memcmp(buf, "k8s\0", 4) != 0)
+		return pb_fail(pg, &all, "no \"k8s\\0\" envelope");
+	all.p += 4;
+	return pb_walk(pg, all, pb_unknown_field, u);
+}
+
+static bool pb_kind_is(const struct pb_unknown *u, const char *kind)
+{
+	size_t n = strlen(kind);
+
+	return u->has_kind && (size_t)(u->kind.sub.end - u->kind.sub.p) == n &&
+	       memcmp(u->kind.sub.p, kind, n) == 0;
+}
+
+/**
+ * k8s_pb_page:
+ * Read a protobuf PodList page (@buf, @len: the whole answer, envelope
+ * included), calling @on_next(@pager, token) when its ListMeta is read and
+ * @fn(pod, @ud) for each pod, in order.
+ * Returns: CR_OK; CR_ERR_PARSE naming @endpoint and the offset when the
+ * bytes are not a PodList; or @fn's failure (its error stands in @err).
+ */
+cr_status k8s_pb_page(const char *endpoint, const uint8_t *buf, size_t len, k8s_next_fn on_next,
+		      void *pager, k8s_pod_fn fn, void *ud, cr_error *err)
+{
+	struct pb_page pg = { endpoint, buf, fn, on_next, ud, pager, err, NULL, 0 };
+	struct pb_unknown u = { 0 };
+	char kind[64];
+
+	if (!pb_envelope(&pg, buf, len, &u))
+		goto bad;
+	if (!pb_kind_is(&u, "PodList")) {
+		size_t n = u.has_kind ? (size_t)(u.kind.sub.end - u.kind.sub.p) : 0;
+
+		g_strlcpy(kind, "(none)", sizeof(kind));
+		if (n && n < sizeof(kind) &&
+		    g_utf8_validate((const char *)u.kind.sub.p, (gssize)n, NULL) &&
+		    !memchr(u.kind.sub.p, '\0', n)) {
+			memcpy(kind, u.kind.sub.p, n);
+			kind[n] = '\0';
+		}
+		return cr_host->error_set(err, CR_ERR_PARSE,
+					  "%s: answer is not a PodList (protobuf kind %s)",
+					  endpoint, kind);
+	}
+	if (u.encoded)
+		return cr_host->error_set(err, CR_ERR_PARSE,
+					  "%s: protobuf answer has a contentEncoding", endpoint);
+	if (!u.has_raw)
+		return cr_host->error_set(err, CR_ERR_PARSE, "%s: protobuf answer has no object",
+					  endpoint);
+	if (pb_walk(&pg, u.raw.sub, pb_list_field, NULL))
+		return CR_OK;
+bad:
+	if (pg.bad && !*pg.bad)
+		return err->code;
+	return cr_host->error_set(err, CR_ERR_PARSE, "%s: invalid protobuf at offset %zu: %s",
+				  endpoint, pg.bad_offset, pg.bad ? pg.bad : "not a message");
+}
+
+static bool pb_error_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	json_object *st = user;
+
+	if (f->num == ERR_MESSAGE)
+		return pb_put_string(pg, st, "message", f);
+	if (f->num == ERR_REASON)
+		return pb_put_string(pg, st, "reason", f);
+	return true;
+}
+
+/**
+ * k8s_pb_status:
+ * A protobuf-encoded Status (what the API server sends with an error
+ * status to a client that accepts protobuf).
+ * Returns: (transfer full) {reason, message} as json-c, or NULL when @buf
+ * is not one.
+ */
+json_object *k8s_pb_status(const char *buf, size_t len)
+{
+	struct pb_page pg = { .base = (const uint8_t *)buf };
+	struct pb_unknown u = { 0 };
+	json_object *st;
+
+	if (!pb_envelope(&pg, (const uint8_t *)buf, len, &u) || !pb_kind_is(&u, "Status") ||
+	    !u.has_raw || u.encoded)
+		return NULL;
+	st = json_object_new_object();
+	if (!pb_walk(&pg, u.raw.sub, pb_error_field, st)) {
+		json_object_put(st);
+		return NULL;
+	}
+	return st;
+}
