@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-retryafter.c - plugins/common/retryafter: Retry-After in both forms
+ * test-retryafter.c - plugins/common/httpanswer: Retry-After in both forms
  * (delta-seconds and the three HTTP-date forms of RFC 9110), saturating,
  * and what is not a Retry-After.
  */
@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "retryafter.h"
+#include "httpanswer.h"
 
 /* 1994-11-06 08:49:37 UTC, RFC 9110's example date. */
 #define EXAMPLE_MS INT64_C(784111777000)

@@ -17,27 +17,9 @@
 #include <string.h>
 
 #include "gcp-private.h"
-#include "retryafter.h"
+#include "httpanswer.h"
 
 #define GCP_MESSAGE_MAX 240
-
-static cr_status gcp_status_code(long http)
-{
-	switch (http) {
-	case 400:
-		return CR_ERR_INVALID_ARG;
-	case 401:
-	case 403:
-		return CR_ERR_AUTH;
-	case 404:
-		return CR_ERR_NOT_FOUND;
-	case 408:
-	case 504:
-		return CR_ERR_TIMEOUT;
-	default:
-		return CR_ERR_BACKEND;
-	}
-}
 
 /* error.errors[].reason of a Google error body includes a rate limit. */
 static bool gcp_rate_limited(const struct gcp *g, const cr_http_response *resp)
@@ -156,7 +138,7 @@ cr_status gcp_http_error(struct gcp *g, const char *method, const char *url,
 	}
 	if (attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
-	rc = g->host->error_set(err, gcp_status_code(code), "%s %s: HTTP %ld: %s%s%.*s%s%s%s%s",
+	rc = g->host->error_set(err, http_status_code(code), "%s %s: HTTP %ld: %s%s%.*s%s%s%s%s",
 				method, shown, code, oauth ? oauth : "", oauth && msg ? ": " : "",
 				GCP_MESSAGE_MAX, msg ? msg : (oauth ? "" : "(no error message)"),
 				msg && strlen(msg) > GCP_MESSAGE_MAX ? "..." : "", tries,

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "k8s.h"
-#include "retryafter.h"
+#include "httpanswer.h"
 
 #define K8S_STATUS_MAX 200
 
@@ -87,24 +87,6 @@ static bool k8s_is_protobuf(const cr_http_response *resp)
 	       (type[n] == '\0' || type[n] == ';' || g_ascii_isspace(type[n]));
 }
 
-static cr_status k8s_status_code(long http)
-{
-	switch (http) {
-	case 400:
-		return CR_ERR_INVALID_ARG;
-	case 401:
-	case 403:
-		return CR_ERR_AUTH;
-	case 404:
-		return CR_ERR_NOT_FOUND;
-	case 408:
-	case 504:
-		return CR_ERR_TIMEOUT;
-	default:
-		return CR_ERR_BACKEND;
-	}
-}
-
 /* "ENDPOINT: HTTP 403 Forbidden: pods is forbidden: ..." from a Status. */
 static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response *resp, int attempts,
 				cr_error *err)
@@ -132,7 +114,7 @@ static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response 
 	if (attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
 	/* long Status messages (410 Expired) would not fit the error record */
-	rc = cr_host->error_set(err, k8s_status_code(code), "%s: HTTP %ld%s%s: %.*s%s%s",
+	rc = cr_host->error_set(err, http_status_code(code), "%s: HTTP %ld%s%s: %.*s%s%s",
 				r->endpoint, code, reason ? " " : "", reason ? reason : "",
 				K8S_STATUS_MAX, msg ? msg : "(no Status in the answer)",
 				msg && strlen(msg) > K8S_STATUS_MAX ? "..." : "", tries);

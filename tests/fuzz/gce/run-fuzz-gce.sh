@@ -8,11 +8,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../fuzz-lib.sh"
 fuzz_init gce
 gcp="$src/plugins/common/gcp"
-ra="$src/plugins/common/retryafter"
-# the harness includes gce_list.c; the gcp and retryafter libraries and the
+ra="$src/plugins/common/httpanswer"
+# the harness includes gce_list.c; the gcp and httpanswer libraries and the
 # core's JSON slots
 sources="$here/fuzz-gce-pages.c $gcp/gcp.c $gcp/gcp_api.c $gcp/gcp_auth.c $gcp/gcp_meta.c"
-sources="$sources $ra/retryafter.c"
+sources="$sources $ra/retryafter.c $ra/status.c"
 sources="$sources $src/core/json.c $src/core/error.c"
 # shellcheck disable=SC2086
 fuzz_cc -fsanitize=fuzzer -I"$src/core" -I"$gcp" -I"$ra" -I"$src/plugins/resolvers/gce" \

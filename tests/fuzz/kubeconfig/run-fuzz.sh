@@ -11,10 +11,10 @@ fuzz_init kubeconfig
 k8s="$src/plugins/resolvers/k8s"
 common="$src/plugins/common"
 pkgs="glib-2.0 json-c yaml-0.1"
-# k8s.so's sources with the common libraries it links (natural, retryafter)
+# k8s.so's sources with the common libraries it links (natural, httpanswer)
 # shellcheck disable=SC2046,SC2086
-fuzz_cc -fsanitize=fuzzer -I"$k8s" -I"$common/natural" -I"$common/retryafter" \
+fuzz_cc -fsanitize=fuzzer -I"$k8s" -I"$common/natural" -I"$common/httpanswer" \
 	$(pkg-config --cflags $pkgs) "$here/fuzz-kubeconfig.c" "$k8s"/*.c "$common"/natural/*.c \
-	"$common"/retryafter/*.c "$src/core/error.c" -I"$src/core" $(pkg-config --libs $pkgs) \
+	"$common"/httpanswer/*.c "$src/core/error.c" -I"$src/core" $(pkg-config --libs $pkgs) \
 	-o "$out/fuzz-kubeconfig"
 fuzz_run fuzz-kubeconfig "$here/corpus" "$secs" 4096

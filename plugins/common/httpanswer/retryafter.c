@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * retryafter.c - Retry-After in both forms; see retryafter.h.
+ * retryafter.c - Retry-After in both forms; see httpanswer.h.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
 
-#include "retryafter.h"
+#include "httpanswer.h"
 
 static int ra_month(const char *name)
 {
