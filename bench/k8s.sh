@@ -5,12 +5,14 @@
 # fixture API server, against
 #   - curl fetching the same JSON pages (PodList) from the same fixture, one
 #     curl process, one kept-alive connection (target: plugin <= 1.2x curl);
+#     and curl fetching the same pages in protobuf, for reference;
 #   - python3-kubernetes list_namespaced_pod with the same paging, as
 #     TensorFlow's resolver does it (target: plugin >= 100x faster), at the
 #     first size only (CR_K8S_PYTHON=0 skips it).
-# The plugin runs twice: with the default options (full pods: per-task
-# accelerators and index order need container limits and labels) and with
-# `accelerators = false; order = "name"`, where it asks for Table rows
+# The plugin runs three times: with the default options (full pods: per-task
+# accelerators and index order need container limits and labels; asked for
+# in protobuf), with `list_format = "json"` (the same full pods as JSON), and
+# with `accelerators = false; order = "name"`, where it asks for Table rows
 # (includeObject=None). Bytes per pod are what the fixture served.
 #
 # Then the API server's bill: 256 processes of a 1,000-pod job starting
@@ -94,12 +96,15 @@ first=1
 for n in $sizes; do
 	start_fixture "$n"
 	conf "$tmp/full.conf" ""
+	conf "$tmp/json.conf" 'list_format = "json";'
 	conf "$tmp/table.conf" 'accelerators = false; order = "name";'
 	/usr/bin/python3 "$src/bench/k8s/pages.py" "$d" bench job-name=worker 500 > "$tmp/curl.cfg"
+	/usr/bin/python3 "$src/bench/k8s/pages.py" "$d" bench job-name=worker 500 \
+		application/vnd.kubernetes.protobuf > "$tmp/curl-pb.cfg"
 	pages=$(grep -c '^url' "$tmp/curl.cfg")
 
 	# everything must work (and warm the fixture's caches) before timing
-	for c in full table; do
+	for c in full json table; do
 		l0=$(lines)
 		"$cli" --config "$tmp/$c.conf" resolve --format json > "$tmp/warm.json"
 		got=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cluster"]["worker"]))' "$tmp/warm.json")
@@ -108,10 +113,13 @@ for n in $sizes; do
 		eval "${c}_bpp=\$((bytes / n))"
 	done
 	curl -K "$tmp/curl.cfg"
+	curl -K "$tmp/curl-pb.cfg"
 
 	read -r p_t p_m < <(time_runs plugin "$runs" "$cli" --config "$tmp/full.conf" resolve --format json)
+	read -r j_t j_m < <(time_runs json "$runs" "$cli" --config "$tmp/json.conf" resolve --format json)
 	read -r t_t t_m < <(time_runs table "$runs" "$cli" --config "$tmp/table.conf" resolve --format json)
 	read -r c_t _ < <(time_runs curl "$runs" curl -K "$tmp/curl.cfg")
+	read -r b_t _ < <(time_runs curl "$runs" curl -K "$tmp/curl-pb.cfg")
 	y_t=nan
 	if [ "${CR_K8S_PYTHON:-1}" != 0 ] && [ "$first" = 1 ]; then
 		read -r y_t _ < <(time_runs python 1 /usr/bin/python3 "$src/bench/k8s/pyclient.py" \
@@ -120,26 +128,29 @@ for n in $sizes; do
 			{ echo "python client listed $(cat "$tmp/python.out")" >&2; exit 1; }
 	fi
 	first=0
-	results+=("$n $pages $full_bpp $table_bpp $p_t $p_m $t_t $t_m $c_t $y_t")
+	results+=("$n $pages $full_bpp $json_bpp $table_bpp $p_t $p_m $j_t $j_m $t_t $t_m $c_t $b_t $y_t")
 	stop_fixture
 done
 
 printf '%s\n' "${results[@]}" | /usr/bin/python3 -c '
 import sys
 print("k8s benchmark: resolve an Indexed Job from the fixture API server, pages of 500, median of '"$runs"' runs")
-print("%7s %5s %8s | %-27s | %-27s | %7s | %8s" % ("pods", "pages", "JSON MB", "plugin, full pods (default)",
-      "plugin, Table rows", "curl s", "python s"))
-print("%7s %5s %8s | %6s %7s %6s %6s | %6s %7s %6s %6s | %7s | %8s" % ("", "", "", "s", "RSS MiB",
-      "xcurl", "B/pod", "s", "RSS MiB", "xcurl", "B/pod", "JSON", "(x table)"))
+print("%7s %5s %8s | %-28s | %-21s | %-28s | %-15s | %s" % ("pods", "pages", "JSON MB",
+      "plugin, full pods, protobuf", "plugin, full pods JSON", "plugin, Table rows", "curl s",
+      "python s"))
+print("%7s %5s %8s | %6s %7s %6s %6s | %6s %7s %6s | %6s %7s %6s %6s | %7s %7s | %s" % (
+      "", "", "", "s", "RSS MiB", "xcurl", "B/pod", "s", "RSS MiB", "xcurl", "s", "RSS MiB",
+      "xcurl", "B/pod", "JSON", "protobf", "(x table)"))
 for line in sys.stdin:
-    n, pages, fb, tb, pt, pm, tt, tm, ct, yt = line.split()
-    n, fb, tb = int(n), int(fb), int(tb)
-    pt, tt, ct, yt = float(pt), float(tt), float(ct), float(yt)
+    n, pages, fb, jb, tb, pt, pm, jt, jm, tt, tm, ct, bt, yt = line.split()
+    n, fb, jb, tb = int(n), int(fb), int(jb), int(tb)
+    pt, jt, tt, ct, bt, yt = float(pt), float(jt), float(tt), float(ct), float(bt), float(yt)
     py = "%8.1f (%.0fx)" % (yt, yt / tt) if yt == yt else "%8s" % "-"
-    print("%7d %5s %8.1f | %6.2f %7.1f %5.2fx %6d | %6.2f %7.1f %5.2fx %6d | %7.2f | %s" %
-          (n, pages, n * fb / 1e6, pt, int(pm) / 1024, pt / ct, fb, tt, int(tm) / 1024, tt / ct,
-           tb, ct, py))
-print("targets: plugin <= 1.2x curl; >= 100x faster than python3-kubernetes; RSS <= 32 MiB, flat")
+    print("%7d %5s %8.1f | %6.2f %7.1f %5.2fx %6d | %6.2f %7.1f %5.2fx | %6.2f %7.1f %5.2fx %6d"
+          " | %7.2f %7.2f | %s" % (n, pages, n * jb / 1e6, pt, int(pm) / 1024, pt / ct, fb, jt,
+          int(jm) / 1024, jt / ct, tt, int(tm) / 1024, tt / ct, tb, ct, bt, py))
+print("targets: plugin <= 1.2x curl (JSON pages); >= 100x faster than python3-kubernetes;"
+      " RSS <= 32 MiB, flat")
 '
 
 # ---- the API server's bill: 256 processes of a 1,000-pod job at once ------
@@ -165,7 +176,7 @@ name, k, reqs, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv
 print("%-34s %9.1f %9.0f %12.0f %14.1f" % (name, reqs / k, b / k / 1e3, b / k * 256 / 1e6,
       b / k * 10 * 10000 / 1e9))' "$name" "$bill_procs" "$reqs" "$bytes"
 }
-for c in "full:" "table:accelerators = false; order = \"name\";" \
+for c in "full:" "full-json:list_format = \"json\";" "table:accelerators = false; order = \"name\";" \
 	"full-cache:list_from_cache = true;" \
 	"table-cache:accelerators = false; order = \"name\"; list_from_cache = true;"; do
 	conf "$tmp/bill.conf" "${c#*:}"
