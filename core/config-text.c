@@ -179,12 +179,14 @@ out:
  * directory calls exit() ("input in flex scanner failed") and on a FIFO
  * blocks forever; libconfig 1.5 has no hook to open the file ourselves. So
  * every include, and theirs in turn, is read first with read_text's checks.
- * A name with a backslash escape is refused rather than guessed at.
+ * A name with a backslash escape is refused rather than guessed at. Each
+ * include read is added to @files (after the file that includes it), named
+ * as libconfig names it in its messages: DIR/NAME, or NAME when absolute.
  */
 #define INCLUDE_DEPTH_MAX 10
 
 cr_status config_check_includes(const char *dir, const char *file, const char *text, int depth,
-				cr_error *err)
+				GPtrArray *files, cr_error *err)
 {
 	const char *line = text;
 	cr_status st = CR_OK;
@@ -210,12 +212,14 @@ cr_status config_check_includes(const char *dir, const char *file, const char *t
 					 file, lineno);
 		name = g_strndup(p + 1, (gsize)(end - p - 1));
 		full = g_path_is_absolute(name) ? g_strdup(name)
-						: g_build_filename(dir, name, NULL);
+						: g_strconcat(dir, "/", name, NULL);
 		st = config_read_text(full, &inc, err);
-		if (st != CR_OK)
+		if (st != CR_OK) {
 			error_prefix(err, "%s:%d: @include: ", file, lineno);
-		else
-			st = config_check_includes(dir, full, inc, depth + 1, err);
+		} else {
+			g_ptr_array_add(files, g_strdup(full));
+			st = config_check_includes(dir, full, inc, depth + 1, files, err);
+		}
 		g_free(inc);
 		g_free(full);
 		g_free(name);

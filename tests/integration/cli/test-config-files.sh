@@ -66,7 +66,7 @@ mkdir "$tmp/inc" "$tmp/inc/sub"
 mkfifo "$tmp/inc/pipe"
 printf '@include ""\n' >"$tmp/inc/dir.conf"
 expect include-directory 2 '' \
-	"${P}$tmp/inc/dir.conf:1: @include: $tmp/inc: not a regular file" -- \
+	"${P}$tmp/inc/dir.conf:1: @include: $tmp/inc/: not a regular file" -- \
 	"$cli" -c "$tmp/inc/dir.conf" resolve
 printf 'rpc_layer = "grpc";\n  @include "pipe"\n' >"$tmp/inc/fifo.conf"
 expect include-fifo 2 '' "${P}$tmp/inc/fifo.conf:2: @include: $tmp/inc/pipe: not a regular file" -- \
@@ -80,6 +80,20 @@ printf '%s\n' "$good" >"$tmp/inc/good.inc"
 printf '@include "good.inc"\nrpc_layer = "grpc";\n' >"$tmp/inc/main.conf"
 expect include-file 0 '{"cluster": {"worker": ["w0:1"]}, "rpc_layer": "grpc"}' '' -- \
 	"$cli" -c "$tmp/inc/main.conf" resolve
+# -v lists an included file after the file that includes it; what it says is
+# named by the path it was read from, not by the name the @include wrote.
+expect include-verbose 0 '{"cluster": {"worker": ["w0:1"]}, "rpc_layer": "grpc"}' \
+	"${P}config: read $tmp/inc/main.conf
+${P}config: read $tmp/inc/good.inc
+${P}resolver 'simple': resolved (required)" -- "$cli" -v -c "$tmp/inc/main.conf" resolve
+printf 'rpc_layer = ;\n' >"$tmp/inc/syntax.inc"
+printf '@include "syntax.inc"\n' >"$tmp/inc/syntax.conf"
+expect include-syntax-error 2 '' "${P}$tmp/inc/syntax.inc:1: syntax error" -- \
+	"$cli" -c "$tmp/inc/syntax.conf" resolve
+printf 'resolvers = ( { plugin = "simple"; bogus = 1; } );\n' >"$tmp/inc/key.inc"
+printf '@include "key.inc"\n' >"$tmp/inc/key.conf"
+expect include-unknown-key 2 '' "${P}$tmp/inc/key.inc:1: resolver 'simple': unknown key 'bogus'" -- \
+	"$cli" -c "$tmp/inc/key.conf" resolve
 # A task type that is not UTF-8 would make a TF_CONFIG no JSON reader takes
 # (tests/fuzz/core fuzz-format).
 printf '%s\ntask = { type = "w\377"; id = 0; };\n' "$good" >"$tmp/inc/type.conf"
