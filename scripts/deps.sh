@@ -15,7 +15,7 @@ what=${1:-build}
 
 build_pkgs="cmake make gcc pkg-config libglib2.0-dev libjson-c-dev libcurl4-openssl-dev
   libconfig-dev libyaml-dev libxml2-dev libssl-dev ca-certificates"
-test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler iproute2
+test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler python3-protobuf iproute2
   util-linux openssl curl python3 munge slurmctld slurmd slurm-client libslurm-dev clustershell
   python3-kubernetes abigail-tools man-db hyperfine time clang-format
   awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth

@@ -434,11 +434,12 @@ static bool pb_list_field(struct pb_page *pg, struct pb_field *f, void *user)
 
 	(void)user;
 	if (f->num == LIST_METADATA) {
-		if (!pb_is_msg(pg, f) || !pb_walk(pg, f->sub, pb_continue_field, &cont))
-			return false;
-		pg->on_next(pg->pager, cont ? json_object_get_string(cont) : NULL);
+		bool ok = pb_is_msg(pg, f) && pb_walk(pg, f->sub, pb_continue_field, &cont);
+
+		if (ok)
+			pg->on_next(pg->pager, cont ? json_object_get_string(cont) : NULL);
 		json_object_put(cont);
-		return true;
+		return ok;
 	}
 	if (f->num != LIST_ITEMS)
 		return true;

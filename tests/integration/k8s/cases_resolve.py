@@ -27,6 +27,32 @@ def addrs(ips, port=8470):
     return '[' + ', '.join('"%s:%d"' % (ip, port) for ip in ips) + ']'
 
 
+def pbf(number, data):
+    """One length-delimited protobuf field (for pages in protobuf)."""
+    n, size = len(data), b''
+    while True:
+        size += bytes([(n & 0x7f) | (0x80 if n > 0x7f else 0)])
+        n >>= 7
+        if not n:
+            break
+    return bytes([number << 3 | 2]) + size + data
+
+
+def pb_page(kind, raw):
+    """A protobuf answer: b'k8s\\0', runtime.Unknown{typeMeta{v1, kind}, raw}."""
+    import base64
+    body = b'k8s\x00' + pbf(1, pbf(1, b'v1') + pbf(2, kind)) + raw
+    return {'body_b64': base64.b64encode(body).decode(),
+            'type': 'application/vnd.kubernetes.protobuf'}
+
+
+def pb_pod(name):
+    """A PodList page of one Running pod named @name (bytes)."""
+    meta = pbf(1, name) + pbf(3, b'train') + pbf(5, b'uid-' + name)
+    status = pbf(1, b'Running') + pbf(6, b'10.9.0.1')
+    return pbf(2, pbf(1, meta) + pbf(3, status))
+
+
 def settle(fx):
     """Wait until the fixture has answered what it was still delaying (a
     request the client gave up on is logged later, into the next case)."""
@@ -301,23 +327,23 @@ CASES = [
          out=out(WORKERS, ('worker', 3), 'grpc://10.2.0.13:8470')),
     dict(name='table-not-with-accelerators',  # the default needs container limits
          conf=conf('order = "name"; page_size = 4; ' + WJOB),
-         out=out(WORKERS), forms=[('json', 200, 'json')] * 3),
+         out=out(WORKERS), forms=[('protobuf', 200, 'protobuf')] * 3),
     dict(name='table-not-with-list-format-json',
          conf=conf(TABLE + 'list_format = "json"; ' + WJOB), out=out(WORKERS),
          forms=[('json', 200, 'json')]),
     dict(name='table-not-with-all-namespaces',  # rows carry no namespace
          conf=conf(TABLE + 'namespace = "*"; ' + WJOB),
          out=out('{"worker": %s}' % addrs(['10.3.0.1'] + W)),  # other/worker-0 first by name
-         forms=[('json', 200, 'json')]),
+         forms=[('protobuf', 200, 'protobuf')]),
     dict(name='table-not-with-hostname',  # HOSTNAME may be spec.hostname: full pods
          conf=conf(TABLE + WJOB), env={'HOSTNAME': 'worker-3-m2n4p'},
          out=out(WORKERS, ('worker', 3), 'grpc://10.2.0.13:8470'),
-         forms=[('json', 200, 'json')]),
+         forms=[('protobuf', 200, 'protobuf')]),
     dict(name='table-406-falls-back-to-json',
          conf=conf(TABLE + 'page_size = 4; ' + WJOB), out=out(WORKERS),
          faults=[{'status': 406, 'accept': 'as=Table', 'count': 1,
                   'message': 'only the following media types are accepted: application/json'}],
-         forms=[('table', 406, 'json')] + [('json', 200, 'json')] * 3, conns='AAAA'),
+         forms=[('table', 406, 'json')] + [('protobuf', 200, 'protobuf')] * 3, conns='AAAA'),
     dict(name='table-ignored-by-server',  # a server without Table: PodList pages
          conf=conf(TABLE + 'page_size = 4; ' + WJOB), out=out(WORKERS),
          faults=[{'table': 'ignore', 'count': -1, 'path': '/api/v1/namespaces/train/pods'}],
@@ -327,7 +353,7 @@ CASES = [
                    'jobs = { e = [ "job-name=evaluator" ]; };'),
          out=out('{"e": %s}' % addrs(['10.2.4.1'])),
          # the token of page 2 is read, and page 3 asked for, before its row
-         forms=[('table', 200, 'table')] * 3 + [('json', 200, 'json')] * 3),
+         forms=[('table', 200, 'table')] * 3 + [('protobuf', 200, 'protobuf')] * 3),
     dict(name='table-where-podlist-asked',  # a broken server: rows for plain JSON
          conf=conf(WJOB), rc=1,
          faults=[{'body': '{"kind":"Table","metadata":{},"columnDefinitions":[],"rows":[]}'}],
@@ -426,6 +452,26 @@ CASES = [
     dict(name='page-not-json', conf=conf(WJOB), rc=1, faults=[{'body': 'Service Unavailable'}],
          err=ERR + EP + ': invalid JSON at line 1, column 1 (offset 0): the answer is not a '
                         'JSON object'),
+    # ---- the same in protobuf (k8s_proto.c) --------------------------------
+    dict(name='page-protobuf-no-envelope', conf=conf(WJOB), rc=1,
+         faults=[dict(body='<html>Service Unavailable</html>',
+                      type='application/vnd.kubernetes.protobuf')],
+         err=ERR + EP + ': invalid protobuf at offset 0: no "k8s\\0" envelope'),
+    dict(name='page-protobuf-table', conf=conf(WJOB), rc=1,
+         faults=[pb_page(b'Table', pbf(2, b''))],
+         err=ERR + EP + ': answer is not a PodList (protobuf kind Table)'),
+    dict(name='page-protobuf-truncated', conf=conf(WJOB), rc=1,
+         faults=[pb_page(b'PodList', b'\x12\x64\x0a')],
+         err=ERR + EP + ': invalid protobuf at offset 21: truncated field'),
+    dict(name='page-protobuf-one-pod', conf=conf(WJOB + 'order = "name"; '),
+         faults=[pb_page(b'PodList', pbf(2, pb_pod(b'w-0')))],
+         out=out('{"worker": ["10.9.0.1:8470"]}')),
+    dict(name='page-protobuf-name-not-utf8', conf=conf(WJOB), rc=1,
+         faults=[pb_page(b'PodList', pbf(2, pb_pod(b'w\xff')))],
+         err=ERR + EP + ': invalid protobuf at offset 27: a string is not UTF-8 without NUL'),
+    dict(name='page-protobuf-name-nul', conf=conf(WJOB), rc=1,  # JSON's "a\u0000b" kin
+         faults=[pb_page(b'PodList', pbf(2, pb_pod(b'a\x00b')))],
+         err=ERR + EP + ': invalid protobuf at offset 27: a string is not UTF-8 without NUL'),
     dict(name='page-array', conf=conf(WJOB), rc=1, faults=[{'body': ' [ ]'}],
          err=ERR + EP + ': invalid JSON at line 1, column 2 (offset 1): the answer is not a '
                         'JSON object'),
@@ -476,8 +522,8 @@ CASES = [
          conf=conf(WJOB), rc=1,
          faults=[{'truncate': True, 'count': 1}],
          err=ERR + 'GET https://127.0.0.1:@PORT@/api/v1/namespaces/train/pods?labelSelector='
-                   'job-name%3Dworker&limit=500: transfer closed with 53576 bytes remaining to '
-                   'read'),
+                   'job-name%3Dworker&limit=500: transfer closed with 37007 bytes remaining to '
+                   'read'),  # half of the page in protobuf
     dict(name='connection-refused',
          conf=conf('server = "https://127.0.0.1:1"; connect_timeout = 1; ' + WJOB), rc=1,
          err=ERR + 'GET https://127.0.0.1:1/api/v1/namespaces/train/pods?labelSelector='

@@ -146,11 +146,14 @@ def check_case(res, fx, case):
                for r in new if r['path'].endswith('/pods')]
         if got != case['requests']:
             problems.append('requests: got %s, want %s' % (got, case['requests']))
-    if 'forms' in case:  # asked for (table/json), answer's status and type
-        got = [('table' if 'as=Table' in r['accept'] and
-                r['query'].get('includeObject') == ['None'] else 'json', r['code'],
-                'table' if 'as=Table' in (r.get('type') or '') else 'json')
-               for r in new if r['path'].endswith('/pods')]
+    if 'forms' in case:  # asked for (table/protobuf/json), answer's status and type
+        def form(media):
+            return ('table' if 'as=Table' in media else
+                    'protobuf' if media.startswith('application/vnd.kubernetes.protobuf')
+                    else 'json')
+        got = [('json' if form(r['accept']) == 'table' and
+                r['query'].get('includeObject') != ['None'] else form(r['accept']), r['code'],
+                form(r.get('type') or '')) for r in new if r['path'].endswith('/pods')]
         if got != case['forms']:
             problems.append('forms: got %s, want %s' % (got, case['forms']))
     if 'queries' in case:  # extra query parameters of each list request

@@ -75,12 +75,14 @@ def main():
             running = sorted((p for p in pods if p.status.phase == 'Running'),
                              key=lambda p: natkey(p.metadata.name))
             want = ['%s:8470' % p.status.pod_ip for p in running]
-            for form, extra in (('full pods', ''), ('Table rows', 'accelerators = false;')):
+            for form, extra, want_type in (
+                    ('full pods', '', 'application/vnd.kubernetes.protobuf'),
+                    ('full pods, JSON', 'list_format = "json";', 'application/json'),
+                    ('Table rows', 'accelerators = false;',
+                     'application/json;as=Table;v=v1;g=meta.k8s.io')):
                 n0 = len(fx.requests())
                 got = plugin(fx, ns, sel, extra)
                 types = {r.get('type') for r in fx.requests()[n0:] if r['path'].endswith('/pods')}
-                want_type = ('application/json;as=Table;v=v1;g=meta.k8s.io' if extra
-                             else 'application/json')
                 if types != {want_type}:
                     problems.append('plugin (%s) got answers of type %s' % (form, types))
                 if got != want:
