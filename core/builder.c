@@ -125,6 +125,8 @@ cr_status host_result_set_task(cr_result_builder *b, const char *task_type, int6
 		return error_set(err, CR_ERR_INVALID_ARG,
 				 "task id %" G_GINT64_FORMAT " is out of range (0..2147483647)",
 				 task_id);
+	if (spec_check_name(err, "task type", task_type) != CR_OK)
+		return CR_ERR_INVALID_ARG;
 	g_free(b->task_type);
 	b->task_type = g_strdup(task_type);
 	b->task_id = task_id;
@@ -132,10 +134,14 @@ cr_status host_result_set_task(cr_result_builder *b, const char *task_type, int6
 	return CR_OK;
 }
 
-static cr_status set_str(char **slot, const char *value, cr_error *err)
+/* @what names the value in a refusal: it goes into every output format, so
+ * it must be UTF-8 without control characters. */
+static cr_status set_str(char **slot, const char *what, const char *value, cr_error *err)
 {
 	if (value == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "NULL value");
+	if (spec_check_name(err, what, value) != CR_OK)
+		return CR_ERR_INVALID_ARG;
 	g_free(*slot);
 	*slot = g_strdup(value);
 	return CR_OK;
@@ -144,19 +150,19 @@ static cr_status set_str(char **slot, const char *value, cr_error *err)
 cr_status host_result_set_rpc_layer(cr_result_builder *b, const char *rpc_layer, cr_error *err)
 {
 	CHECK_B(b, false);
-	return set_str(&b->rpc_layer, rpc_layer, err);
+	return set_str(&b->rpc_layer, "rpc layer", rpc_layer, err);
 }
 
 cr_status host_result_set_environment(cr_result_builder *b, const char *env, cr_error *err)
 {
 	CHECK_B(b, false);
-	return set_str(&b->environment, env, err);
+	return set_str(&b->environment, "environment", env, err);
 }
 
 cr_status host_result_set_master(cr_result_builder *b, const char *master, cr_error *err)
 {
 	CHECK_B(b, false);
-	return set_str(&b->master, master, err);
+	return set_str(&b->master, "master", master, err);
 }
 
 /* Whether @counts is exactly { @kind: @n }. */

@@ -16,15 +16,23 @@
 
 #include "plugins-private.h"
 
-/* libconfig 1.5 keeps an integer written without the L suffix in 32 bits and
+/* The tokens of a config text, checked before libconfig reads it.
+ *
+ * libconfig 1.5 keeps an integer written without the L suffix in 32 bits and
  * drops the rest without a word (task_id = 4294967297 reads as 1): every
- * integer literal of a text libconfig accepted is checked here, so one out
- * of the 32-bit range is an error naming the line. Strings and comments
- * are skipped; floats and L-suffixed integers are left alone. An unclosed
- * comment, which libconfig takes as running to the end, is refused too. */
-cr_status config_check_int_literals(const char *text, const char *name, cr_error *err)
+ * integer literal is checked here, so one out of the 32-bit range is an
+ * error naming the line. Strings and comments are skipped; floats and
+ * L-suffixed integers are left alone. An unclosed comment, which libconfig
+ * takes as running to the end, is refused too.
+ *
+ * libconfig's parser keeps its nesting on a bounded stack: 20,000 nested
+ * groups end in its bare "memory exhausted". No real file nests more than a
+ * few levels; deeper than this is refused first, naming the line. */
+#define CONFIG_DEPTH_MAX 64
+
+cr_status config_check_tokens(const char *text, const char *name, cr_error *err)
 {
-	int line = 1;
+	int line = 1, depth = 0;
 
 	for (const char *p = text; *p != '\0';) {
 		if (*p == '\n') {
@@ -100,7 +108,15 @@ cr_status config_check_int_literals(const char *text, const char *name, cr_error
 						 "write %.*sL for a 64-bit integer",
 						 name, line, (int)(p - start), start,
 						 (int)(p - start), start);
+		} else if (*p == '{' || *p == '(' || *p == '[') {
+			if (++depth > CONFIG_DEPTH_MAX)
+				return error_set(err, CR_ERR_CONFIG,
+						 "%s:%d: settings nested more than %d deep", name,
+						 line, CONFIG_DEPTH_MAX);
+			p++;
 		} else {
+			if ((*p == '}' || *p == ')' || *p == ']') && depth > 0)
+				depth--;
 			p++;
 		}
 	}
@@ -214,6 +230,8 @@ cr_status config_check_includes(const char *dir, const char *file, const char *t
 		full = g_path_is_absolute(name) ? g_strdup(name)
 						: g_strconcat(dir, "/", name, NULL);
 		st = config_read_text(full, &inc, err);
+		if (st == CR_OK)
+			st = config_check_tokens(inc, full, err);
 		if (st != CR_OK) {
 			error_prefix(err, "%s:%d: @include: ", file, lineno);
 		} else {

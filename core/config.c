@@ -288,9 +288,11 @@ static cr_status read_task(cr_plan *plan, const config_setting_t *g, cr_error *e
 		long long id;
 
 		if (strcmp(key, "type") == 0 && config_setting_type(s) == CONFIG_TYPE_STRING) {
-			if (!g_utf8_validate(config_setting_get_string(s), -1, NULL))
-				return error_set(err, CR_ERR_CONFIG,
-						 "%s:%d: task type is not valid UTF-8", AT(s));
+			if (spec_check_name(err, "task type", config_setting_get_string(s)) !=
+			    CR_OK) {
+				error_prefix(err, "%s:%d: ", AT(s));
+				return err != NULL ? (err->code = CR_ERR_CONFIG) : CR_ERR_CONFIG;
+			}
 			g_free(plan->task_type);
 			plan->task_type = g_strdup(config_setting_get_string(s));
 		} else if (strcmp(key, "id") == 0 &&
@@ -357,6 +359,10 @@ static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
 		if (config_setting_type(s) != CONFIG_TYPE_STRING)
 			return error_set(err, CR_ERR_CONFIG, "%s:%d: rpc_layer must be a string",
 					 AT(s));
+		if (spec_check_name(err, "rpc_layer", config_setting_get_string(s)) != CR_OK) {
+			error_prefix(err, "%s:%d: ", AT(s));
+			return err != NULL ? (err->code = CR_ERR_CONFIG) : CR_ERR_CONFIG;
+		}
 		g_free(plan->rpc_layer);
 		plan->rpc_layer = g_strdup(config_setting_get_string(s));
 		plan->rpc_layer_set = true;
@@ -439,7 +445,9 @@ static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 	if (st != CR_OK)
 		return st;
 	dir = g_path_get_dirname(path);
-	st = config_check_includes(dir, path, text, 0, plan->files, err);
+	st = config_check_tokens(text, path, err);
+	if (st == CR_OK)
+		st = config_check_includes(dir, path, text, 0, plan->files, err);
 	if (st != CR_OK) {
 		g_free(dir);
 		g_free(text);
@@ -459,9 +467,8 @@ static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 		return st;
 	}
 	config_name_set(cfg, path);
-	st = config_check_int_literals(text, path, err);
 	g_free(text);
-	return st == CR_OK ? read_root(plan, cfg, err) : st;
+	return read_root(plan, cfg, err);
 }
 
 /* Drop-ins: DIR/conf.d/NAME.conf next to the main file, in sorted order. Lists
@@ -519,6 +526,8 @@ cr_status config_parse_string(cr_plan *plan, const char *text, const char *name,
 
 	g_free(plan->name);
 	plan->name = g_strdup(name);
+	if (config_check_tokens(text, name, err) != CR_OK)
+		return CR_ERR_CONFIG;
 	if (config_read_string(cfg, text) != CONFIG_TRUE) {
 		cr_status st = error_set(err, CR_ERR_CONFIG, "%s:%d: %s", name,
 					 config_error_line(cfg), config_error_text(cfg));
@@ -527,8 +536,6 @@ cr_status config_parse_string(cr_plan *plan, const char *text, const char *name,
 		return st;
 	}
 	config_name_set(cfg, name);
-	if (config_check_int_literals(text, name, err) != CR_OK)
-		return CR_ERR_CONFIG;
 	return read_root(plan, cfg, err);
 }
 
@@ -576,7 +583,7 @@ cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
 	if (ok != CONFIG_TRUE)
 		return error_set(err, CR_ERR_CONFIG, "%s:%d: %s", name, config_error_line(cfg),
 				 config_error_text(cfg));
-	if (text != NULL && config_check_int_literals(text, name, err) != CR_OK)
+	if (text != NULL && config_check_tokens(text, name, err) != CR_OK)
 		return CR_ERR_CONFIG;
 	root = config_root_setting(cfg);
 	g = config_setting_get_member(root, GROUP_KEY);

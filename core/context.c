@@ -264,6 +264,8 @@ cr_status cr_context_set_task(cr_context *ctx, const char *task_type, int64_t ta
 		return error_set(err, CR_ERR_INVALID_ARG,
 				 "task id %" G_GINT64_FORMAT " is out of range (0..2147483647)",
 				 task_id);
+	if (task_type != NULL && spec_check_name(err, "task type", task_type) != CR_OK)
+		return CR_ERR_INVALID_ARG;
 	g_free(ctx->task_type);
 	ctx->task_type = g_strdup(task_type);
 	ctx->task_id = task_id;
@@ -274,6 +276,8 @@ cr_status cr_context_set_rpc_layer(cr_context *ctx, const char *rpc_layer, cr_er
 {
 	if (ctx == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "NULL context");
+	if (rpc_layer != NULL && spec_check_name(err, "rpc layer", rpc_layer) != CR_OK)
+		return CR_ERR_INVALID_ARG;
 	g_free(ctx->rpc_layer);
 	ctx->rpc_layer = g_strdup(rpc_layer);
 	ctx->rpc_layer_set = rpc_layer != NULL;

@@ -40,13 +40,25 @@ const char *cr_version(void)
 	return CR_VERSION_STRING;
 }
 
+/* A message cut to the record's @size (a full buffer): end it with "..." at
+ * a character boundary, so the cut shows and no UTF-8 sequence is split. */
+static void mark_cut(char *msg, size_t size)
+{
+	size_t end = size - 4; /* room for "...\0" */
+
+	while (end > 0 && ((unsigned char)msg[end] & 0xc0) == 0x80)
+		end--; /* msg[end] starts a character (or is ASCII) */
+	memcpy(msg + end, "...", 4);
+}
+
 cr_status error_setv(cr_error *err, cr_status code, const char *fmt, va_list ap)
 {
 	if (err == NULL)
 		return code;
 	err->struct_size = sizeof(*err);
 	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	if (vsnprintf(err->message, sizeof(err->message), fmt, ap) >= (int)sizeof(err->message))
+		mark_cut(err->message, sizeof(err->message));
 	/* Messages are one line: a stray newline would break log parsers. */
 	for (char *p = err->message; *p != '\0'; p++)
 		if (*p == '\n' || *p == '\r')
@@ -78,7 +90,8 @@ void error_prefix(cr_error *err, const char *fmt, ...)
 	/* Truncation keeps the prefix: it names the source. */
 	g_strlcpy(old, err->message, sizeof(old));
 	g_strlcpy(err->message, prefix, sizeof(err->message));
-	g_strlcat(err->message, old, sizeof(err->message));
+	if (g_strlcat(err->message, old, sizeof(err->message)) >= sizeof(err->message))
+		mark_cut(err->message, sizeof(err->message));
 }
 
 void cr_free(void *ptr)

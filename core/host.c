@@ -21,33 +21,36 @@
 
 void ctx_log(cr_context *ctx, cr_log_level level, const char *source, const char *fmt, ...)
 {
-	char msg[1024];
+	char *msg;
 	va_list ap;
 
 	if (ctx == NULL || level > ctx->log_level)
 		return;
+	/* No fixed buffer: a long line (a 120 KB device mask) is kept whole. */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
 	for (char *p = msg; *p != '\0'; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	ctx->log_fn(level, source, msg, ctx->log_data);
+	g_free(msg);
 }
 
 static void host_log(cr_plugin_ctx *pctx, cr_log_level level, const char *fmt, ...)
 	G_GNUC_PRINTF(3, 4);
 static void host_log(cr_plugin_ctx *pctx, cr_log_level level, const char *fmt, ...)
 {
-	char msg[1024];
+	char *msg;
 	va_list ap;
 
 	if (pctx == NULL || pctx->ctx == NULL || level > pctx->ctx->log_level)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
 	ctx_log(pctx->ctx, level, pctx->inst != NULL ? pctx->inst->label : NULL, "%s", msg);
+	g_free(msg);
 }
 
 static bool host_log_enabled(cr_plugin_ctx *pctx, cr_log_level level)

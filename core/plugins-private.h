@@ -108,12 +108,12 @@ void plan_free(cr_plan *plan);
 cr_status config_parse_file(cr_plan *plan, const char *path, cr_error *err);
 /* config-text.c: a config file's text, checked before libconfig reads it
  * (transfer full, g_free); its @include targets (recursively, @depth
- * deep; each one read is added to @files); its integer literals against
- * libconfig's 32-bit cut. */
+ * deep; each one read is added to @files); its tokens (integer literals
+ * against libconfig's 32-bit cut, comments closed, nesting depth). */
 cr_status config_read_text(const char *path, char **text, cr_error *err);
 cr_status config_check_includes(const char *dir, const char *file, const char *text, int depth,
 				GPtrArray *files, cr_error *err);
-cr_status config_check_int_literals(const char *text, const char *name, cr_error *err);
+cr_status config_check_tokens(const char *text, const char *name, cr_error *err);
 cr_status config_parse_string(cr_plan *plan, const char *text, const char *name, cr_error *err);
 /* The built-in `auto` plan over @installed, a NULL-ended subset of
  * config_auto_order (the caller asked the loader which are installed). */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * spec-address.c - what a task's address may be. Checked once, when a task
- * enters a ClusterSpec (spec.c), for every backend, so that no output
- * format (a hostfile line, a shell word, a URL) can carry what a server or
- * a file slipped into an address.
+ * spec-address.c - what a task's address, a job name and a task type may
+ * be. Checked once, when a task enters a ClusterSpec (spec.c) or a task type
+ * is set, for every backend, so that no output format (a hostfile line, a
+ * shell word, a URL, an environment line) can carry what a server or a file
+ * slipped into them.
  */
 #include <string.h>
 
@@ -59,6 +60,34 @@ cr_status spec_address_error(cr_error *err, const char *job, const char *address
 	cr_status st = error_set(err, CR_ERR_INVALID_ARG, "job '%s': address \"%s\" has %s", job,
 				 esc, why);
 
+	g_free(esc);
+	return st;
+}
+
+/* A job name or task type goes into TF_CONFIG's JSON and the environment
+ * formats as it is: it must be UTF-8 (or no JSON reader, ours included,
+ * reads the output back) without control characters (C0, DEL, C1: a
+ * newline would split an environment line, an ESC drive the terminal). */
+cr_status spec_check_name(cr_error *err, const char *what, const char *name)
+{
+	const char *why = NULL;
+	char *esc;
+	cr_status st;
+
+	if (!g_utf8_validate(name, -1, NULL)) {
+		why = "is not valid UTF-8";
+	} else {
+		for (const char *p = name; *p != '\0' && why == NULL; p = g_utf8_next_char(p)) {
+			gunichar c = g_utf8_get_char(p);
+
+			if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+				why = "has a control character";
+		}
+	}
+	if (why == NULL)
+		return CR_OK;
+	esc = g_strescape(name, NULL);
+	st = error_set(err, CR_ERR_INVALID_ARG, "%s \"%s\" %s", what, esc, why);
 	g_free(esc);
 	return st;
 }

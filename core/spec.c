@@ -215,24 +215,12 @@ cr_spec *cr_spec_copy(const cr_spec *spec)
 	return copy;
 }
 
-/* A job name goes into TF_CONFIG's JSON as it is: it must be UTF-8, or no
- * JSON reader (ours included) reads the output back. */
-static cr_status job_name_error(cr_error *err, const char *job)
-{
-	char *esc = g_strescape(job, NULL);
-	cr_status st =
-		error_set(err, CR_ERR_INVALID_ARG, "job name \"%s\" is not valid UTF-8", esc);
-
-	g_free(esc);
-	return st;
-}
-
 cr_status cr_spec_add_job(cr_spec *spec, const char *job, cr_error *err)
 {
 	if (spec == NULL || job == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_add_job: NULL argument");
-	if (!g_utf8_validate(job, -1, NULL))
-		return job_name_error(err, job);
+	if (spec_check_name(err, "job name", job) != CR_OK)
+		return CR_ERR_INVALID_ARG;
 	ensure_job(spec, job);
 	return CR_OK;
 }
@@ -291,8 +279,8 @@ cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index, const 
 
 	if (spec == NULL || job == NULL || address == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_add_task: NULL argument");
-	if (!g_utf8_validate(job, -1, NULL))
-		return job_name_error(err, job);
+	if (spec_check_name(err, "job name", job) != CR_OK)
+		return CR_ERR_INVALID_ARG;
 	if (index < 0 || index > G_MAXINT32)
 		return index_range_error(err, job, index);
 	why = spec_address_problem(address);
@@ -310,14 +298,15 @@ cr_status cr_spec_append_task(cr_spec *spec, const char *job, const char *addres
 
 	if (spec == NULL || job == NULL || address == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_append_task: NULL argument");
-	if (!g_utf8_validate(job, -1, NULL))
-		return job_name_error(err, job);
 	why = spec_address_problem(address);
 	if (why != NULL)
 		return spec_address_error(err, job, address, why);
-	j = spec->last;
-	if (j == NULL || strcmp(j->name, job) != 0)
+	j = spec->last; /* a job of the spec: its name was checked */
+	if (j == NULL || strcmp(j->name, job) != 0) {
+		if (spec_check_name(err, "job name", job) != CR_OK)
+			return CR_ERR_INVALID_ARG;
 		j = ensure_job(spec, job);
+	}
 	if (j->len > 0)
 		next = (int64_t)j->indices[j->len - 1] + 1;
 	if (next > G_MAXINT32)

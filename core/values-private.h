@@ -33,6 +33,9 @@ void error_prefix(cr_error *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 const char *spec_address_problem(const char *address);
 /* CR_ERR_INVALID_ARG: "job 'J': address "A" has WHY", the address escaped. */
 cr_status spec_address_error(cr_error *err, const char *job, const char *address, const char *why);
+/* CR_ERR_INVALID_ARG: "WHAT "NAME" is not valid UTF-8" or "... has a control
+ * character", the name escaped; CR_OK when @name is clean. */
+cr_status spec_check_name(cr_error *err, const char *what, const char *name);
 
 /* ---- JSON (json.c, spec-codec.c) ----------------------------------------- */
 cr_status json_parse_text(const char *text, size_t len, const char *what, json_object **out,

@@ -214,11 +214,12 @@ for name, mask in (('empty', ''), ('commas', ',,,'), ('negative', '-1'), ('huge'
         env={'CUDA_VISIBLE_DEVICES': mask,
              'FAKE_NVML_CONFIG': '@FIX@/accel/nvml/dgx-a100.conf'})
 
-# A 120 KB mask: the warning is cut at the host's 1 KiB diagnostic line (no
-# marker that it was cut: a known limit).
+# A 120 KB mask: the warning is kept whole (the host's log lines have no
+# fixed buffer).
 LONG_MASK = ','.join(['0'] * 60000)
 add('env', 'cuda-visible-long', 0,
-    (E + "warning: accelerator 'nvidia': CUDA_VISIBLE_DEVICES='" + LONG_MASK)[:1072] + '\n',
+    E + "warning: accelerator 'nvidia': CUDA_VISIBLE_DEVICES='" + LONG_MASK +
+    "': '0' repeats an earlier index; CUDA refuses the whole list and the process sees no GPU\n",
     out='{}\n', conf=NV, args=['accelerators'],
     env={'CUDA_VISIBLE_DEVICES': LONG_MASK, 'FAKE_NVML_CONFIG': '@FIX@/accel/nvml/dgx-a100.conf'})
 

@@ -275,22 +275,30 @@ static cr_status slurm_gtids_read(cr_plugin_ctx *ctx, uint32_t **ids, size_t *n,
 	return CR_OK;
 }
 
-/* This process's node: SLURMD_NODENAME in the list, else SLURM_NODEID. */
-static long slurm_local_node(cr_plugin_ctx *ctx, const slurm_layout *lay)
+/* This process's node (*@node, -1 when neither says): SLURMD_NODENAME in
+ * the list, else SLURM_NODEID, which must then be a node of the list. */
+static cr_status slurm_local_node(cr_plugin_ctx *ctx, const slurm_layout *lay, long *node,
+				  cr_error *err)
 {
 	const char *name = cr_host->getenv(ctx, "SLURMD_NODENAME");
 	const char *id = cr_host->getenv(ctx, "SLURM_NODEID");
 	uint32_t v = 0;
-	long node = -1;
+	cr_status st;
 
-	for (size_t i = 0; name != NULL && i < lay->n_nodes && node < 0; i++)
+	*node = -1;
+	for (size_t i = 0; name != NULL && i < lay->n_nodes && *node < 0; i++)
 		if (strcmp(slurm_host(lay, i), name) == 0)
-			node = (long)i;
-	if (node >= 0 || id == NULL)
-		return node;
-	if (slurm_parse_uint("SLURM_NODEID", id, &v, NULL) != CR_OK || v >= lay->n_nodes)
-		return -1;
-	return (long)v;
+			*node = (long)i;
+	if (*node >= 0 || id == NULL)
+		return CR_OK;
+	st = slurm_parse_uint("SLURM_NODEID", id, &v, err);
+	if (st == CR_OK && v >= lay->n_nodes)
+		st = cr_host->error_set(err, CR_ERR_BACKEND,
+					"SLURM_NODEID \"%s\" is not a node of the step (0..%zu)",
+					id, lay->n_nodes - 1);
+	if (st == CR_OK)
+		*node = (long)v;
+	return st;
 }
 
 static int slurm_cmp_u32(const void *a, const void *b)
@@ -421,8 +429,9 @@ cr_status slurm_layout_build(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 	st = slurm_nodes(ctx, cfg, env, lay, err);
 	if (st != CR_OK)
 		goto out;
-	lay->local_node = slurm_local_node(ctx, lay);
-	st = slurm_dist_read(ctx, &dist, err);
+	st = slurm_local_node(ctx, lay, &lay->local_node, err);
+	if (st == CR_OK)
+		st = slurm_dist_read(ctx, &dist, err);
 	if (st == CR_OK && dist.given && dist.kind == SLURM_DIST_ARBITRARY) {
 		/* a hostfile names a node per rank: look names up by bisection */
 		sorted = malloc(lay->n_nodes * sizeof(*sorted));

@@ -102,6 +102,28 @@ static cr_status slurm_rank(cr_plugin_ctx *ctx, const slurm_config *cfg, const s
 }
 
 /* Cross-checks between the variables, where they are all Slurm's own. */
+
+/* SLURM_LOCALID, when set, is the task's place among those of its node:
+ * the layout's own (@local of @node), or the environment contradicts it. */
+static cr_status slurm_check_localid(cr_plugin_ctx *ctx, const slurm_layout *lay, uint32_t node,
+				     uint32_t local, cr_error *err)
+{
+	const char *v = cr_host->getenv(ctx, "SLURM_LOCALID");
+	uint32_t id;
+	cr_status st;
+
+	if (v == NULL)
+		return CR_OK;
+	st = slurm_parse_uint("SLURM_LOCALID", v, &id, err);
+	if (st == CR_OK && id != local)
+		st = cr_host->error_set(err, CR_ERR_BACKEND,
+					"SLURM_LOCALID \"%s\" disagrees with SLURM_PROCID \"%s\", "
+					"task %u of %s by the %s layout",
+					v, cr_host->getenv(ctx, "SLURM_PROCID"), local,
+					slurm_host(lay, node), lay->dist);
+	return st;
+}
+
 static cr_status slurm_check(cr_plugin_ctx *ctx, const slurm_config *cfg, const slurm_env *env,
 			     const slurm_layout *lay, long rank, cr_error *err)
 {
@@ -131,6 +153,9 @@ static cr_status slurm_check(cr_plugin_ctx *ctx, const slurm_config *cfg, const 
 				"is %s",
 				cr_host->getenv(ctx, "SLURM_PROCID"), slurm_host(lay, node),
 				lay->dist, slurm_host(lay, (size_t)lay->local_node));
+		st = slurm_check_localid(ctx, lay, node, local, err);
+		if (st != CR_OK)
+			return st;
 	}
 	return CR_OK;
 }

@@ -83,6 +83,18 @@ static cr_status tfc_task_index(const cr_json *t, const char *var, int64_t *out,
 				  "%s: task.index must be a non-negative integer", var);
 }
 
+/* A value the host refused (a control character in a task type or rpc
+ * layer): the message says it came from @var. */
+static cr_status tfc_from(const char *var, cr_status st, cr_error *err)
+{
+	char msg[CR_ERROR_MSG_MAX];
+
+	if (st == CR_OK || err == NULL)
+		return st;
+	snprintf(msg, sizeof(msg), "%s", err->message);
+	return cr_host->error_set(err, st, "%s: %s", var, msg);
+}
+
 static cr_status tfc_identity(const cr_json *root, const char *var, cr_result_builder *b,
 			      cr_error *err)
 {
@@ -102,7 +114,7 @@ static cr_status tfc_identity(const cr_json *root, const char *var, cr_result_bu
 	if (st == CR_OK)
 		st = tfc_task_index(index, var, &id, err);
 	if (st == CR_OK)
-		st = cr_host->result_set_task(b, type_name, id, err);
+		st = tfc_from(var, cr_host->result_set_task(b, type_name, id, err), err);
 	return st;
 }
 
@@ -180,16 +192,18 @@ static cr_status tfc_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	if (st == CR_OK)
 		st = tfc_string_field(root, "/session_master", var, &session, err);
 	if (st == CR_OK && rpc != NULL)
-		st = cr_host->result_set_rpc_layer(b, rpc, err);
+		st = tfc_from(var, cr_host->result_set_rpc_layer(b, rpc, err), err);
 	if (st == CR_OK && (env != NULL || cr_host->opt_is_set(ctx, "environment")))
-		st = cr_host->result_set_environment(
-			b,
-			cr_host->opt_is_set(ctx, "environment")
-				? cr_host->opt_string(ctx, "environment")
-				: env,
-			err);
+		st = tfc_from(cr_host->opt_is_set(ctx, "environment") ? "environment" : var,
+			      cr_host->result_set_environment(
+				      b,
+				      cr_host->opt_is_set(ctx, "environment")
+					      ? cr_host->opt_string(ctx, "environment")
+					      : env,
+				      err),
+			      err);
 	if (st == CR_OK && session != NULL) {
-		st = cr_host->result_set_master(b, session, err);
+		st = tfc_from(var, cr_host->result_set_master(b, session, err), err);
 	} else if (st == CR_OK) {
 		/* TensorFlow answers "" when there is nothing to connect to: no
 		 * jobs, or one job with at most one task. */
