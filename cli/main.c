@@ -67,7 +67,7 @@ int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res)
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
-	char *msg = NULL;
+	char *msg = NULL, *safe;
 	int n;
 
 	va_start(ap, fmt);
@@ -79,15 +79,11 @@ void cli_error(const char *fmt, ...)
 	}
 	/* Text from servers, plugins and arguments lands here: no byte of it
 	 * may drive the terminal (an ESC sequence could rewrite what was
-	 * printed), so every control byte is shown as \xNN. */
-	fputs("cluster-resolver: ", stderr);
-	for (const char *p = msg; *p != '\0'; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", (unsigned char)*p);
-		else
-			fputc(*p, stderr);
-	}
-	fputc('\n', stderr);
+	 * printed), so every control character and stray byte is shown as
+	 * \xNN. */
+	safe = cr_text_escape(msg);
+	fprintf(stderr, "cluster-resolver: %s\n", safe != NULL ? safe : "out of memory");
+	cr_free(safe);
 	free(msg);
 }
 

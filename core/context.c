@@ -13,28 +13,20 @@
 #include "pipeline-private.h"
 
 /* The default log handler. A message may quote a server or a plugin: its
- * control bytes are shown as \xNN, never sent to the terminal. */
+ * control characters and stray bytes are shown as \xNN, never sent to the
+ * terminal (cr_text_escape). */
 static void stderr_log(cr_log_level level, const char *source, const char *message, void *data)
 {
 	static const char *const names[] = { "error: ", "warning: ", "", "" };
-	GString *line = g_string_new(NULL);
+	char *line =
+		g_strdup_printf("cluster-resolver: %s%s%s%s", names[level],
+				source != NULL ? source : "", source != NULL ? ": " : "", message);
+	char *safe = cr_text_escape(line);
 
 	(void)data;
-	g_string_printf(line, "cluster-resolver: %s%s%s%s", names[level],
-			source != NULL ? source : "", source != NULL ? ": " : "", message);
-	for (gsize i = 0; i < line->len; i++) {
-		if ((unsigned char)line->str[i] < 0x20 || line->str[i] == 0x7f) {
-			char hex[5];
-
-			g_snprintf(hex, sizeof(hex), "\\x%02x", (unsigned char)line->str[i]);
-			g_string_erase(line, (gssize)i, 1);
-			g_string_insert(line, (gssize)i, hex);
-			i += 3;
-		}
-	}
-	g_string_append_c(line, '\n');
-	fputs(line->str, stderr);
-	g_string_free(line, TRUE);
+	fprintf(stderr, "%s\n", safe);
+	g_free(safe);
+	g_free(line);
 }
 
 cr_context *cr_context_new(cr_error *err)

@@ -94,6 +94,29 @@ void error_prefix(cr_error *err, const char *fmt, ...)
 		mark_cut(err->message, sizeof(err->message));
 }
 
+char *cr_text_escape(const char *text)
+{
+	GString *out;
+	const char *p = text;
+
+	if (text == NULL)
+		return NULL;
+	out = g_string_sized_new(strlen(text));
+	while (*p != '\0') {
+		gunichar c = g_utf8_get_char_validated(p, -1);
+		const char *next = c < 0x110000 ? g_utf8_next_char(p) : p + 1;
+
+		if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c >= 0x110000) {
+			for (; p < next; p++) /* the bytes of a control, or one stray byte */
+				g_string_append_printf(out, "\\x%02x", (unsigned char)*p);
+		} else {
+			g_string_append_len(out, p, next - p);
+			p = next;
+		}
+	}
+	return g_string_free(out, FALSE);
+}
+
 void cr_free(void *ptr)
 {
 	g_free(ptr);

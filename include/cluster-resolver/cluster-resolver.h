@@ -42,6 +42,19 @@ CR_API const char *cr_strerror(cr_status code);
 CR_API const char *cr_version(void);
 
 /**
+ * cr_text_escape:
+ * @text: a message that may quote a server, a plugin, a file or an argument.
+ *
+ * The text made safe for a terminal or a log line: every control character
+ * (C0, DEL, C1) and every byte that is not part of valid UTF-8 is written as
+ * \xNN, so no escape sequence reaches the terminal. Used for every
+ * diagnostic the library and the CLI print.
+ * Returns: (transfer full) the escaped text, free with cr_free(); NULL for
+ * NULL. Since: ABI 1.1
+ */
+CR_API char *cr_text_escape(const char *text);
+
+/**
  * cr_log_fn:
  * @level: severity.
  * @source: (nullable) "resolver 'k8s'", "config", ...

@@ -259,10 +259,13 @@ for variant in ('noentry', 'major', 'minor', 'shortdesc', 'shortops', 'nullop', 
 add('plugins', 'misnamed', TBD, TBD,
     conf='plugin_path = [ "@BROKEN@" ];\nresolvers = ( { plugin = "misnamed"; } );\n')
 # `plugins` with every broken plugin first on the path: exit 0, every good
-# plugin listed (the broken ones are left out).
+# plugin listed, and each broken file on a BROKEN line with its reason.
 add('plugins', 'list-with-broken', 0, '', conf=None, args=['plugins'],
     env={'CLUSTER_RESOLVER_PLUGIN_PATH': '@BROKEN@:@RES@:@ACC@'},
-    out_has=['\n%-12s resolver    ABI 1.1' % n for n in
+    out_has=["BROKEN  plugin 'major' (@BROKEN@/major.so) was built for ABI 2.1; this host has "
+             "ABI 1.1 (major differs)\n",
+             "BROKEN  plugin @BROKEN@/noentry.so has no 'cr_plugin_entry' symbol (not a "
+             "cluster-resolver plugin)\n"] + ['\n%-12s resolver    ABI 1.1' % n for n in
              ('gce', 'k8s', 'sagemaker', 'simple', 'slurm', 'tfconfig', 'tpu')] +
     ['\nnvidia       accelerator ABI 1.1', '\ntfdevices    accelerator ABI 1.1'] +
     ['aws          resolver    ABI 1.1'])

@@ -15,7 +15,7 @@ EXPECT = {
     'config/deep-lists': (2, 'cluster-resolver: @CONF@:1: settings nested more than 64 deep\n', ''),
     'config/unterminated-string': (2, 'cluster-resolver: @CONF@:2: syntax error\n', ''),
     'config/unterminated-comment': (2, 'cluster-resolver: @CONF@:1: a /* comment is not closed\n', ''),
-    'config/invalid-utf8-name': (2, 'cluster-resolver: @CONF@:1: plugin "��" must be a short name ([A-Za-z0-9_-]) or an absolute path\n', ''),
+    'config/invalid-utf8-name': (2, 'cluster-resolver: @CONF@:1: plugin "\\xff\\xfe" must be a short name ([A-Za-z0-9_-]) or an absolute path\n', ''),
     'config/escape-in-plugin': (2, 'cluster-resolver: @CONF@:1: plugin "\\x1b[31mred" must be a short name ([A-Za-z0-9_-]) or an absolute path\n', ''),
     'config/plugin-path-traversal': (2, 'cluster-resolver: @CONF@:1: plugin "../../../tmp/x" must be a short name ([A-Za-z0-9_-]) or an absolute path\n', ''),
     'config/plugin-not-string': (2, 'cluster-resolver: @CONF@:1: resolver without a "plugin" name\n', ''),
