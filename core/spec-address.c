@@ -64,10 +64,12 @@ cr_status spec_address_error(cr_error *err, const char *job, const char *address
 	return st;
 }
 
-/* A job name or task type goes into TF_CONFIG's JSON and the environment
- * formats as it is: it must be UTF-8 (or no JSON reader, ours included,
- * reads the output back) without control characters (C0, DEL, C1: a
- * newline would split an environment line, an ESC drive the terminal). */
+/* A task type, rpc layer, master or environment name: UTF-8 (or no JSON
+ * reader, ours included, reads TF_CONFIG back) without control characters
+ * (C0, DEL, C1): each names something (a job, a protocol, a URL) where a
+ * newline or an ESC is a typo or an injection, never a name. Job names
+ * themselves need only be UTF-8 (spec.c): any text is quoted and escaped
+ * right by every format (tests/integration/formats proves it). */
 cr_status spec_check_name(cr_error *err, const char *what, const char *name)
 {
 	const char *why = NULL;

@@ -38,6 +38,14 @@ def plugin_file(name):
 
 # Kept from the test's own environment: the build's plugins, the sanitizer
 # settings, the namespace marker.
+# memcheck for a pass of a suite under valgrind (normal build): any error or
+# a definitely lost block makes the program exit 99, which a suite's exit
+# status check catches.
+VALGRIND = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
+            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
+            '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp']
+
+
 PASSTHROUGH = ('CLUSTER_RESOLVER_PLUGIN_PATH', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS',
                'CR_HERMETIC', 'LD_PRELOAD', 'G_DEBUG')
 

@@ -38,10 +38,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
 sys.path.insert(0, HERE)
-from harness import ensure_hermetic, need, clean_env, Results  # noqa: E402
+from harness import ensure_hermetic, need, clean_env, Results, VALGRIND  # noqa: E402
 
 SANITIZED = os.environ.get('CR_SANITIZE_BUILD') == '1'
-BOUND = 30 if SANITIZED else 10
+# CR_HOSTILE_VALGRIND=N: the valgrind pass (normal build): every Nth case,
+# the CLI under memcheck (an error or a definite leak exits 99), except
+# cases that cap the address space or feed megabytes (memcheck's own
+# memory, and minutes).
+EVERY = int(os.environ.get('CR_HOSTILE_VALGRIND', '0'))
+BOUND = 30 if SANITIZED else 60 if EVERY else 10
 
 
 def placeholders(d, conf):
@@ -86,7 +91,8 @@ def run_case(case, root):
         text = subst(text, ph)
         with open(conf, 'wb') as f:
             f.write(text if isinstance(text, bytes) else text.encode())
-    cmd = [os.environ['CR_CLI']] + (['--config', conf] if text is not None else [])
+    cmd = VALGRIND + ['--log-file=' + os.path.join(d, 'valgrind.log')] if EVERY else []
+    cmd += [os.environ['CR_CLI']] + (['--config', conf] if text is not None else [])
     cmd += subst(case.get('args', ['resolve']), ph)
     env = clean_env(d, extra=subst(case.get('env', {}), ph))
     limit = case.get('limit_as') if not SANITIZED else None
@@ -114,6 +120,9 @@ def run_case(case, root):
         print('# %s/%s: rc=%r %.2fs\n#   out=%r\n#   err=%r' % (
             case['area'], case['name'], rc, took, out, err.replace(d, '@DIR@')))
     problems = []
+    if EVERY and rc == 99:
+        with open(os.path.join(d, 'valgrind.log')) as f:
+            problems.append('valgrind:\n' + f.read())
     if rc != case['rc']:
         problems.append('exit %r, want %r' % (rc, case['rc']))
     if 'out_has' in case:
@@ -148,6 +157,10 @@ def main():
             assert key not in seen, 'duplicate case %s/%s' % key
             seen.add(key)
             if only and case['area'] != only:
+                continue
+            if EVERY and (len(seen) % EVERY or case.get('limit_as') or
+                          len(case.get('conf') or '') > 65536 or
+                          any(len(v) > 65536 for v in case.get('env', {}).values())):
                 continue
             counts[case['area']] = counts.get(case['area'], 0) + 1
             problems = run_case(case, root)

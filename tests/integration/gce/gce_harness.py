@@ -13,15 +13,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
+import harness  # noqa: E402
 from harness import ensure_hermetic, need, plugin_file, write, Results, clean_env, run_config  # noqa: E402,F401
 FIXTURE = os.path.join(SRC, 'tests/fixtures/gcp/gcp_fixture.py')
 STATIC_TOKEN = 'ya29.static-file-token-5f1c'
 # CR_GCE_VALGRIND=1: the CLI runs under valgrind memcheck; an error or a
 # definite leak makes it exit 99 (never an expected status).
-VALGRIND = (['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
-             '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
-             '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp']
-            if os.environ.get('CR_GCE_VALGRIND') == '1' else [])
+VALGRIND = list(harness.VALGRIND) if os.environ.get('CR_GCE_VALGRIND') == '1' else []
 
 
 

@@ -137,9 +137,7 @@ def run_all(procs, timeout=60):
     return out
 
 
-VALGRIND = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
-            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
-            '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp']
+VALGRIND = harness.VALGRIND
 
 
 def tmpdir():
