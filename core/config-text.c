@@ -244,3 +244,21 @@ cr_status config_check_includes(const char *dir, const char *file, const char *t
 	}
 	return st;
 }
+
+/* libconfig names a setting of an @include'd file by the name the
+ * directive wrote; name it by the path it was read from (DIR/NAME, as
+ * config_check_includes lists it), interned: names live as long as the
+ * process, like libconfig's own. */
+const char *config_include_path(const config_t *cfg, const char *f)
+{
+	const char *dir = cfg != NULL ? config_get_include_dir(cfg) : NULL;
+	char *full;
+	const char *interned;
+
+	if (f == NULL || dir == NULL || g_path_is_absolute(f))
+		return f;
+	full = g_strconcat(dir, "/", f, NULL);
+	interned = g_intern_string(full);
+	g_free(full);
+	return interned;
+}

@@ -23,30 +23,12 @@ static const char *const top_keys[] = { "plugin_path",      "rpc_layer", "task",
 					"num_accelerators", "resolvers", "accelerators",
 					"formats",          NULL };
 
-/* libconfig names a setting of an @include'd file by the name the
- * directive wrote; name it by the path it was read from (DIR/NAME, as
- * config_check_includes lists it), interned: names live as long as the
- * process, like libconfig's own. */
-static const char *included_path(const config_t *cfg, const char *f)
-{
-	const char *dir = cfg != NULL ? config_get_include_dir(cfg) : NULL;
-	char *full;
-	const char *interned;
-
-	if (f == NULL || dir == NULL || g_path_is_absolute(f))
-		return f;
-	full = g_strconcat(dir, "/", f, NULL);
-	interned = g_intern_string(full);
-	g_free(full);
-	return interned;
-}
-
 const char *cfg_file_of(const config_setting_t *s)
 {
 	const char *f = s != NULL ? config_setting_source_file(s) : NULL;
 
 	if (f != NULL)
-		return included_path(s->config, f);
+		return config_include_path(s->config, f);
 	if (s != NULL && s->config != NULL && config_name_get(s->config) != NULL)
 		return config_name_get(s->config);
 	return "(built-in)";
@@ -458,7 +440,7 @@ static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 	g_free(dir);
 	/* Reading clears the root, and with it the name: named after. */
 	if (config_read_string(cfg, text) != CONFIG_TRUE) {
-		const char *f = included_path(cfg, config_error_file(cfg));
+		const char *f = config_include_path(cfg, config_error_file(cfg));
 
 		st = error_set(err, CR_ERR_CONFIG, "%s:%d: %s", f != NULL ? f : path,
 			       config_error_line(cfg), config_error_text(cfg));

@@ -114,6 +114,9 @@ cr_status config_read_text(const char *path, char **text, cr_error *err);
 cr_status config_check_includes(const char *dir, const char *file, const char *text, int depth,
 				GPtrArray *files, cr_error *err);
 cr_status config_check_tokens(const char *text, const char *name, cr_error *err);
+/* The path an @include'd file was read from (DIR/NAME), for libconfig's
+ * name of it @f (as the directive wrote it); interned. */
+const char *config_include_path(const config_t *cfg, const char *f);
 cr_status config_parse_string(cr_plan *plan, const char *text, const char *name, cr_error *err);
 /* The built-in `auto` plan over @installed, a NULL-ended subset of
  * config_auto_order (the caller asked the loader which are installed). */
