@@ -27,12 +27,20 @@ fi
 slurm=$src/tests/integration/slurm
 dir=$(mktemp -d /tmp/cr-rsv-slurm.XXXXXX)
 srv_pid=
+# What a failure needs to be understood from CI's log alone.
+show_logs() {
+	for f in "$dir/server.log" "$dir/out" "$dir/err" "$dir"/log/slurmctld.log \
+		"$dir"/log/slurmd-node*.log; do
+		[ -s "$f" ] && { echo "# --- $f"; tail -n 25 "$f" | sed 's/^/# /'; }
+	done
+	return 0
+}
 cleanup() {
 	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
 	"$slurm/stop-slurm.sh" "$dir"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'echo "not ok - stopped by a signal"; show_logs; exit 1' INT TERM
 SLURM_TEST_NODES=4 SLURM_TEST_CPUS=2 SLURM_TEST_GPUS=0 "$slurm/start-slurm.sh" "$dir"
 . "$dir/env.sh"
 
@@ -41,11 +49,18 @@ chmod 600 "$dir/secret"
 printf 'resolvers = ( { plugin = "reservation"; secret_file = "%s"; timeout = 60.0; } );\n' \
 	"$dir/secret" >"$dir/cr.conf"
 mkfifo "$dir/line"
+# Every wait is bounded, so a stuck step fails here, with the logs, well
+# before ctest's 180 s: formation 60 s, the whole job 100 s on the server;
+# srun may wait 30 s for its nodes and is killed at 120 s.
 "$CR_CLI" reservation serve --num-executors 4 --num-ps 1 --master-node chief \
 	--listen 127.0.0.1:0 --advertise 127.0.0.1 --secret-file "$dir/secret" --timeout 60 \
-	--summary "$dir/summary.json" >"$dir/line" 2>"$dir/server.log" &
+	--shutdown-timeout 100 --summary "$dir/summary.json" >"$dir/line" 2>"$dir/server.log" &
 srv_pid=$!
-read -r line <"$dir/line"
+if ! read -r line <"$dir/line"; then
+	echo "not ok - reservation serve did not start"
+	show_logs
+	exit 1
+fi
 server=$(printf '%s' "$line" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["address"])')
 
 # PROGRAM: record TF_CONFIG; the ps then serves until it is stopped.
@@ -66,7 +81,7 @@ TASK
 chmod +x "$dir/task.sh"
 
 fail=0
-if ! srun --time=1 -n4 "$dir/task.sh" >"$dir/out" 2>"$dir/err"; then
+if ! timeout -k 5 120 srun --immediate=30 --time=2 -n4 "$dir/task.sh" >"$dir/out" 2>"$dir/err"; then
 	echo "not ok - srun -n4 exec --supervise: $(cat "$dir/err")"
 	fail=1
 fi
@@ -92,4 +107,5 @@ ok2 = stopped and by == [(0, 0, True), (1, 0, False), (2, 0, False), (3, 0, Fals
 print('%s - the server stopped the ps after the workers: %s' % ('ok' if ok2 else 'not ok', by))
 sys.exit(0 if ok and ok2 else 1)
 PY
+[ "$fail" -eq 0 ] || show_logs
 exit $fail

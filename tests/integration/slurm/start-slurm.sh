@@ -27,6 +27,10 @@ for tool in munged slurmctld slurmd srun scontrol sinfo cc; do
 	}
 done
 
+case $nodes in [1-9] | 1[0-5]) ;; *)
+	echo "start-slurm.sh: SLURM_TEST_NODES must be 1-15" >&2
+	exit 2 ;;
+esac
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 mkdir -p "$dir/munge" "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/dev"
@@ -53,8 +57,30 @@ munged --force --socket="$dir/munge/munge.sock" --key-file="$dir/munge/munge.key
 	--pid-file="$dir/run/munged.pid" --log-file="$dir/log/munged.log" \
 	--seed-file="$dir/munge/munged.seed" || fail "munged did not start"
 
-# Ports: slurmctld, then one per slurmd. The namespace is ours alone.
-base=$((20000 + $$ % 20000))
+# Ports: slurmctld, then one per slurmd, below the ephemeral range
+# (32768-60999) that every client and port-0 fixture of the suite draws
+# from. The namespace is shared by the tests that run in parallel, two of
+# which may start a Slurm at once: blocks of 16 chosen by pid, and a block
+# any port of which is already bound is skipped.
+port_free() {
+	/usr/bin/python3 -c 'import socket,sys
+s=socket.socket()
+try: s.bind(("127.0.0.1",int(sys.argv[1])))
+except OSError: sys.exit(1)' "$1"
+}
+block=$(($$ % 750))
+tries=0
+while :; do
+	base=$((20000 + block * 16))
+	p=$base
+	while [ "$p" -le $((base + nodes)) ] && port_free "$p"; do
+		p=$((p + 1))
+	done
+	[ "$p" -gt $((base + nodes)) ] && break
+	tries=$((tries + 1))
+	[ "$tries" -gt 20 ] && fail "no free block of $((nodes + 1)) ports in 20000-31999"
+	block=$(((block + 37) % 750))
+done
 ctld_port=$base
 
 gres_line=
@@ -140,4 +166,7 @@ until [ "$(sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)" -eq "$nodes
 	[ "$tries" -gt 200 ] && fail "nodes not idle after 20 s: $(sinfo -N 2>&1 | tr '\n' ' ')"
 	sleep 0.1
 done
-out=$(srun -N"$nodes" -n"$nodes" --time=1 hostname 2>&1) || fail "smoke srun failed: $out"
+# --immediate: a job that cannot start (a node that does not answer) fails
+# in 30 s instead of pending until ctest's timeout.
+out=$(srun --immediate=30 -N"$nodes" -n"$nodes" --time=1 hostname 2>&1) ||
+	fail "smoke srun failed: $out"

@@ -41,7 +41,7 @@ check() { # NAME NTASKS [GPUS] -- SRUN ARGS
 	gpus=
 	[ "$1" != -- ] && { gpus=$1; shift; }
 	shift
-	if ! srun --time=1 "$@" "$dir/task.sh" >"$dir/out" 2>"$dir/err"; then
+	if ! srun --immediate=30 --time=1 "$@" "$dir/task.sh" >"$dir/out" 2>"$dir/err"; then
 		echo "not ok - $name: srun $* failed: $(cat "$dir/err")"
 		fail=1
 		return
