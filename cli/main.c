@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "commands.h"
 
@@ -246,28 +243,12 @@ static const char *nearest_command(const char *name)
 	return NULL;
 }
 
-/* The program's one process-wide memory setting (a library leaves it to
- * the program): blocks of 1 MiB and more, such as the answers of several MB
- * a large list arrives in (a page of 500 pods is 3-5 MB), are mapped and
- * given back when freed. glibc's default raises its mapping threshold to
- * the size of the first such block freed and keeps the later ones in a heap
- * that fragments: 38 MiB peak at 100,000 pods instead of 31
- * (docs/k8s.md). MALLOC_MMAP_THRESHOLD_ in the environment wins. */
-static void cli_tune_malloc(void)
-{
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
-	if (getenv("MALLOC_MMAP_THRESHOLD_") == NULL)
-		mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
-#endif
-}
-
 int main(int argc, char **argv)
 {
 	cli_opts o = { .task_id = -1 };
 	int rc = CLI_USAGE;
 	const char *cmd;
 
-	cli_tune_malloc();
 	if (!cli_parse_globals(&argc, &argv, &o, &rc))
 		return cli_finish_stdout(rc);
 	cmd = argc > 1 ? argv[1] : NULL;

@@ -41,6 +41,7 @@ cr_context *cr_context_new(cr_error *err)
 	ctx->accelerators = g_ptr_array_new_with_free_func(instance_free);
 	ctx->task_id = -1;
 	ctx->io = io_real();
+	ctx->http_pool = http_pool_new();
 	ctx->builtin = g_new0(config_t, 1);
 	config_init(ctx->builtin);
 	config_name_set(ctx->builtin, "(built-in)");
@@ -61,6 +62,7 @@ void cr_context_free(cr_context *ctx)
 	g_free(ctx->builtin);
 	g_free(ctx->task_type);
 	g_free(ctx->rpc_layer);
+	http_pool_close(ctx->http_pool);
 	g_free(ctx);
 }
 

@@ -121,13 +121,109 @@ void http_conn_free(http_conn *conn)
 		module->conn_free(conn);
 }
 
+/* ---- spare bodies ---------------------------------------------------------- */
+
+/*
+ * A large list arrives as pages of several MB, one after another (two at a
+ * time where the next page is fetched while one is read). A body of
+ * HTTP_POOL_MIN or more goes back to its context's pool when its answer is
+ * freed while another answer is still held, at most HTTP_POOL_SLOTS of
+ * them, and the next answer is written into it: later pages cost no new
+ * memory, no page faults and no churn of large blocks in the heap. When the
+ * last answer held is freed (the list is read), so are the spares, before
+ * the plugin builds its tasks. Answers may be freed on any thread; the pool
+ * outlives its context until its last answer is freed.
+ */
+#define HTTP_POOL_SLOTS 2
+#define HTTP_POOL_MIN ((gsize)256 * 1024)
+#define HTTP_POOL_MAX ((gsize)64 * 1024 * 1024)
+
+struct http_pool {
+	gint ref;
+	GMutex lock;
+	bool closed;
+	int live; /* answers made and not yet freed */
+	GString *spare[HTTP_POOL_SLOTS];
+};
+
+http_pool *http_pool_new(void)
+{
+	http_pool *pool = g_new0(http_pool, 1);
+
+	pool->ref = 1;
+	g_mutex_init(&pool->lock);
+	return pool;
+}
+
+static void pool_unref(http_pool *pool)
+{
+	if (!g_atomic_int_dec_and_test(&pool->ref))
+		return;
+	for (int i = 0; i < HTTP_POOL_SLOTS; i++)
+		if (pool->spare[i] != NULL)
+			g_string_free(pool->spare[i], TRUE);
+	g_mutex_clear(&pool->lock);
+	g_free(pool);
+}
+
+void http_pool_close(http_pool *pool)
+{
+	if (pool == NULL)
+		return;
+	g_mutex_lock(&pool->lock);
+	pool->closed = true;
+	for (int i = 0; i < HTTP_POOL_SLOTS; i++)
+		if (pool->spare[i] != NULL)
+			g_string_free(g_steal_pointer(&pool->spare[i]), TRUE);
+	g_mutex_unlock(&pool->lock);
+	pool_unref(pool);
+}
+
+/* A spare body, emptied, or a new one. */
+static GString *pool_take(http_pool *pool)
+{
+	GString *body = NULL;
+
+	g_mutex_lock(&pool->lock);
+	pool->live++;
+	for (int i = 0; i < HTTP_POOL_SLOTS && body == NULL; i++)
+		body = g_steal_pointer(&pool->spare[i]);
+	g_mutex_unlock(&pool->lock);
+	return body != NULL ? g_string_truncate(body, 0) : g_string_new(NULL);
+}
+
+/* Keep @body while other answers are held, if it is worth it and there is
+ * room; else free it, and with the last answer every spare. */
+static void pool_give(http_pool *pool, GString *body)
+{
+	GString *drop[HTTP_POOL_SLOTS + 1] = { body };
+	bool worth = body->allocated_len >= HTTP_POOL_MIN && body->allocated_len <= HTTP_POOL_MAX;
+
+	g_mutex_lock(&pool->lock);
+	pool->live--;
+	for (int i = 0; i < HTTP_POOL_SLOTS; i++) {
+		if (pool->live == 0 || pool->closed)
+			drop[i + 1] = g_steal_pointer(&pool->spare[i]);
+		else if (worth && drop[0] != NULL && pool->spare[i] == NULL)
+			pool->spare[i] = g_steal_pointer(&drop[0]);
+	}
+	g_mutex_unlock(&pool->lock);
+	for (int i = 0; i <= HTTP_POOL_SLOTS; i++)
+		if (drop[i] != NULL)
+			g_string_free(drop[i], TRUE);
+}
+
 /* ---- requests ------------------------------------------------------------ */
 
-static cr_http_response *response_new(const cr_http_request *req)
+static cr_http_response *response_new(const cr_http_request *req, http_pool *pool)
 {
 	cr_http_response *r = g_new0(cr_http_response, 1);
 
-	r->body = g_string_new(NULL);
+	if (pool != NULL) {
+		g_atomic_int_inc(&pool->ref);
+		r->pool = pool;
+	}
+	r->body = pool != NULL ? pool_take(pool) : g_string_new(NULL);
 	r->headers = g_ptr_array_new_with_free_func(g_free);
 	r->max_body = req->max_body != 0 ? req->max_body : DEFAULT_MAX_BODY;
 	return r;
@@ -202,7 +298,7 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 	st = request_check(req, resp, err);
 	if (st != CR_OK)
 		return st;
-	r = response_new(req);
+	r = response_new(req, ctx != NULL ? ctx->http_pool : NULL);
 	if (pctx != NULL && pctx->inst != NULL)
 		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
 	io = ctx_io(ctx, &io_data);
@@ -251,7 +347,12 @@ void http_response_free(cr_http_response *resp)
 {
 	if (resp == NULL)
 		return;
-	g_string_free(resp->body, TRUE);
+	if (resp->pool != NULL) {
+		pool_give(resp->pool, resp->body);
+		pool_unref(resp->pool);
+	} else {
+		g_string_free(resp->body, TRUE);
+	}
 	g_ptr_array_unref(resp->headers);
 	g_free(resp);
 }

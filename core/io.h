@@ -20,6 +20,7 @@ struct cr_http_response {
 	GPtrArray *headers; /* "name", "value", ... (owned) */
 	size_t max_body;
 	bool too_big;
+	struct http_pool *pool; /* where the body goes back when freed (http.c) */
 };
 
 /*

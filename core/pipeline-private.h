@@ -156,6 +156,7 @@ struct cr_context {
 
 	const io_ops *io; /* the I/O seam (io.h): io_real(), or a test host's */
 	void *io_data;
+	http_pool *http_pool; /* spare answer bodies (http.c) */
 };
 
 cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugin, const char *name,

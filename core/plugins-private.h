@@ -207,6 +207,11 @@ const char *http_header(const cr_http_response *resp, const char *name);
 void http_response_free(cr_http_response *resp);
 /* Close an instance's connections and free its handle. NULL is a no-op. */
 void http_conn_free(http_conn *conn);
+/* A context's spare answer bodies: made with the context, closed (spares
+ * freed) with it; an answer still held after that frees its own body. */
+typedef struct http_pool http_pool;
+http_pool *http_pool_new(void);
+void http_pool_close(http_pool *pool);
 /* Load the HTTP module from @path instead of looking for it: for programs
  * that link the core statically, so that no library tells where it is. */
 void http_module_set_path(const char *path);

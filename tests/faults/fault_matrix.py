@@ -33,15 +33,18 @@ SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
 sys.path.insert(0, os.path.join(SRC, 'tests/fixtures/common'))
 sys.path.insert(0, HERE)
-from harness import ensure_hermetic, need, write, clean_env, Results  # noqa: E402
+from harness import ensure_hermetic, need, write, clean_env, Results, VALGRIND  # noqa: E402
 import testca  # noqa: E402
 
 K8S_TOKEN = 'fixture-token-0123456789'
 GCP_TOKEN = 'ya29.fault-matrix-static-token'
 AKID = 'AKIAFIXTURE0EXAMPLE1'
 SECRET = 'fixtureSecretKey/0123456789+abcdefghijKLMN'
+# CR_FAULTS_VALGRIND=N: the valgrind pass (normal build): every Nth case of
+# the matrix, the CLI under memcheck (an error or a definite leak exits 99).
+EVERY = int(os.environ.get('CR_FAULTS_VALGRIND', '0'))
 # Sanitizer and valgrind builds run slower: the hang bounds stretch.
-SLOW = 3.0 if os.environ.get('CR_SANITIZE_BUILD') == '1' else 1.0
+SLOW = 3.0 if os.environ.get('CR_SANITIZE_BUILD') == '1' or EVERY else 1.0
 
 
 def wait_files(proc, paths, what):
@@ -314,9 +317,11 @@ def run_case(be, imp, case, spec, workdir):
     be.set_faults(faults, **spec.get('control', {}))
     conf = os.path.join(workdir, '%s-%s.conf' % (be.name, case['name']))
     write(conf, be.conf(port, ca, spec.get("token")) if spec.get("token") else be.conf(port, ca))
+    vlog = os.path.join(workdir, '%s-%s.valgrind' % (be.name, case['name']))
+    cmd = VALGRIND + ['--log-file=' + vlog] if EVERY else []
     t0 = time.monotonic()
     try:
-        p = subprocess.run([os.environ['CR_CLI'], '--config', conf, 'resolve'], env=be.env(),
+        p = subprocess.run(cmd + [os.environ['CR_CLI'], '--config', conf, 'resolve'], env=be.env(),
                            capture_output=True, text=True, timeout=60 * SLOW)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
@@ -327,6 +332,9 @@ def run_case(be, imp, case, spec, workdir):
         print('# %s/%s rc=%s %.2fs out=%r\n#   %s' % (be.name, case['name'], rc, took, out,
                                                     err.rstrip('\n').replace('\n', '\n#   ')))
     problems = []
+    if EVERY and rc == 99:
+        with open(vlog) as f:
+            problems.append('valgrind:\n' + f.read())
     want_rc = spec.get('rc', 1)
     if rc != want_rc:
         problems.append('exit %s, want %s' % (rc, want_rc))
@@ -371,6 +379,7 @@ def main():
                 backends.append(Aws(d))
             started.append(backends[-1])
         counts = {}
+        n = 0
         for case in cases.CASES:
             for be in backends:
                 spec = case.get(be.name)
@@ -379,11 +388,15 @@ def main():
                 if isinstance(spec, str):   # not applicable: the reason
                     print('# %s/%s: not applicable: %s' % (be.name, case['name'], spec))
                     continue
+                n += 1
+                if EVERY and (n % EVERY or case.get('valgrind') is False):
+                    continue
                 counts[be.name] = counts.get(be.name, 0) + 1
                 problems = run_case(be, imp, case, spec, d)
                 res.check('%s/%s' % (be.name, case['name']), not problems,
                           '  ' + '\n  '.join(problems))
-        print('# faults tried: ' + ', '.join('%s %d' % kv for kv in sorted(counts.items())))
+        print('# faults tried%s: %s' % (' under valgrind' if EVERY else '',
+                                        ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
     finally:
         for s in started:
             s.stop()
