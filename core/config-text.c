@@ -192,7 +192,7 @@ out:
 /*
  * libconfig opens an `@include "NAME"` (NAME under the main file's directory
  * unless absolute) with fopen and reads it with its flex scanner, which on a
- * directory calls exit() ("input in flex scanner failed") and on a FIFO
+ * directory ends the process ("input in flex scanner failed") and on a FIFO
  * blocks forever; libconfig 1.5 has no hook to open the file ourselves. So
  * every include, and theirs in turn, is read first with read_text's checks.
  * A name with a backslash escape is refused rather than guessed at. Each

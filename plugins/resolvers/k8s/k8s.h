@@ -176,6 +176,15 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 			   const char *namespace, cr_error *err);
 
+/* k8s_uid.c: one task per pod uid. Each uid is kept as 16 bytes (a UUID's
+ * bytes, or a SHA-256 of any other form) beside the pod's place in the
+ * list, 20 bytes a pod; once the list is read, k8s_uid_repeats sorts them
+ * and calls @fn for every pod whose uid came earlier (a server's pages
+ * shifting under the list). */
+GArray *k8s_uids_new(void);
+void k8s_uid_add(GArray *uids, const char *uid, uint32_t pod);
+void k8s_uid_repeats(GArray *uids, void (*fn)(uint32_t pod, void *ud), void *ud);
+
 /* True when @url has a user:password@ part, which is refused wherever a
  * server URL is read (the host would send it as Basic authentication). */
 bool k8s_url_has_userinfo(const char *url);

@@ -63,15 +63,6 @@ struct k8s_pod {
 
 G_STATIC_ASSERT(sizeof(struct k8s_pod) <= 32);
 
-/** A pod's metadata.uid in 16 bytes (the UUID, or a digest of any other
- *  form) and its place in the list: sorted once the list is read, to find a
- *  pod listed twice, then dropped. 20 bytes a pod, where the uid's text and
- *  a hash set cost about 90. */
-struct k8s_uid {
-	uint32_t id[4];
-	uint32_t pod;
-};
-
 struct k8s_collect {
 	const struct k8s *st;
 	const struct k8s_self *self;
@@ -80,7 +71,7 @@ struct k8s_collect {
 	GPtrArray *values;     /* distinct namespaces and phases (in the chunk) */
 	GHashTable *value_ids; /* value -> its index in values + 1 */
 	GString *text;         /* scratch: a pod's "NAME\0HOST:PORT" */
-	GArray *uids;          /* struct k8s_uid of every pod with a uid */
+	GArray *uids;          /* every uid and its pod (k8s_uid.c) */
 	cr_plugin_ctx *ctx;    /* for warnings */
 };
 
@@ -136,71 +127,24 @@ static json_object *k8s_get(json_object *node, const char *pointer)
 	return node && json_pointer_get(node, pointer, &v) == 0 ? v : NULL;
 }
 
-static const char *k8s_str(json_object *node, const char *pointer);
-
-/* ---- one task per uid ------------------------------------------------- */
-
-/* A uid in its canonical UUID form (8-4-4-4-12 hex digits, what the API
- * server assigns) as its 16 bytes; any other form as the first 16 bytes of
- * its SHA-256, with the top bit of the 7th byte set, which no UUID of
- * version 1-7 has. */
-static void k8s_uid_id(const char *uid, uint32_t id[4])
+/* A pod whose uid came earlier in the list: marked, with a warning. */
+static void k8s_pod_repeated(uint32_t pod, void *ud)
 {
-	guint8 b[32];
-	size_t n = 0, len = strlen(uid);
+	struct k8s_collect *c = ud;
+	struct k8s_pod *p = &g_array_index(c->pods, struct k8s_pod, pod);
 
-	for (size_t i = 0; len == 36 && i < len && n < 16; i++) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (uid[i] != '-')
-				break;
-			continue;
-		}
-		if (!g_ascii_isxdigit(uid[i]) || !g_ascii_isxdigit(uid[i + 1]))
-			break;
-		b[n++] = (guint8)(g_ascii_xdigit_value(uid[i]) << 4 |
-				  g_ascii_xdigit_value(uid[i + 1]));
-		i++;
-	}
-	if (n != 16 || (b[6] & 0x80)) {
-		GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
-		gsize blen = sizeof(b);
-
-		g_checksum_update(sum, (const guchar *)uid, (gssize)len);
-		g_checksum_get_digest(sum, b, &blen);
-		g_checksum_free(sum);
-		b[6] |= 0x80;
-	}
-	memcpy(id, b, 16);
+	p->twice = 1;
+	cr_host->log(c->ctx, CR_LOG_WARNING, "pod %s/%s listed twice (one uid); counted once",
+		     k8s_value(c, p->ns), p->name);
 }
 
-static gint k8s_uid_cmp(gconstpointer pa, gconstpointer pb)
-{
-	const struct k8s_uid *a = pa, *b = pb;
-	int c = memcmp(a->id, b->id, sizeof(a->id));
-
-	return c != 0 ? c : (a->pod > b->pod) - (a->pod < b->pod);
-}
-
-/* Every pod whose uid came earlier in the list (a server's pages shifting
- * under it) is marked, with a warning: one uid, one task. The uids are
- * freed here, before the tasks are built. */
+/* One uid, one task: the repeats go, and the uids are freed before the
+ * tasks are built. */
 static void k8s_uid_dedup(struct k8s_collect *c)
 {
 	guint kept = 0;
 
-	g_array_sort(c->uids, k8s_uid_cmp);
-	for (guint i = 1; i < c->uids->len; i++) {
-		const struct k8s_uid *u = &g_array_index(c->uids, struct k8s_uid, i);
-		struct k8s_pod *p;
-
-		if (memcmp(u->id, u[-1].id, sizeof(u->id)) != 0)
-			continue;
-		p = &g_array_index(c->pods, struct k8s_pod, u->pod);
-		p->twice = 1;
-		cr_host->log(c->ctx, CR_LOG_WARNING,
-			     "pod %s/%s listed twice (one uid); counted once", k8s_value(c, p->ns),
-			     p->name);
-	}
+	k8s_uid_repeats(c->uids, k8s_pod_repeated, c);
 	g_clear_pointer(&c->uids, g_array_unref);
 	for (guint i = 0; i < c->pods->len; i++)
 		if (!g_array_index(c->pods, struct k8s_pod, i).twice)
@@ -378,10 +322,7 @@ static cr_status k8s_collect_pod(json_object *pod, void *ud, cr_error *err)
 		return cr_host->error_set(err, CR_ERR_PARSE, "a listed pod has no metadata.name");
 	ns = ns ? ns : "";
 	if (uid && *uid) {
-		struct k8s_uid u = { .pod = c->pods->len };
-
-		k8s_uid_id(uid, u.id);
-		g_array_append_val(c->uids, u);
+		k8s_uid_add(c->uids, uid, c->pods->len);
 	}
 	g_string_assign(c->text, name);
 	g_string_append_c(c->text, '\0');
@@ -475,7 +416,7 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				 g_ptr_array_new(),
 				 g_hash_table_new(g_str_hash, g_str_equal),
 				 g_string_sized_new(256),
-				 g_array_new(FALSE, FALSE, sizeof(struct k8s_uid)),
+				 k8s_uids_new(),
 				 ctx };
 	cr_status rc;
 

@@ -53,6 +53,13 @@ def pb_pod(name):
     return pbf(2, pbf(1, meta) + pbf(3, status))
 
 
+def uid_page(pods):
+    """One PodList page of Running pods in namespace train: (name, uid, IP)."""
+    return ('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":['
+            + ','.join('{"metadata":{"name":"%s","namespace":"train","uid":"%s"},'
+                       '"status":{"phase":"Running","podIP":"%s"}}' % p for p in pods) + ']}')
+
+
 def settle(fx):
     """Wait until the fixture has answered what it was still delaying (a
     request the client gave up on is logged later, into the next case)."""
@@ -428,25 +435,18 @@ CASES = [
     # The same pod (one uid) twice in a list: one task, with a warning.
     dict(name='duplicate-uid-counted-once',
          conf=conf(WJOB), out=out('{"worker": %s}' % addrs(['10.9.0.1', '10.9.0.2'])),
-         faults=[{'count': 1, 'body': '{"kind":"PodList","apiVersion":"v1","metadata":'
-                  '{"resourceVersion":"7"},"items":[' + ','.join(
-                      '{"metadata":{"name":"%s","namespace":"train","uid":"%s"},'
-                      '"status":{"phase":"Running","podIP":"%s"}}' % p
-                      for p in (('w-0', 'u-0', '10.9.0.1'), ('w-1', 'u-1', '10.9.0.2'),
-                                ('w-0', 'u-0', '10.9.0.1'))) + ']}'}],
+         faults=[{'count': 1, 'body': uid_page([('w-0', 'u-0', '10.9.0.1'),
+                                                ('w-1', 'u-1', '10.9.0.2'),
+                                                ('w-0', 'u-0', '10.9.0.1')])}],
          err=WARN + 'pod train/w-0 listed twice (one uid); counted once'),
     # UUID uids (the API server's form) are compared as their 16 bytes: the
     # same UUID in capitals is the same pod; the first listing is kept.
     dict(name='duplicate-uuid-counted-once',
          conf=conf(WJOB), out=out('{"worker": %s}' % addrs(['10.9.0.1', '10.9.0.2'])),
-         faults=[{'count': 1, 'body': '{"kind":"PodList","apiVersion":"v1","metadata":'
-                  '{"resourceVersion":"7"},"items":[' + ','.join(
-                      '{"metadata":{"name":"%s","namespace":"train","uid":"%s"},'
-                      '"status":{"phase":"Running","podIP":"%s"}}' % p
-                      for p in (('w-1', '0f9c2a4e-5b7d-4e1a-9c3b-2d8e6f1a7b40', '10.9.0.2'),
-                                ('w-0', '5d3e8b1c-0a2f-4c6d-8e9b-7f1a2c3d4e5f', '10.9.0.1'),
-                                ('w-1', '0F9C2A4E-5B7D-4E1A-9C3B-2D8E6F1A7B40', '10.9.0.3'))) +
-                  ']}'}],
+         faults=[{'count': 1, 'body': uid_page([
+             ('w-1', '0f9c2a4e-5b7d-4e1a-9c3b-2d8e6f1a7b40', '10.9.0.2'),
+             ('w-0', '5d3e8b1c-0a2f-4c6d-8e9b-7f1a2c3d4e5f', '10.9.0.1'),
+             ('w-1', '0F9C2A4E-5B7D-4E1A-9C3B-2D8E6F1A7B40', '10.9.0.3')])}],
          err=WARN + 'pod train/w-1 listed twice (one uid); counted once'),
     dict(name='no-retry-on-403',
          conf=conf(WJOB), rc=1,
