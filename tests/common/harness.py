@@ -46,6 +46,21 @@ VALGRIND = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
             '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp']
 
 
+def valgrind_prefix(log):
+    """The command prefix that runs a program under memcheck, its report in
+    the file @log."""
+    return VALGRIND + ['--log-file=' + log]
+
+
+def valgrind_problems(rc, log):
+    """[memcheck's report] when a run under valgrind_prefix(@log) exited 99
+    (a memory error or a definite leak), else []."""
+    if rc != 99:
+        return []
+    with open(log) as f:
+        return ['valgrind:\n' + f.read()]
+
+
 PASSTHROUGH = ('CLUSTER_RESOLVER_PLUGIN_PATH', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS',
                'CR_HERMETIC', 'LD_PRELOAD', 'G_DEBUG')
 

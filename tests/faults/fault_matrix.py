@@ -33,7 +33,8 @@ SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
 sys.path.insert(0, os.path.join(SRC, 'tests/fixtures/common'))
 sys.path.insert(0, HERE)
-from harness import ensure_hermetic, need, write, clean_env, Results, VALGRIND  # noqa: E402
+from harness import (ensure_hermetic, need, write, clean_env, Results,  # noqa: E402
+                     valgrind_prefix, valgrind_problems)
 import testca  # noqa: E402
 
 K8S_TOKEN = 'fixture-token-0123456789'
@@ -318,7 +319,7 @@ def run_case(be, imp, case, spec, workdir):
     conf = os.path.join(workdir, '%s-%s.conf' % (be.name, case['name']))
     write(conf, be.conf(port, ca, spec.get("token")) if spec.get("token") else be.conf(port, ca))
     vlog = os.path.join(workdir, '%s-%s.valgrind' % (be.name, case['name']))
-    cmd = VALGRIND + ['--log-file=' + vlog] if EVERY else []
+    cmd = valgrind_prefix(vlog) if EVERY else []
     t0 = time.monotonic()
     try:
         p = subprocess.run(cmd + [os.environ['CR_CLI'], '--config', conf, 'resolve'], env=be.env(),
@@ -331,10 +332,7 @@ def run_case(be, imp, case, spec, workdir):
     if os.environ.get('FAULTS_SHOW') == '1':
         print('# %s/%s rc=%s %.2fs out=%r\n#   %s' % (be.name, case['name'], rc, took, out,
                                                     err.rstrip('\n').replace('\n', '\n#   ')))
-    problems = []
-    if EVERY and rc == 99:
-        with open(vlog) as f:
-            problems.append('valgrind:\n' + f.read())
+    problems = valgrind_problems(rc, vlog) if EVERY else []
     want_rc = spec.get('rc', 1)
     if rc != want_rc:
         problems.append('exit %s, want %s' % (rc, want_rc))

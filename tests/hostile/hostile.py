@@ -38,7 +38,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
 sys.path.insert(0, HERE)
-from harness import ensure_hermetic, need, clean_env, Results, VALGRIND  # noqa: E402
+from harness import (ensure_hermetic, need, clean_env, Results, valgrind_prefix,  # noqa: E402
+                     valgrind_problems)
 
 SANITIZED = os.environ.get('CR_SANITIZE_BUILD') == '1'
 # CR_HOSTILE_VALGRIND=N: the valgrind pass (normal build): every Nth case,
@@ -91,7 +92,8 @@ def run_case(case, root):
         text = subst(text, ph)
         with open(conf, 'wb') as f:
             f.write(text if isinstance(text, bytes) else text.encode())
-    cmd = VALGRIND + ['--log-file=' + os.path.join(d, 'valgrind.log')] if EVERY else []
+    vlog = os.path.join(d, 'valgrind.log')
+    cmd = valgrind_prefix(vlog) if EVERY else []
     cmd += [os.environ['CR_CLI']] + (['--config', conf] if text is not None else [])
     cmd += subst(case.get('args', ['resolve']), ph)
     env = clean_env(d, extra=subst(case.get('env', {}), ph))
@@ -119,10 +121,7 @@ def run_case(case, root):
     if os.environ.get('HOSTILE_SHOW') == '1':
         print('# %s/%s: rc=%r %.2fs\n#   out=%r\n#   err=%r' % (
             case['area'], case['name'], rc, took, out, err.replace(d, '@DIR@')))
-    problems = []
-    if EVERY and rc == 99:
-        with open(os.path.join(d, 'valgrind.log')) as f:
-            problems.append('valgrind:\n' + f.read())
+    problems = valgrind_problems(rc, vlog) if EVERY else []
     if rc != case['rc']:
         problems.append('exit %r, want %r' % (rc, case['rc']))
     if 'out_has' in case:

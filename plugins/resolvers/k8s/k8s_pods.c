@@ -321,9 +321,8 @@ static cr_status k8s_collect_pod(json_object *pod, void *ud, cr_error *err)
 	if (!name)
 		return cr_host->error_set(err, CR_ERR_PARSE, "a listed pod has no metadata.name");
 	ns = ns ? ns : "";
-	if (uid && *uid) {
+	if (uid && *uid)
 		k8s_uid_add(c->uids, uid, c->pods->len);
-	}
 	g_string_assign(c->text, name);
 	g_string_append_c(c->text, '\0');
 	k8s_pod_address(c, pod, name, ns, c->text);

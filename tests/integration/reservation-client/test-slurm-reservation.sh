@@ -27,14 +27,7 @@ fi
 slurm=$src/tests/integration/slurm
 dir=$(mktemp -d /tmp/cr-rsv-slurm.XXXXXX)
 srv_pid=
-# What a failure needs to be understood from CI's log alone.
-show_logs() {
-	for f in "$dir/server.log" "$dir/out" "$dir/err" "$dir"/log/slurmctld.log \
-		"$dir"/log/slurmd-node*.log; do
-		[ -s "$f" ] && { echo "# --- $f"; tail -n 25 "$f" | sed 's/^/# /'; }
-	done
-	return 0
-}
+show_logs() { "$slurm/show-logs.sh" "$dir" "$dir/server.log" "$dir/out" "$dir/err"; }
 cleanup() {
 	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
 	"$slurm/stop-slurm.sh" "$dir"

@@ -38,9 +38,7 @@ chmod 700 "$dir/munge"
 
 fail() {
 	echo "start-slurm.sh: $*" >&2
-	for f in "$dir"/log/*; do
-		[ -f "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
-	done
+	"$here/show-logs.sh" "$dir" >&2
 	"$here/stop-slurm.sh" "$dir" --keep >/dev/null 2>&1 || :
 	exit 1
 }

@@ -22,7 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
-from harness import ensure_hermetic  # noqa: E402,F401
+from harness import ensure_hermetic, VALGRIND as MEMCHECK  # noqa: E402,F401
 GCP = os.path.join(SRC, 'tests/fixtures/gcp')
 sys.path.insert(0, GCP)
 import gcp_tpu  # noqa: E402
@@ -33,10 +33,7 @@ GCLOUD = shutil.which('gcloud') or '/usr/bin/gcloud'
 FAILED = []
 # CR_TPU_VALGRIND=1: every CLI run under memcheck (normal build only); any
 # memory error or definite leak fails (exit 99), gcloud is not run.
-VALGRIND = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
-            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
-            '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp'] \
-    if os.environ.get('CR_TPU_VALGRIND') == '1' else []
+VALGRIND = list(MEMCHECK) if os.environ.get('CR_TPU_VALGRIND') == '1' else []
 
 
 
