@@ -8,6 +8,7 @@
  *   k8s_fetch.c       HTTP with retries, limit/continue paging
  *   k8s_page.c        one page, pod by pod, while the next one is fetched
  *   k8s_proto.c       a page in Kubernetes' protobuf encoding
+ *   k8s_view.c        a pod as the plugin reads it, whichever the encoding
  *   k8s_pods.c        pod records, ordering, addresses, building tasks
  */
 #ifndef K8S_H
@@ -126,10 +127,58 @@ void k8s_wipe_free(char *secret);
 cr_status k8s_auth_prepare(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *conn,
 			   cr_error *err);
 
-/** Called for each pod of a list, in the server's order. @pod (a json-c
- *  object: pages are walked with json-c, see k8s_fetch.c) is freed after
- *  the call. */
-typedef cr_status (*k8s_pod_fn)(json_object *pod, void *user_data, cr_error *err);
+/* k8s_view.c */
+enum {
+	K8S_ACC_NONE,
+	K8S_ACC_GPU,
+	K8S_ACC_TPU
+};
+/* The labels and the annotation that give a pod's index, in the order they
+ * are tried (k8s_index_keys), and the container limits that count as
+ * accelerators (k8s_acc_keys, k8s_acc_kinds). */
+#define K8S_INDEX_KEYS 3
+#define K8S_ACC_KEYS 3
+extern const char *const k8s_acc_keys[K8S_ACC_KEYS];
+
+/**
+ * struct k8s_pod_view - what the plugin reads of one listed pod, filled
+ * from a JSON pod, a protobuf one (k8s_proto.c) or a Table row
+ * (k8s_page.c). Strings are UTF-8 without NUL, NULL where the pod lacks
+ * the field; all of it is borrowed and valid during the k8s_pod_fn call
+ * only.
+ */
+struct k8s_pod_view {
+	const char *name, *ns, *uid, *phase;
+	const char *pod_ip, *host_ip, *hostname, *subdomain;
+	const char *index[K8S_INDEX_KEYS]; /* the values of the index keys */
+	const char *const *sts_owners;     /* names of its StatefulSet owners */
+	const char *const *pod_ips;        /* status.podIPs[].ip */
+	guint n_sts_owners, n_pod_ips;
+	int32_t accel; /* its containers' accelerator limits, summed */
+	uint8_t accel_kind;
+};
+
+/** Where a view's strings and lists live; reused pod after pod. */
+struct k8s_view_store {
+	GPtrArray *owners, *ips; /* const char * */
+	char *text;              /* copies of protobuf strings, NUL-terminated */
+	size_t cap, len;
+};
+
+void k8s_view_store_init(struct k8s_view_store *s);
+void k8s_view_store_clear(struct k8s_view_store *s);
+/* Start a view whose copied strings take at most @text bytes in all. */
+void k8s_view_begin(struct k8s_view_store *s, struct k8s_pod_view *v, size_t text);
+const char *k8s_view_copy(struct k8s_view_store *s, const char *p, size_t n);
+void k8s_view_end(struct k8s_view_store *s, struct k8s_pod_view *v);
+int k8s_index_slot(bool annotation, const char *key, size_t n);
+int k8s_acc_slot(const char *key, size_t n);
+void k8s_view_add_limits(struct k8s_pod_view *v, const int64_t limits[K8S_ACC_KEYS]);
+int64_t k8s_count(const char *s, size_t n);
+const char *k8s_view_from_json(struct k8s_view_store *s, json_object *pod, struct k8s_pod_view *v);
+
+/** Called for each pod of a list, in the server's order. */
+typedef cr_status (*k8s_pod_fn)(const struct k8s_pod_view *pod, void *user_data, cr_error *err);
 /** Told a page's continue token (NULL on the last page) as soon as it is
  *  read. */
 typedef void (*k8s_next_fn)(void *pager, const char *next);
@@ -159,7 +208,8 @@ cr_status k8s_page_read(const char *endpoint, const char *namespace, const char 
 /* k8s_proto.c */
 #define K8S_PROTOBUF "application/vnd.kubernetes.protobuf"
 cr_status k8s_pb_page(const char *endpoint, const uint8_t *buf, size_t len, k8s_next_fn on_next,
-		      void *pager, k8s_pod_fn fn, void *ud, cr_error *err);
+		      void *pager, struct k8s_view_store *store, k8s_pod_fn fn, void *ud,
+		      cr_error *err);
 json_object *k8s_pb_status(const char *buf, size_t len);
 
 /* k8s_pods.c */

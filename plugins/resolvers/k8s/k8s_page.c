@@ -20,8 +20,8 @@
  *
  * A page may also be a Table (kind Table, what `kubectl get` asks for): then
  * `columnDefinitions` says where the Name, Status and IP cells are, and each
- * of `rows` becomes a small pod {metadata: {name, namespace, uid}, status:
- * {phase, podIP}} for the same callback. Only a row whose Status cell is
+ * of `rows` becomes a pod view (k8s_view.c) of its name, the list's
+ * namespace, phase Running and its IP, for the same callback. Only a row whose Status cell is
  * "Running" can say so: printPod (kube's table printer) shows "Running" only
  * for a pod in phase Running, but shows a Running pod as CrashLoopBackOff,
  * NotReady, Terminating... and a Pending one as ContainerCreating. A row
@@ -40,6 +40,7 @@ struct k8s_pager {
 	size_t len, pos;
 	bool proto; /* protobuf (k8s_proto.c), else JSON */
 	json_tokener *tok;
+	struct k8s_view_store store; /* what pod views point into */
 	k8s_pod_fn fn;
 	void *ud;
 	bool items;
@@ -145,18 +146,22 @@ static void k8s_table_columns(struct k8s_pager *w, json_object *defs)
 	}
 }
 
+/* A string cell; NULL for anything else, and for a string that is not
+ * UTF-8 without NUL (then the full pods say what is wrong). */
 static const char *k8s_cell(json_object *cells, int col)
 {
 	json_object *v = col >= 0 ? json_object_array_get_idx(cells, (size_t)col) : NULL;
+	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	size_t n = s ? (size_t)json_object_get_string_len(v) : 0;
 
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	return s && strlen(s) == n && g_utf8_validate(s, (gssize)n, NULL) ? s : NULL;
 }
 
-/* A Table row as the pod the callback reads; NULL (and need_full) when the
- * row cannot stand for the pod. */
-static json_object *k8s_row_pod(struct k8s_pager *w, json_object *row)
+/* A Table row as the pod the callback reads; false (and need_full) when
+ * the row cannot stand for the pod. */
+static bool k8s_row_view(struct k8s_pager *w, json_object *row, struct k8s_pod_view *v)
 {
-	json_object *cells = NULL, *pod, *meta, *status;
+	json_object *cells = NULL;
 	const char *name, *phase, *ip;
 
 	if (!json_object_object_get_ex(row, "cells", &cells) ||
@@ -167,58 +172,56 @@ static json_object *k8s_row_pod(struct k8s_pager *w, json_object *row)
 	ip = cells ? k8s_cell(cells, w->col_ip) : NULL;
 	if (!name || !*name || !phase || strcmp(phase, "Running") != 0 || !ip || !w->namespace) {
 		w->need_full = true;
-		return NULL;
+		return false;
 	}
-	pod = json_object_new_object();
-	meta = json_object_new_object();
-	status = json_object_new_object();
-	json_object_object_add(meta, "name", json_object_new_string(name));
-	json_object_object_add(meta, "namespace", json_object_new_string(w->namespace));
-	/* names are unique in a namespace: the key of "listed twice" */
-	json_object_object_add(meta, "uid", json_object_new_string(name));
-	json_object_object_add(status, "phase", json_object_new_string("Running"));
+	k8s_view_begin(&w->store, v, 0);
+	v->name = name;
+	v->ns = w->namespace;
+	v->uid = name; /* names are unique in a namespace: the key of "listed twice" */
+	v->phase = "Running";
 	if (strcmp(ip, "<none>") != 0 && *ip)
-		json_object_object_add(status, "podIP", json_object_new_string(ip));
-	json_object_object_add(pod, "metadata", meta);
-	json_object_object_add(pod, "status", status);
-	return pod;
+		v->pod_ip = ip;
+	k8s_view_end(&w->store, v);
+	return true;
 }
 
-/* `items`: an array of pods (each handed to fn, then freed), or null; or
- * @rows: the rows of a Table, each handed on as the pod it stands for. */
+/* `items`: an array of pods, or null; or @rows: the rows of a Table. Each
+ * is handed to fn as a view (k8s_view.c), then freed. */
 static cr_status k8s_walk_items(struct k8s_pager *w, bool rows)
 {
-	json_object *pod = NULL, *row = NULL;
+	json_object *item = NULL;
+	struct k8s_pod_view v;
+	const char *bad;
 	cr_status rc;
 
 	if (!k8s_walk_char(w, '[')) {
-		rc = k8s_walk_value(w, &pod);
-		if (rc == CR_OK && pod != NULL) /* JSON null is NULL */
+		rc = k8s_walk_value(w, &item);
+		if (rc == CR_OK && item != NULL) /* JSON null is NULL */
 			rc = cr_host->error_set(
 				&w->err, CR_ERR_PARSE,
 				"%s: answer is not a PodList (items is not an array)", w->endpoint);
-		json_object_put(pod);
+		json_object_put(item);
 		return rc;
 	}
 	if (k8s_walk_char(w, ']'))
 		return CR_OK;
 	for (size_t i = 0;; i++) {
-		rc = k8s_walk_value(w, rows ? &row : &pod);
-		if (rc == CR_OK && !json_object_is_type(rows ? row : pod, json_type_object))
+		rc = k8s_walk_value(w, &item);
+		if (rc == CR_OK && !json_object_is_type(item, json_type_object))
 			rc = cr_host->error_set(&w->err, CR_ERR_PARSE,
 						"%s: answer is not a %s (%s[%zu] is not an object)",
 						w->endpoint, rows ? "Table" : "PodList",
 						rows ? "rows" : "items", i);
-		if (rc == CR_OK && rows) {
-			pod = k8s_row_pod(w, row);
-			if (!pod) /* not enough: the caller lists full pods */
-				rc = CR_ERR_BACKEND;
-		}
+		if (rc == CR_OK && rows && !k8s_row_view(w, item, &v))
+			rc = CR_ERR_BACKEND; /* not enough: the caller lists full pods */
+		if (rc == CR_OK && !rows && (bad = k8s_view_from_json(&w->store, item, &v)))
+			rc = cr_host->error_set(&w->err, CR_ERR_PARSE,
+						"%s: items[%zu]: %s is not UTF-8 without NUL",
+						w->endpoint, i, bad);
 		if (rc == CR_OK)
-			rc = w->fn(pod, w->ud, &w->err);
-		json_object_put(pod);
-		json_object_put(row);
-		pod = row = NULL;
+			rc = w->fn(&v, w->ud, &w->err);
+		json_object_put(item);
+		item = NULL;
 		if (rc != CR_OK || k8s_walk_char(w, ']'))
 			return rc;
 		if (!k8s_walk_char(w, ','))
@@ -298,9 +301,10 @@ end:
 static gpointer k8s_pager_run(gpointer data)
 {
 	struct k8s_pager *w = data;
-	cr_status rc = w->proto ? k8s_pb_page(w->endpoint, (const uint8_t *)w->text, w->len,
-					      k8s_pager_set_next, w, w->fn, w->ud, &w->err)
-				: k8s_walk_page(w);
+	cr_status rc =
+		w->proto ? k8s_pb_page(w->endpoint, (const uint8_t *)w->text, w->len,
+				       k8s_pager_set_next, w, &w->store, w->fn, w->ud, &w->err)
+			 : k8s_walk_page(w);
 
 	g_mutex_lock(&w->lock);
 	w->rc = rc;
@@ -327,6 +331,7 @@ static struct k8s_pager *k8s_pager_new(const char *endpoint, const char *namespa
 	w->len = len;
 	w->proto = proto;
 	w->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+	k8s_view_store_init(&w->store);
 	w->fn = fn;
 	w->ud = ud;
 	w->err = init;
@@ -392,6 +397,7 @@ cr_status k8s_pager_finish(struct k8s_pager *w, bool *need_full, cr_error *err)
 	if (rc != CR_OK && !w->need_full)
 		cr_host->error_set(err, rc, "%s", w->err.message);
 	json_tokener_free(w->tok);
+	k8s_view_store_clear(&w->store);
 	g_free(w->next);
 	g_mutex_clear(&w->lock);
 	g_cond_clear(&w->cond);

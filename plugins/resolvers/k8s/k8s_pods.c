@@ -14,18 +14,11 @@
  *      (worker-2 before worker-10);
  *   ties fall back to the plain name, then the namespace.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "k8s.h"
 #include "natural.h"
-
-enum {
-	K8S_ACC_NONE,
-	K8S_ACC_GPU,
-	K8S_ACC_TPU
-};
 
 static const char *const k8s_acc_kind[] = { NULL, "GPU", "TPU" };
 
@@ -35,15 +28,6 @@ static const char *const k8s_addr_needs[][2] = {
 	[K8S_ADDR_HOST_IP] = { "host_ip", "status.hostIP" },
 	[K8S_ADDR_POD_NAME] = { "pod_name", "metadata.name" },
 	[K8S_ADDR_DNS] = { "dns", "spec.hostname and spec.subdomain" },
-};
-
-static const struct {
-	const char *pointer; /* below a container */
-	int kind;
-} k8s_acc_limits[] = {
-	{ "/resources/limits/nvidia.com~1gpu", K8S_ACC_GPU },
-	{ "/resources/limits/amd.com~1gpu", K8S_ACC_GPU },
-	{ "/resources/limits/google.com~1tpu", K8S_ACC_TPU },
 };
 
 /** One pod, as much as ordering and building need, in 32 bytes. Its name
@@ -119,14 +103,6 @@ static gint k8s_pod_cmp(gconstpointer pa, gconstpointer pb, gpointer collect)
 
 /* ---- reading one pod ---------------------------------------------------- */
 
-/* Pods are json-c objects (see k8s_fetch.c); RFC 6901 pointers below them. */
-static json_object *k8s_get(json_object *node, const char *pointer)
-{
-	json_object *v = NULL;
-
-	return node && json_pointer_get(node, pointer, &v) == 0 ? v : NULL;
-}
-
 /* A pod whose uid came earlier in the list: marked, with a warning. */
 static void k8s_pod_repeated(uint32_t pod, void *ud)
 {
@@ -153,120 +129,55 @@ static void k8s_uid_dedup(struct k8s_collect *c)
 	g_array_set_size(c->pods, kept);
 }
 
-static const char *k8s_str(json_object *node, const char *pointer)
+static int64_t k8s_index_of(const char *s)
 {
-	json_object *v = k8s_get(node, pointer);
-
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-/* Elements of an array (0 for anything else, absent included). */
-static size_t k8s_len(json_object *node)
-{
-	return json_object_is_type(node, json_type_array) ? json_object_array_length(node) : 0;
-}
-
-static int64_t k8s_parse_index(const char *s)
-{
-	int64_t v = 0;
-
-	if (!s || !*s || strlen(s) > 12)
-		return -1;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s))
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
-	return v;
+	return s ? k8s_count(s, strlen(s)) : -1;
 }
 
 /* NAME-<ordinal> of a pod whose controller is a StatefulSet. */
-static int64_t k8s_sts_ordinal(json_object *pod, const char *name)
+static int64_t k8s_sts_ordinal(const struct k8s_pod_view *pod)
 {
-	json_object *owners = k8s_get(pod, "/metadata/ownerReferences");
+	for (guint i = 0; i < pod->n_sts_owners; i++) {
+		const char *set = pod->sts_owners[i];
+		size_t n = strlen(set);
 
-	for (size_t i = 0; i < k8s_len(owners); i++) {
-		json_object *o = json_object_array_get_idx(owners, i);
-		const char *kind = k8s_str(o, "/kind"), *set = k8s_str(o, "/name");
-		size_t n = set ? strlen(set) : 0;
-
-		if (kind && strcmp(kind, "StatefulSet") == 0 && n && strncmp(name, set, n) == 0 &&
-		    name[n] == '-')
-			return k8s_parse_index(name + n + 1);
+		if (n && strncmp(pod->name, set, n) == 0 && pod->name[n] == '-')
+			return k8s_index_of(pod->name + n + 1);
 	}
 	return -1;
 }
 
-static int64_t k8s_pod_index(json_object *pod, const char *name)
+static int64_t k8s_pod_index(const struct k8s_pod_view *pod)
 {
-	static const char *const pointers[] = {
-		"/metadata/labels/batch.kubernetes.io~1job-completion-index",
-		"/metadata/annotations/batch.kubernetes.io~1job-completion-index",
-		"/metadata/labels/apps.kubernetes.io~1pod-index",
-	};
-
-	for (size_t i = 0; i < G_N_ELEMENTS(pointers); i++) {
-		int64_t v = k8s_parse_index(k8s_str(pod, pointers[i]));
+	for (size_t i = 0; i < K8S_INDEX_KEYS; i++) {
+		int64_t v = k8s_index_of(pod->index[i]);
 
 		if (v >= 0)
 			return v;
 	}
-	return k8s_sts_ordinal(pod, name);
-}
-
-/* A resource quantity as an integer ("2" or 2); 0 when not a count. */
-static int64_t k8s_quantity(json_object *q)
-{
-	int64_t v;
-
-	if (json_object_is_type(q, json_type_int))
-		return json_object_get_int64(q);
-	v = k8s_parse_index(json_object_is_type(q, json_type_string) ? json_object_get_string(q)
-								     : NULL);
-	return v > 0 ? v : 0;
-}
-
-/* Sum the accelerator limits of the pod's containers. */
-static void k8s_pod_accel(json_object *pod, struct k8s_pod *p)
-{
-	json_object *cs = k8s_get(pod, "/spec/containers");
-
-	for (size_t i = 0; i < k8s_len(cs); i++) {
-		json_object *c = json_object_array_get_idx(cs, i);
-
-		for (size_t k = 0; k < G_N_ELEMENTS(k8s_acc_limits); k++) {
-			int64_t n = k8s_quantity(k8s_get(c, k8s_acc_limits[k].pointer));
-
-			if (n > 0 && n < INT32_MAX - p->accel &&
-			    (p->accel_kind == K8S_ACC_NONE ||
-			     p->accel_kind == k8s_acc_limits[k].kind)) {
-				p->accel_kind = (uint8_t)k8s_acc_limits[k].kind;
-				p->accel += (int32_t)n;
-			}
-		}
-	}
+	return k8s_sts_ordinal(pod);
 }
 
 /* Append the pod's "host:port" to @out (nothing when it lacks the field);
  * no fixed buffer, so a long name is kept whole for the spec to judge. */
-static void k8s_pod_address(struct k8s_collect *c, json_object *pod, const char *name,
-			    const char *ns, GString *out)
+static void k8s_pod_address(struct k8s_collect *c, const struct k8s_pod_view *pod, const char *ns,
+			    GString *out)
 {
 	const char *host = NULL, *hn, *sd;
 
 	switch (c->st->address) {
 	case K8S_ADDR_POD_IP:
-		host = k8s_str(pod, "/status/podIP");
+		host = pod->pod_ip;
 		break;
 	case K8S_ADDR_HOST_IP:
-		host = k8s_str(pod, "/status/hostIP");
+		host = pod->host_ip;
 		break;
 	case K8S_ADDR_POD_NAME:
-		host = name;
+		host = pod->name;
 		break;
 	case K8S_ADDR_DNS:
-		hn = k8s_str(pod, "/spec/hostname");
-		sd = k8s_str(pod, "/spec/subdomain");
+		hn = pod->hostname;
+		sd = pod->subdomain;
 		if (hn && sd && *hn && *sd) {
 			g_string_append_printf(out, "%s.%s.%s.svc%s%s:%lld", hn, sd, ns,
 					       *c->st->cluster_domain ? "." : "",
@@ -280,61 +191,50 @@ static void k8s_pod_address(struct k8s_collect *c, json_object *pod, const char 
 				       (long long)c->st->port);
 }
 
-static bool k8s_pod_is_self(const struct k8s_self *self, json_object *pod, const char *name,
+static bool k8s_pod_is_self(const struct k8s_self *self, const struct k8s_pod_view *pod,
 			    const char *ns)
 {
-	const char *v;
-
 	if (self->namespace && strcmp(self->namespace, ns) != 0)
 		return false;
 	if (self->pod_name)
-		return strcmp(self->pod_name, name) == 0;
-	if (self->hostname) {
-		v = k8s_str(pod, "/spec/hostname");
-		return strcmp(self->hostname, name) == 0 || (v && strcmp(self->hostname, v) == 0);
-	}
+		return strcmp(self->pod_name, pod->name) == 0;
+	if (self->hostname)
+		return strcmp(self->hostname, pod->name) == 0 ||
+		       (pod->hostname && strcmp(self->hostname, pod->hostname) == 0);
 	if (self->pod_ip) {
-		json_object *ips = k8s_get(pod, "/status/podIPs");
-
-		v = k8s_str(pod, "/status/podIP");
-		if (v && strcmp(v, self->pod_ip) == 0)
+		if (pod->pod_ip && strcmp(pod->pod_ip, self->pod_ip) == 0)
 			return true;
-		for (size_t i = 0; i < k8s_len(ips); i++) {
-			v = k8s_str(json_object_array_get_idx(ips, i), "/ip");
-			if (v && strcmp(v, self->pod_ip) == 0)
+		for (guint i = 0; i < pod->n_pod_ips; i++)
+			if (strcmp(pod->pod_ips[i], self->pod_ip) == 0)
 				return true;
-		}
 	}
 	return false;
 }
 
-static cr_status k8s_collect_pod(json_object *pod, void *ud, cr_error *err)
+static cr_status k8s_collect_pod(const struct k8s_pod_view *pod, void *ud, cr_error *err)
 {
 	struct k8s_collect *c = ud;
 	struct k8s_pod p = { 0 };
-	const char *name = k8s_str(pod, "/metadata/name");
-	const char *ns = k8s_str(pod, "/metadata/namespace");
-	const char *phase = k8s_str(pod, "/status/phase");
+	const char *ns = pod->ns ? pod->ns : "";
 
-	const char *uid = k8s_str(pod, "/metadata/uid");
-
-	if (!name)
+	if (!pod->name)
 		return cr_host->error_set(err, CR_ERR_PARSE, "a listed pod has no metadata.name");
-	ns = ns ? ns : "";
-	if (uid && *uid)
-		k8s_uid_add(c->uids, uid, c->pods->len);
-	g_string_assign(c->text, name);
+	if (pod->uid && *pod->uid)
+		k8s_uid_add(c->uids, pod->uid, c->pods->len);
+	g_string_assign(c->text, pod->name);
 	g_string_append_c(c->text, '\0');
-	k8s_pod_address(c, pod, name, ns, c->text);
+	k8s_pod_address(c, pod, ns, c->text);
 	p.name = g_string_chunk_insert_len(c->chunk, c->text->str, (gssize)c->text->len);
 	p.ns = k8s_value_id(c, ns);
-	p.phase = k8s_value_id(c, phase ? phase : "");
-	p.running = phase && strcmp(phase, "Running") == 0;
-	p.index = c->st->order_by_index ? k8s_pod_index(pod, name) : -1;
-	if (c->st->accelerators)
-		k8s_pod_accel(pod, &p);
+	p.phase = k8s_value_id(c, pod->phase ? pod->phase : "");
+	p.running = pod->phase && strcmp(pod->phase, "Running") == 0;
+	p.index = c->st->order_by_index ? k8s_pod_index(pod) : -1;
+	if (c->st->accelerators) {
+		p.accel = pod->accel;
+		p.accel_kind = pod->accel_kind;
+	}
 	if (c->self)
-		p.self = k8s_pod_is_self(c->self, pod, name, ns);
+		p.self = k8s_pod_is_self(c->self, pod, ns);
 	g_array_append_val(c->pods, p);
 	return CR_OK;
 }
@@ -473,16 +373,16 @@ struct k8s_pending {
 	char *phase;
 };
 
-static cr_status k8s_count_pending(json_object *pod, void *ud, cr_error *err)
+static cr_status k8s_count_pending(const struct k8s_pod_view *pod, void *ud, cr_error *err)
 {
 	struct k8s_pending *w = ud;
-	const char *phase = k8s_str(pod, "/status/phase");
 
-	if (phase && strcmp(phase, "Running") == 0)
+	(void)err;
+	if (pod->phase && strcmp(pod->phase, "Running") == 0)
 		return CR_OK;
 	if (w->count++ == 0) {
-		w->name = g_strdup(k8s_str(pod, "/metadata/name"));
-		w->phase = g_strdup(phase ? phase : "");
+		w->name = g_strdup(pod->name);
+		w->phase = g_strdup(pod->phase ? pod->phase : "");
 	}
 	return CR_OK;
 }

@@ -25,10 +25,10 @@
  * Every nested message is length-prefixed, so what the plugin does not
  * read (managedFields, volumes, env, probes, conditions, container
  * statuses: most of a pod's bytes) is stepped over without being looked
- * at. Each pod becomes the small json-c object the JSON reader's callback
- * takes, with only the fields above (and of labels and annotations only
- * the index keys k8s_pods.c reads), so the rest of the plugin does not know
- * which encoding the server chose.
+ * at. The fields above fill the pod's view (k8s_view.c) straight from the
+ * bytes, of labels and annotations only the index keys and of limits only
+ * the accelerators: no object is built for a pod, and its kept strings are
+ * copied once, into a buffer reused pod after pod.
  *
  * Strings must be UTF-8 without NUL (what protobuf and the API server
  * promise); any other string in a field the plugin keeps refuses the page.
@@ -103,6 +103,9 @@ struct pb_page {
 	cr_error *err;
 	const char *bad;   /* what is wrong, for the message */
 	size_t bad_offset; /* where */
+	struct k8s_view_store *store;
+	struct k8s_pod_view pod;      /* the pod being read */
+	int64_t limits[K8S_ACC_KEYS]; /* of the container being read */
 };
 
 static bool pb_varint(struct pb *b, uint64_t *v)
@@ -190,46 +193,26 @@ static bool pb_walk(struct pb_page *pg, struct pb b, pb_field_fn fn, void *user)
 	return r == 0 || pb_fail(pg, &b, why);
 }
 
-/* A string field, checked: UTF-8 without NUL. */
-static json_object *pb_string(struct pb_page *pg, const struct pb_field *f)
+/* A string field's bytes, checked: UTF-8 without NUL. */
+static bool pb_text(struct pb_page *pg, const struct pb_field *f)
 {
 	size_t n = (size_t)(f->sub.end - f->sub.p);
 
-	if (f->wire != WIRE_LEN) {
-		pb_fail(pg, &f->sub, "a string field is not length-delimited");
-		return NULL;
-	}
-	if (memchr(f->sub.p, '\0', n) ||
-	    !g_utf8_validate((const char *)f->sub.p, (gssize)n, NULL)) {
-		pb_fail(pg, &f->sub, "a string is not UTF-8 without NUL");
-		return NULL;
-	}
-	return json_object_new_string_len((const char *)f->sub.p, (int)n);
-}
-
-/* Set @key of @obj to the string field @f (the last one wins, as in
- * protobuf). */
-static bool pb_put_string(struct pb_page *pg, json_object *obj, const char *key,
-			  const struct pb_field *f)
-{
-	json_object *s = pb_string(pg, f);
-
-	if (!s)
-		return false;
-	json_object_object_add(obj, key, s);
+	if (f->wire != WIRE_LEN)
+		return pb_fail(pg, &f->sub, "a string field is not length-delimited");
+	if (memchr(f->sub.p, '\0', n) || !g_utf8_validate((const char *)f->sub.p, (gssize)n, NULL))
+		return pb_fail(pg, &f->sub, "a string is not UTF-8 without NUL");
 	return true;
 }
 
-/* The child object @key of @obj, made when missing. */
-static json_object *pb_child(json_object *obj, const char *key, json_type type)
+/* Set *@out to a checked copy of the string field @f (the last one wins,
+ * as in protobuf). */
+static bool pb_string(struct pb_page *pg, const struct pb_field *f, const char **out)
 {
-	json_object *v = NULL;
-
-	if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, type)) {
-		v = type == json_type_array ? json_object_new_array() : json_object_new_object();
-		json_object_object_add(obj, key, v);
-	}
-	return v;
+	if (!pb_text(pg, f))
+		return false;
+	*out = k8s_view_copy(pg->store, (const char *)f->sub.p, (size_t)(f->sub.end - f->sub.p));
+	return *out != NULL || pb_fail(pg, &f->sub, "a pod's strings do not fit its size");
 }
 
 static bool pb_is_msg(struct pb_page *pg, const struct pb_field *f)
@@ -238,21 +221,16 @@ static bool pb_is_msg(struct pb_page *pg, const struct pb_field *f)
 	       pb_fail(pg, &f->sub, "a message field is not length-delimited");
 }
 
-/* The labels and annotations k8s_pods.c reads (k8s_pod_index). */
-static bool pb_kept_key(const uint8_t *k, size_t n)
+static bool pb_bytes_are(const struct pb_field *f, const char *s)
 {
-	static const char *const keys[] = {
-		"batch.kubernetes.io/job-completion-index",
-		"apps.kubernetes.io/pod-index",
-	};
+	size_t n = strlen(s);
 
-	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
-		if (strlen(keys[i]) == n && memcmp(keys[i], k, n) == 0)
-			return true;
-	return false;
+	return (size_t)(f->sub.end - f->sub.p) == n && memcmp(f->sub.p, s, n) == 0;
 }
 
-/* A map<string, string> or map<string, Quantity> entry: *@key, *@value. */
+/* A map<string, string> or map<string, Quantity> entry, or any message
+ * whose fields 1 and 2 are read the same way (Quantity, OwnerReference's
+ * kind 1, PodIP's ip 1): the last of each. */
 struct pb_entry {
 	struct pb_field key, value;
 	bool has_key, has_value;
@@ -273,67 +251,111 @@ static bool pb_entry_field(struct pb_page *pg, struct pb_field *f, void *user)
 	return true;
 }
 
-/* Add the entry @f to the map @obj; with @keep, only keys it accepts; with
- * @quantity, the value is a Quantity message. */
-static bool pb_map_entry(struct pb_page *pg, json_object *obj, const struct pb_field *f,
-			 bool (*keep)(const uint8_t *, size_t), bool quantity)
+static bool pb_entry(struct pb_page *pg, const struct pb_field *f, struct pb_entry *e)
 {
-	struct pb_entry e = { 0 };
-	json_object *key, *val;
-
-	if (!pb_is_msg(pg, f) || !pb_walk(pg, f->sub, pb_entry_field, &e))
-		return false;
-	if (!e.has_key || (keep && !keep(e.key.sub.p, (size_t)(e.key.sub.end - e.key.sub.p))))
-		return true;
-	if (quantity && e.has_value) { /* Quantity { string 1 } */
-		struct pb_entry q = { 0 };
-
-		if (!pb_walk(pg, e.value.sub, pb_entry_field, &q))
-			return false;
-		e.value = q.key; /* field 1, read as an entry's key */
-		e.has_value = q.has_key;
-	}
-	key = pb_string(pg, &e.key);
-	val = key && e.has_value ? pb_string(pg, &e.value) : json_object_new_string("");
-	if (key && val)
-		json_object_object_add(obj, json_object_get_string(key), json_object_get(val));
-	json_object_put(key);
-	json_object_put(val);
-	return key && val;
+	*e = (struct pb_entry){ 0 };
+	return pb_is_msg(pg, f) && pb_walk(pg, f->sub, pb_entry_field, e);
 }
+
+/* A label or annotation: kept when it is one of the index keys. */
+static bool pb_index_entry(struct pb_page *pg, const struct pb_field *f, bool annotation)
+{
+	struct pb_entry e;
+	int slot;
+
+	if (!pb_entry(pg, f, &e))
+		return false;
+	slot = e.has_key ? k8s_index_slot(annotation, (const char *)e.key.sub.p,
+					  (size_t)(e.key.sub.end - e.key.sub.p))
+			 : -1;
+	if (slot < 0)
+		return true;
+	if (!e.has_value) {
+		pg->pod.index[slot] = "";
+		return true;
+	}
+	return pb_string(pg, &e.value, &pg->pod.index[slot]);
+}
+
+/* A container limit: counted when it is an accelerator; its Quantity is
+ * { string 1 }. */
+static bool pb_limit_entry(struct pb_page *pg, const struct pb_field *f)
+{
+	struct pb_entry e, q = { 0 };
+	int slot;
+	int64_t n = 0;
+
+	if (!pb_entry(pg, f, &e))
+		return false;
+	slot = e.has_key ? k8s_acc_slot((const char *)e.key.sub.p,
+					(size_t)(e.key.sub.end - e.key.sub.p))
+			 : -1;
+	if (slot < 0)
+		return true;
+	if (e.has_value && !pb_walk(pg, e.value.sub, pb_entry_field, &q))
+		return false;
+	if (q.has_key) { /* field 1, read as an entry's key */
+		if (!pb_text(pg, &q.key))
+			return false;
+		n = k8s_count((const char *)q.key.sub.p, (size_t)(q.key.sub.end - q.key.sub.p));
+	}
+	pg->limits[slot] = n > 0 ? n : 0;
+	return true;
+}
+
+/* An OwnerReference: kind 1 and name 3, the last of each. */
+struct pb_owner {
+	struct pb_field kind, name;
+	bool has_kind, has_name;
+};
 
 static bool pb_owner_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
+	struct pb_owner *o = user;
+
+	if (f->num != OWNER_KIND && f->num != OWNER_NAME)
+		return true;
+	if (f->wire != WIRE_LEN)
+		return pb_fail(pg, &f->sub, "a string field is not length-delimited");
 	if (f->num == OWNER_KIND)
-		return pb_put_string(pg, user, "kind", f);
-	if (f->num == OWNER_NAME)
-		return pb_put_string(pg, user, "name", f);
+		o->kind = *f, o->has_kind = true;
+	else
+		o->name = *f, o->has_name = true;
+	return true;
+}
+
+/* The name of a StatefulSet owner goes to the view's list. */
+static bool pb_owner(struct pb_page *pg, const struct pb_field *f)
+{
+	struct pb_owner o = { 0 };
+	const char *name;
+
+	if (!pb_is_msg(pg, f) || !pb_walk(pg, f->sub, pb_owner_field, &o))
+		return false;
+	if (!o.has_kind || !o.has_name || !pb_bytes_are(&o.kind, "StatefulSet"))
+		return true;
+	if (!pb_string(pg, &o.name, &name))
+		return false;
+	g_ptr_array_add(pg->store->owners, (gpointer)name);
 	return true;
 }
 
 static bool pb_meta_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	json_object *meta = user, *o;
-
+	(void)user;
 	switch (f->num) {
 	case META_NAME:
-		return pb_put_string(pg, meta, "name", f);
+		return pb_string(pg, f, &pg->pod.name);
 	case META_NAMESPACE:
-		return pb_put_string(pg, meta, "namespace", f);
+		return pb_string(pg, f, &pg->pod.ns);
 	case META_UID:
-		return pb_put_string(pg, meta, "uid", f);
+		return pb_string(pg, f, &pg->pod.uid);
 	case META_LABELS:
-		return pb_map_entry(pg, pb_child(meta, "labels", json_type_object), f, pb_kept_key,
-				    false);
+		return pb_index_entry(pg, f, false);
 	case META_ANNOTATIONS:
-		return pb_map_entry(pg, pb_child(meta, "annotations", json_type_object), f,
-				    pb_kept_key, false);
+		return pb_index_entry(pg, f, true);
 	case META_OWNERS:
-		if (!pb_is_msg(pg, f))
-			return false;
-		o = json_object_new_object();
-		json_object_array_add(pb_child(meta, "ownerReferences", json_type_array), o);
-		return pb_walk(pg, f->sub, pb_owner_field, o);
+		return pb_owner(pg, f);
 	default:
 		return true;
 	}
@@ -341,61 +363,58 @@ static bool pb_meta_field(struct pb_page *pg, struct pb_field *f, void *user)
 
 static bool pb_resources_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	if (f->num != RESOURCES_LIMITS)
-		return true;
-	return pb_map_entry(pg, pb_child(user, "limits", json_type_object), f, NULL, true);
+	(void)user;
+	return f->num != RESOURCES_LIMITS || pb_limit_entry(pg, f);
 }
 
 static bool pb_container_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	if (f->num != CONTAINER_RESOURCES)
-		return true;
-	return pb_is_msg(pg, f) && pb_walk(pg, f->sub, pb_resources_field,
-					   pb_child(user, "resources", json_type_object));
+	(void)user;
+	return f->num != CONTAINER_RESOURCES ||
+	       (pb_is_msg(pg, f) && pb_walk(pg, f->sub, pb_resources_field, NULL));
 }
 
 static bool pb_spec_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	json_object *spec = user, *c;
-
+	(void)user;
 	switch (f->num) {
 	case SPEC_CONTAINERS:
-		if (!pb_is_msg(pg, f))
+		memset(pg->limits, 0, sizeof(pg->limits));
+		if (!pb_is_msg(pg, f) || !pb_walk(pg, f->sub, pb_container_field, NULL))
 			return false;
-		c = json_object_new_object();
-		json_object_array_add(pb_child(spec, "containers", json_type_array), c);
-		return pb_walk(pg, f->sub, pb_container_field, c);
+		k8s_view_add_limits(&pg->pod, pg->limits);
+		return true;
 	case SPEC_HOSTNAME:
-		return pb_put_string(pg, spec, "hostname", f);
+		return pb_string(pg, f, &pg->pod.hostname);
 	case SPEC_SUBDOMAIN:
-		return pb_put_string(pg, spec, "subdomain", f);
+		return pb_string(pg, f, &pg->pod.subdomain);
 	default:
 		return true;
 	}
 }
 
-static bool pb_podip_field(struct pb_page *pg, struct pb_field *f, void *user)
-{
-	return f->num != PODIP_IP || pb_put_string(pg, user, "ip", f);
-}
-
 static bool pb_status_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	json_object *status = user, *ip;
+	struct pb_entry ip;
+	const char *copy;
 
+	(void)user;
 	switch (f->num) {
 	case STATUS_PHASE:
-		return pb_put_string(pg, status, "phase", f);
+		return pb_string(pg, f, &pg->pod.phase);
 	case STATUS_HOST_IP:
-		return pb_put_string(pg, status, "hostIP", f);
+		return pb_string(pg, f, &pg->pod.host_ip);
 	case STATUS_POD_IP:
-		return pb_put_string(pg, status, "podIP", f);
-	case STATUS_POD_IPS:
-		if (!pb_is_msg(pg, f))
+		return pb_string(pg, f, &pg->pod.pod_ip);
+	case STATUS_POD_IPS: /* PodIP { ip 1 } */
+		if (!pb_entry(pg, f, &ip))
 			return false;
-		ip = json_object_new_object();
-		json_object_array_add(pb_child(status, "podIPs", json_type_array), ip);
-		return pb_walk(pg, f->sub, pb_podip_field, ip);
+		if (!ip.has_key)
+			return true;
+		if (!pb_string(pg, &ip.key, &copy))
+			return false;
+		g_ptr_array_add(pg->store->ips, (gpointer)copy);
+		return true;
 	default:
 		return true;
 	}
@@ -403,55 +422,53 @@ static bool pb_status_field(struct pb_page *pg, struct pb_field *f, void *user)
 
 static bool pb_pod_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	static const char *const part[] = {
-		[POD_METADATA] = "metadata", [POD_SPEC] = "spec", [POD_STATUS] = "status"
-	};
 	static const pb_field_fn walk[] = {
 		[POD_METADATA] = pb_meta_field, [POD_SPEC] = pb_spec_field, [POD_STATUS] = pb_status_field
 	};
 
 	if (f->num < POD_METADATA || f->num > POD_STATUS)
 		return true;
-	return pb_is_msg(pg, f) &&
-	       pb_walk(pg, f->sub, walk[f->num], pb_child(user, part[f->num], json_type_object));
+	return pb_is_msg(pg, f) && pb_walk(pg, f->sub, walk[f->num], user);
 }
 
 static bool pb_continue_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	json_object **cont = user;
+	struct pb_field *cont = user;
 
 	if (f->num != LISTMETA_CONTINUE)
 		return true;
-	json_object_put(*cont);
-	*cont = pb_string(pg, f);
-	return *cont != NULL;
+	*cont = *f;
+	return pb_text(pg, f);
 }
 
 static bool pb_list_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	json_object *pod, *cont = NULL;
+	struct pb_field cont = { 0 };
 	cr_status rc;
 
 	(void)user;
 	if (f->num == LIST_METADATA) {
-		bool ok = pb_is_msg(pg, f) && pb_walk(pg, f->sub, pb_continue_field, &cont);
+		char *next;
 
-		if (ok)
-			pg->on_next(pg->pager, cont ? json_object_get_string(cont) : NULL);
-		json_object_put(cont);
-		return ok;
+		if (!pb_is_msg(pg, f) || !pb_walk(pg, f->sub, pb_continue_field, &cont))
+			return false;
+		next = cont.num ? g_strndup((const char *)cont.sub.p,
+					    (size_t)(cont.sub.end - cont.sub.p))
+				: NULL;
+		pg->on_next(pg->pager, next);
+		g_free(next);
+		return true;
 	}
 	if (f->num != LIST_ITEMS)
 		return true;
 	if (!pb_is_msg(pg, f))
 		return false;
-	pod = json_object_new_object();
-	if (!pb_walk(pg, f->sub, pb_pod_field, pod)) {
-		json_object_put(pod);
+	/* each kept string of n bytes took at least n + 2 of the pod's */
+	k8s_view_begin(pg->store, &pg->pod, (size_t)(f->sub.end - f->sub.p) + 1);
+	if (!pb_walk(pg, f->sub, pb_pod_field, NULL))
 		return false;
-	}
-	rc = pg->fn(pod, pg->ud, pg->err);
-	json_object_put(pod);
+	k8s_view_end(pg->store, &pg->pod);
+	rc = pg->fn(&pg->pod, pg->ud, pg->err);
 	if (rc != CR_OK)
 		pg->bad = ""; /* the callback's error stands */
 	return rc == CR_OK;
@@ -512,14 +529,22 @@ static bool pb_kind_is(const struct pb_unknown *u, const char *kind)
  * k8s_pb_page:
  * Read a protobuf PodList page (@buf, @len: the whole answer, envelope
  * included), calling @on_next(@pager, token) when its ListMeta is read and
- * @fn(pod, @ud) for each pod, in order.
+ * @fn(pod, @ud) for each pod, in order; the pods' views live in @store.
  * Returns: CR_OK; CR_ERR_PARSE naming @endpoint and the offset when the
  * bytes are not a PodList; or @fn's failure (its error stands in @err).
  */
 cr_status k8s_pb_page(const char *endpoint, const uint8_t *buf, size_t len, k8s_next_fn on_next,
-		      void *pager, k8s_pod_fn fn, void *ud, cr_error *err)
+		      void *pager, struct k8s_view_store *store, k8s_pod_fn fn, void *ud,
+		      cr_error *err)
 {
-	struct pb_page pg = { endpoint, buf, fn, on_next, ud, pager, err, NULL, 0 };
+	struct pb_page pg = { .endpoint = endpoint,
+			      .base = buf,
+			      .fn = fn,
+			      .on_next = on_next,
+			      .ud = ud,
+			      .pager = pager,
+			      .err = err,
+			      .store = store };
 	struct pb_unknown u = { 0 };
 	char kind[64];
 
@@ -556,12 +581,17 @@ bad:
 
 static bool pb_error_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	json_object *st = user;
+	const char *key = f->num == ERR_MESSAGE  ? "message"
+			  : f->num == ERR_REASON ? "reason"
+						 : NULL;
 
-	if (f->num == ERR_MESSAGE)
-		return pb_put_string(pg, st, "message", f);
-	if (f->num == ERR_REASON)
-		return pb_put_string(pg, st, "reason", f);
+	if (!key)
+		return true;
+	if (!pb_text(pg, f))
+		return false;
+	json_object_object_add(
+		user, key,
+		json_object_new_string_len((const char *)f->sub.p, (int)(f->sub.end - f->sub.p)));
 	return true;
 }
 

@@ -9,15 +9,17 @@
  * page. Properties:
  * a failure is CR_ERR_PARSE with a message naming the request, or a Table
  * that cannot stand for the pods (need_full: CR_ERR_BACKEND, no message);
- * every pod handed on is an object, and a pod made from a Table row has a
- * non-empty name, the list's namespace and phase Running; a continue token
- * is never empty.
+ * every string of a pod's view (k8s_view.c) is UTF-8 without NUL, its
+ * accelerators are a count with a kind or none, and a pod made from a
+ * Table row has a non-empty name, the list's namespace and phase Running;
+ * a continue token is never empty.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../../plugins/resolvers/k8s/k8s_page.c"
 #include "../../../plugins/resolvers/k8s/k8s_proto.c"
+#include "../../../plugins/resolvers/k8s/k8s_view.c"
 #include "values-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,37 +37,38 @@ struct fz_count {
 	bool proto;
 };
 
-static const char *fz_str(json_object *pod, const char *pointer)
+/* A string of a view: absent, or UTF-8 without NUL. */
+static void fz_check(const char *s)
 {
-	json_object *v = NULL;
-
-	if (json_pointer_get(pod, pointer, &v) != 0 || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
+	if (s != NULL && !g_utf8_validate(s, -1, NULL))
+		abort();
 }
 
-static cr_status fz_pod(json_object *pod, void *ud, cr_error *err)
+static cr_status fz_pod(const struct k8s_pod_view *pod, void *ud, cr_error *err)
 {
 	struct fz_count *c = ud;
-	const char *name, *ns, *phase;
+	const char *const strings[] = { pod->name,     pod->ns,       pod->uid,      pod->phase,
+					pod->pod_ip,   pod->host_ip,  pod->hostname, pod->subdomain,
+					pod->index[0], pod->index[1], pod->index[2] };
 
 	(void)err;
-	if (!json_object_is_type(pod, json_type_object))
-		abort();
 	c->pods++;
-	/* a pod made from a Table row: exactly what the row said */
-	if (!c->proto && json_object_object_length(pod) == 2 && c->ns &&
-	    json_object_object_get_ex(pod, "status", NULL) &&
-	    json_object_object_get_ex(pod, "metadata", NULL) &&
-	    !json_object_object_get_ex(pod, "spec", NULL)) {
-		name = fz_str(pod, "/metadata/name");
-		ns = fz_str(pod, "/metadata/namespace");
-		phase = fz_str(pod, "/status/phase");
-		/* a PodList item of the same shape may say anything */
-		if (name && ns && phase && strcmp(ns, c->ns) == 0 &&
-		    strcmp(phase, "Running") == 0 && *name == '\0')
+	for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
+		fz_check(strings[i]);
+	for (guint i = 0; i < pod->n_sts_owners; i++)
+		if (pod->sts_owners[i] == NULL || !g_utf8_validate(pod->sts_owners[i], -1, NULL))
 			abort();
-	}
+	for (guint i = 0; i < pod->n_pod_ips; i++)
+		if (pod->pod_ips[i] == NULL || !g_utf8_validate(pod->pod_ips[i], -1, NULL))
+			abort();
+	if (pod->accel < 0 || (pod->accel > 0) != (pod->accel_kind != K8S_ACC_NONE))
+		abort();
+	/* a pod made from a Table row (its namespace is the list's own string):
+	 * exactly what the row said */
+	if (c->ns && pod->ns == c->ns && !c->proto &&
+	    (pod->name == NULL || *pod->name == '\0' || pod->phase == NULL ||
+	     strcmp(pod->phase, "Running") != 0))
+		abort();
 	return CR_OK;
 }
 

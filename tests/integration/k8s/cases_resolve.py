@@ -500,6 +500,16 @@ CASES = [
     dict(name='page-protobuf-name-nul', conf=conf(WJOB), rc=1,  # JSON's "a\u0000b" kin
          faults=[pb_page(b'PodList', pbf(2, pb_pod(b'a\x00b')))],
          err=ERR + EP + ': invalid protobuf at offset 27: a string is not UTF-8 without NUL'),
+    # JSON's kin of the two above: "a\u0000b" would be read as "a" (k8s_view.c)
+    dict(name='page-json-name-nul', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"items": [{"metadata": {"name": "w-0"}}, {"metadata": '
+                          '{"name": "a\\u0000b"}, "status": {"phase": "Running"}}]}'}],
+         err=ERR + EP + ': items[1]: metadata.name is not UTF-8 without NUL'),
+    dict(name='page-json-index-label-nul', conf=conf(WJOB), rc=1,
+         faults=[{'body': '{"items": [{"metadata": {"name": "w-0", "labels": '
+                          '{"apps.kubernetes.io/pod-index": "1\\u00002"}}}]}'}],
+         err=ERR + EP + ': items[0]: metadata.labels["apps.kubernetes.io/pod-index"] is not '
+                        'UTF-8 without NUL'),
     dict(name='page-array', conf=conf(WJOB), rc=1, faults=[{'body': ' [ ]'}],
          err=ERR + EP + ': invalid JSON at line 1, column 2 (offset 1): the answer is not a '
                         'JSON object'),
