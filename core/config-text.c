@@ -135,7 +135,7 @@ cr_status config_read_text(const char *path, char **text, cr_error *err)
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	struct stat sb;
 	char *buf = NULL;
-	size_t n = 0, cap;
+	size_t n = 0;
 	cr_status st = CR_OK;
 
 	if (fd < 0)
@@ -153,19 +153,11 @@ cr_status config_read_text(const char *path, char **text, cr_error *err)
 	}
 	if (st != CR_OK)
 		goto out;
-	/* Room for what fstat said and one byte more, so that a file that grew
-	 * since is read on (up to the limit and one byte) and caught; a small
-	 * file costs a small buffer. */
-	cap = (size_t)sb.st_size + 1;
-	buf = g_malloc(cap + 1);
+	/* One byte more than the limit: a file that grew since fstat is caught. */
+	buf = g_malloc(CONFIG_FILE_MAX + 2);
 	for (;;) {
-		ssize_t got;
+		ssize_t got = read(fd, buf + n, CONFIG_FILE_MAX + 1 - n);
 
-		if (n == cap) {
-			cap = MIN(2 * cap, (size_t)CONFIG_FILE_MAX + 1);
-			buf = g_realloc(buf, cap + 1);
-		}
-		got = read(fd, buf + n, cap - n);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
