@@ -228,9 +228,9 @@ static bool pb_bytes_are(const struct pb_field *f, const char *s)
 	return (size_t)(f->sub.end - f->sub.p) == n && memcmp(f->sub.p, s, n) == 0;
 }
 
-/* A map<string, string> or map<string, Quantity> entry, or any message
- * whose fields 1 and 2 are read the same way (Quantity, OwnerReference's
- * kind 1, PodIP's ip 1): the last of each. */
+/* A map<string, string> or map<string, Quantity> entry, or a message whose
+ * field 1 is read the same way (Quantity's string, PodIP's ip): the last
+ * of each of fields 1 and 2. */
 struct pb_entry {
 	struct pb_field key, value;
 	bool has_key, has_value;
