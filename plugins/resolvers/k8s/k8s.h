@@ -7,6 +7,7 @@
  *   k8s_auth.c        credentials: token files, exec credential plugins
  *   k8s_fetch.c       HTTP with retries, limit/continue paging
  *   k8s_page.c        one page, pod by pod, while the next one is fetched
+ *   k8s_pb.c          the protobuf wire format and the API server's envelope
  *   k8s_proto.c       a page in Kubernetes' protobuf encoding
  *   k8s_view.c        a pod as the plugin reads it, whichever the encoding
  *   k8s_pods.c        pod records, ordering, addresses, building tasks

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../../../plugins/resolvers/k8s/k8s_page.c"
+#include "../../../plugins/resolvers/k8s/k8s_pb.c"
 #include "../../../plugins/resolvers/k8s/k8s_proto.c"
 #include "../../../plugins/resolvers/k8s/k8s_view.c"
 #include "values-private.h"

@@ -6,7 +6,7 @@ secs=${1:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../fuzz-lib.sh"
 fuzz_init k8s
-# the harness includes k8s_page.c, k8s_proto.c and k8s_view.c; the core's error_set
+# the harness includes k8s_page.c, k8s_pb.c, k8s_proto.c and k8s_view.c; the core's error_set
 # shellcheck disable=SC2086
 fuzz_cc -fsanitize=fuzzer -I"$src/core" -I"$src/plugins/resolvers/k8s" \
 	$(pkg-config --cflags glib-2.0 json-c) "$here/fuzz-k8s-pages.c" "$src/core/error.c" \
