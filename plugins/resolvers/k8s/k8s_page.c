@@ -21,10 +21,11 @@
  * A page may also be a Table (kind Table, what `kubectl get` asks for): then
  * `columnDefinitions` says where the Name, Status and IP cells are, and each
  * of `rows` becomes a pod view (k8s_view.c) of its name, the list's
- * namespace, phase Running and its IP, for the same callback. Only a row whose Status cell is
- * "Running" can say so: printPod (kube's table printer) shows "Running" only
- * for a pod in phase Running, but shows a Running pod as CrashLoopBackOff,
- * NotReady, Terminating... and a Pending one as ContainerCreating. A row
+ * namespace, phase Running and its IP, for the same callback. Only a row
+ * whose Status cell is "Running" can say so: printPod (kube's table
+ * printer) shows "Running" only for a pod in phase Running, but shows a
+ * Running pod as CrashLoopBackOff, NotReady, Terminating... and a Pending
+ * one as ContainerCreating. A row
  * that is not "Running", a row without those cells, or a table without those
  * columns ends the walk with need_full: the list is done again with full
  * pods, which say everything.
