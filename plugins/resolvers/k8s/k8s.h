@@ -176,6 +176,7 @@ int k8s_index_slot(bool annotation, const char *key, size_t n);
 int k8s_acc_slot(const char *key, size_t n);
 void k8s_view_add_limits(struct k8s_pod_view *v, const int64_t limits[K8S_ACC_KEYS]);
 int64_t k8s_count(const char *s, size_t n);
+bool k8s_text_ok(const char *s, size_t n);
 const char *k8s_view_from_json(struct k8s_view_store *s, json_object *pod, struct k8s_pod_view *v);
 
 /** Called for each pod of a list, in the server's order. */

@@ -155,7 +155,7 @@ static const char *k8s_cell(json_object *cells, int col)
 	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 	size_t n = s ? (size_t)json_object_get_string_len(v) : 0;
 
-	return s && strlen(s) == n && g_utf8_validate(s, (gssize)n, NULL) ? s : NULL;
+	return s && k8s_text_ok(s, n) ? s : NULL;
 }
 
 /* A Table row as the pod the callback reads; false (and need_full) when

@@ -117,7 +117,7 @@ bool pb_text(struct pb_page *pg, const struct pb_field *f)
 
 	if (f->wire != WIRE_LEN)
 		return pb_fail(pg, &f->sub, "a string field is not length-delimited");
-	if (memchr(f->sub.p, '\0', n) || !g_utf8_validate((const char *)f->sub.p, (gssize)n, NULL))
+	if (!k8s_text_ok((const char *)f->sub.p, n))
 		return pb_fail(pg, &f->sub, "a string is not UTF-8 without NUL");
 	return true;
 }

@@ -345,9 +345,7 @@ cr_status k8s_pb_page(const char *endpoint, const uint8_t *buf, size_t len, k8s_
 		size_t n = u.has_kind ? (size_t)(u.kind.sub.end - u.kind.sub.p) : 0;
 
 		g_strlcpy(kind, "(none)", sizeof(kind));
-		if (n && n < sizeof(kind) &&
-		    g_utf8_validate((const char *)u.kind.sub.p, (gssize)n, NULL) &&
-		    !memchr(u.kind.sub.p, '\0', n)) {
+		if (n && n < sizeof(kind) && k8s_text_ok((const char *)u.kind.sub.p, n)) {
 			memcpy(kind, u.kind.sub.p, n);
 			kind[n] = '\0';
 		}

@@ -60,6 +60,13 @@ int k8s_acc_slot(const char *key, size_t n)
 	return -1;
 }
 
+/** Whether the @n bytes at @s are UTF-8 without NUL: the one rule for
+ *  every string a view keeps, whichever encoding it came in. */
+bool k8s_text_ok(const char *s, size_t n)
+{
+	return memchr(s, '\0', n) == NULL && g_utf8_validate(s, (gssize)n, NULL);
+}
+
 /** A decimal count of at most 12 digits (an index, a quantity "2") from
  *  the @n bytes of @s; -1 for anything else. */
 int64_t k8s_count(const char *s, size_t n)
@@ -183,7 +190,7 @@ static const char *k8s_json_str(struct k8s_json_read *r, json_object *o, const c
 		return NULL;
 	s = json_object_get_string(v);
 	n = (size_t)json_object_get_string_len(v);
-	if (strlen(s) != n || !g_utf8_validate(s, (gssize)n, NULL)) {
+	if (!k8s_text_ok(s, n)) {
 		if (!r->bad)
 			r->bad = field;
 		return NULL;
