@@ -7,6 +7,9 @@
 # seeds, under $CR_FUZZ_CAMPAIGN_DIR/NAME (default /tmp/fuzz-campaign): log,
 # the grown corpus (corpus/), a -merge=1 minimised one (min/) and any
 # reproducer (crash-*). Prints the figures docs/fuzzing.md records.
+# CR_FUZZ_RESUME=1 continues a campaign cut short by its time cap: the
+# grown corpus is kept (the seeds are added to it), and docs/fuzzing.md
+# records each segment's runs and their sum. Resume only on unchanged code.
 #   CR_TEST_BUILD_DIR=build sh tests/fuzz/campaign.sh hostlist 10000000 3600 \
 #       tests/fuzz/hostlist/run-fuzz.sh hostlist
 set -eu
@@ -20,7 +23,11 @@ vars=$(CR_FUZZ_BUILD_ONLY=1 sh "$@" 0 | tail -n 1)
 fz_bin='' fz_corpus='' fz_max_len='' fz_plugin=''
 eval "$vars"
 [ -n "$fz_bin" ] || { echo "campaign.sh: $* built nothing" >&2; exit 1; }
-rm -rf "$dir/corpus" "$dir/min" "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-*
+if [ "${CR_FUZZ_RESUME:-0}" = 1 ] && [ -d "$dir/corpus" ]; then
+	rm -rf "$dir/min"
+else
+	rm -rf "$dir/corpus" "$dir/min" "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-*
+fi
 mkdir -p "$dir/corpus" "$dir/min"
 cp "$fz_corpus"/* "$dir/corpus/"
 if [ -n "$fz_plugin" ]; then
