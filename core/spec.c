@@ -42,7 +42,7 @@ typedef struct spec_job {
 	size_t len, cap;
 	size_t text_len;  /* the addresses' lengths, summed (for writers) */
 	spec_text *text;  /* newest block first; NULL until the first address */
-	GPtrArray *slots; /* cache for job_tasks(); NULL when stale */
+	GPtrArray *slots; /* cache for job_tasks(), set atomically; NULL when stale */
 } spec_job;
 
 struct cr_spec {
@@ -401,21 +401,32 @@ cr_status cr_spec_job_tasks(const cr_spec *spec, const char *job, const char *co
 			    size_t *count, cr_error *err)
 {
 	spec_job *j = (spec_job *)lookup(spec, job, err);
+	GPtrArray *built = NULL, *cached;
 
 	if (j == NULL)
 		return err != NULL ? err->code : CR_ERR_NOT_FOUND;
-	if (j->slots == NULL) {
+	/* A reader fills the cache, and readers may run in several threads
+	 * (spec.h): each builds its own array and publishes it whole; one
+	 * that loses the race frees its own and takes the winner's. */
+	cached = g_atomic_pointer_get(&j->slots);
+	if (cached == NULL) {
 		guint n = j->len == 0 ? 0 : (guint)j->indices[j->len - 1] + 1;
 
-		j->slots = g_ptr_array_sized_new(n + 1);
-		g_ptr_array_set_size(j->slots, (gint)n);
+		built = g_ptr_array_sized_new(n + 1);
+		g_ptr_array_set_size(built, (gint)n);
 		for (size_t t = 0; t < j->len; t++)
-			j->slots->pdata[j->indices[t]] = (gpointer)j->addrs[t];
+			built->pdata[j->indices[t]] = (gpointer)j->addrs[t];
+		if (g_atomic_pointer_compare_and_exchange(&j->slots, NULL, built))
+			cached = built;
+		else {
+			g_ptr_array_unref(built);
+			cached = g_atomic_pointer_get(&j->slots);
+		}
 	}
 	if (slots != NULL)
-		*slots = (const char *const *)j->slots->pdata;
+		*slots = (const char *const *)cached->pdata;
 	if (count != NULL)
-		*count = j->slots->len;
+		*count = cached->len;
 	return CR_OK;
 }
 

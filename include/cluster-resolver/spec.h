@@ -9,6 +9,10 @@
  *
  * Memory: the library uses GLib, which aborts the process when memory runs
  * out; no call here reports CR_ERR_NOMEM. Everything else is reported.
+ *
+ * Threads: a spec may be read (every call that takes a const cr_spec) from
+ * several threads at once. A spec being changed must not be used by any
+ * other thread meanwhile.
  */
 #ifndef CLUSTER_RESOLVER_SPEC_H
 #define CLUSTER_RESOLVER_SPEC_H

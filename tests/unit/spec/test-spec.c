@@ -313,6 +313,64 @@ static void test_build(gconstpointer data)
 /* Past the first blocks of address text and the first array sizes: 70,000
  * appends in two interleaved jobs, addresses longer than a text block,
  * then insertions in front of them and a copy. */
+/* ---- readers in several threads (spec.h) ------------------------------- */
+
+enum {
+	RACE_THREADS = 4,
+	RACE_TASKS = 200000,
+	RACE_ROUNDS = 8
+};
+
+typedef struct race {
+	const cr_spec *spec;
+	gint waiting; /* threads not yet at the start line */
+	const char *const *slots[RACE_THREADS];
+	size_t count[RACE_THREADS];
+	guint holes[RACE_THREADS]; /* slots of task indices that read NULL */
+} race;
+
+static gpointer race_reader(gpointer data)
+{
+	race *r = data;
+	/* Each thread takes a number, then all spin until the last arrives, so
+	 * that their first job_tasks() calls overlap. */
+	guint me = (guint)(RACE_THREADS - g_atomic_int_add(&r->waiting, -1));
+
+	while (g_atomic_int_get(&r->waiting) > 0)
+		;
+	g_assert_cmpint(cr_spec_job_tasks(r->spec, "worker", &r->slots[me], &r->count[me], NULL),
+			==, CR_OK);
+	/* From the end: an array still being filled (from the start) shows. */
+	for (size_t i = r->count[me] + 1; i >= 2; i -= 2)
+		r->holes[me] += r->slots[me][i - 2] == NULL;
+	return NULL;
+}
+
+/* job_tasks() fills a cache inside a reader: threads that ask at once all
+ * get the whole, same array (before, one could read another's array while it
+ * was being filled, and the loser's array leaked). */
+static void test_readers_in_threads(void)
+{
+	for (int round = 0; round < RACE_ROUNDS; round++) {
+		cr_spec *s = cr_spec_new();
+		race r = { .spec = s, .waiting = RACE_THREADS };
+		GThread *threads[RACE_THREADS];
+
+		for (int i = 0; i < RACE_TASKS; i += 2)
+			g_assert_cmpint(cr_spec_add_task(s, "worker", i, "h:1", NULL), ==, CR_OK);
+		for (int t = 0; t < RACE_THREADS; t++)
+			threads[t] = g_thread_new("reader", race_reader, &r);
+		for (int t = 0; t < RACE_THREADS; t++)
+			g_thread_join(threads[t]);
+		for (int t = 0; t < RACE_THREADS; t++) {
+			g_assert_cmpuint(r.count[t], ==, RACE_TASKS - 1);
+			g_assert_cmpuint(r.holes[t], ==, 0);
+			g_assert_true(r.slots[t] == r.slots[0]);
+		}
+		cr_spec_free(s);
+	}
+}
+
 static void test_build_many(void)
 {
 	cr_spec *s = cr_spec_new();
@@ -536,5 +594,6 @@ int main(int argc, char **argv)
 	ADD_CASES("master-url", url_cases, test_url);
 	g_test_add_func("/spec/build/many", test_build_many);
 	g_test_add_func("/spec/null-args", test_null_args);
+	g_test_add_func("/spec/readers-in-threads", test_readers_in_threads);
 	return g_test_run();
 }
