@@ -12,6 +12,10 @@
  * sigtimedwait(), whose timeout is also the RUNNING clock. The child gets
  * the original mask back before it execs.
  *
+ * If we die without stopping it (SIGKILL, the OOM killer), the program
+ * gets SIGTERM from the kernel (PR_SET_PDEATHSIG), as on a stop, rather
+ * than running on unsupervised.
+ *
  * On a terminal where we are the foreground job the program's group gets
  * the terminal (so it can read it, and ^C reaches it directly), and gets
  * it back after ^Z: when the program stops, we stop too, and when the
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,10 +59,15 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* In the child: own group (the terminal's foreground one if we had it),
- * descriptors kept, original mask, exec. */
-static void child_exec(const cr_result *res, char **argv, const sigset_t *mask, bool tty)
+/* In the child: SIGTERM when @parent dies, own group (the terminal's
+ * foreground one if we had it), descriptors kept, original mask, exec. */
+static void child_exec(const cr_result *res, char **argv, const sigset_t *mask, bool tty,
+		       pid_t parent)
 {
+	/* Kept across exec. A parent already gone is as if it died now. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(128 + SIGTERM);
 	setpgid(0, 0);
 	if (tty)
 		tcsetpgrp(STDIN_FILENO, getpid());
@@ -169,6 +179,7 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
 			 .stop_timeout_ms = (int64_t)(stop_timeout * 1000) };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t set, block, old;
+	pid_t self = getpid();
 	int rc;
 
 	/* An inherited SIG_IGN for SIGCHLD would reap the child for us. */
@@ -190,7 +201,7 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
 		return 126;
 	}
 	if (s.pid == 0)
-		child_exec(res, argv, &old, s.tty);
+		child_exec(res, argv, &old, s.tty, self);
 	/* Both sides set the group (and the terminal's), so nothing reaches
 	 * the wrong group in between. */
 	setpgid(s.pid, s.pid);

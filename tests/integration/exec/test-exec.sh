@@ -86,6 +86,21 @@ for sig in INT:130 HUP:129; do
 exited ${sig#*:}" "$(cat "$ev")"
 done
 
+# The supervisor killed outright (no forwarding possible): the kernel sends
+# the program SIGTERM (parent-death signal); before, it ran on alone.
+rm -f "$tmp/ready" "$tmp/got"
+"$cli" -c "$tmp/plain.conf" exec --supervise -- \
+	sh -c 'trap "kill \$!; echo got TERM >\"\$2\"; exit 0" TERM; echo $$ >"$1"; sleep 60 & wait $!' \
+	sh "$tmp/ready" "$tmp/got" >/dev/null 2>&1 &
+pid=$!
+wait_for "$tmp/ready"
+kill -KILL "$pid"
+wait "$pid"
+check "supervisor killed: its exit" 137 "$?"
+wait_for "$tmp/got"
+check "supervisor killed: the program got SIGTERM" "got TERM" "$(cat "$tmp/got" 2>&1)"
+kill -KILL "$(cat "$tmp/ready")" 2>/dev/null
+
 # On a terminal the program's group is the foreground one, so it can read
 # the terminal (in a background group it would stop on SIGTTIN and hang).
 got=$(printf 'hello\n' | timeout 60 script -qec \
