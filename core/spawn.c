@@ -80,6 +80,18 @@ static bool pipe_read(spawn_pipe *p)
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return false;
+	/* The output may be a credential: when it outgrows its block, move it
+	 * ourselves and wipe the old block, which GString's own growth would
+	 * free as it is. */
+	if (p->buf->len + (size_t)n >= p->buf->allocated_len) {
+		GString *bigger = g_string_sized_new(
+			MAX(p->buf->allocated_len * 2, p->buf->len + (size_t)n + 1));
+
+		g_string_append_len(bigger, p->buf->str, (gssize)p->buf->len);
+		explicit_bzero(p->buf->str, p->buf->allocated_len);
+		g_string_free(p->buf, TRUE);
+		p->buf = bigger;
+	}
 	g_string_append_len(p->buf, chunk, n);
 	explicit_bzero(chunk, sizeof(chunk));
 	return true;
@@ -146,19 +158,45 @@ static void child_setup(gpointer data)
 	setpgid(0, 0);
 }
 
-/* The process environment with @env's "NAME=value" entries on top. */
+static void wipe_free_str(char *s)
+{
+	if (s != NULL)
+		wipe_free(s, strlen(s));
+}
+
+static void environ_wipe_free(char **envp)
+{
+	for (size_t i = 0; envp[i] != NULL; i++)
+		wipe_free_str(envp[i]);
+	g_free(envp);
+}
+
+/* The process environment with @env's "NAME=value" entries on top. The
+ * entries may carry credentials, so each is copied once as it is (no
+ * printf, whose scratch buffer would be freed unwiped) and a replaced one
+ * is wiped: free the whole with environ_wipe_free(). */
 static char **child_environ(const char *const *env)
 {
-	char **envp = g_get_environ();
+	GPtrArray *envp = g_ptr_array_new();
+	char **inherited = g_get_environ();
 
+	for (size_t i = 0; inherited[i] != NULL; i++)
+		g_ptr_array_add(envp, inherited[i]);
+	g_free(inherited); /* the strings now belong to envp */
 	for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
-		const char *eq = strchr(env[i], '=');
-		char *name = g_strndup(env[i], (gsize)(eq - env[i]));
+		size_t name_len = (size_t)(strchr(env[i], '=') - env[i]) + 1; /* with '=' */
+		guint k = 0;
 
-		envp = g_environ_setenv(envp, name, eq + 1, TRUE);
-		g_free(name);
+		while (k < envp->len && strncmp(envp->pdata[k], env[i], name_len) != 0)
+			k++;
+		if (k < envp->len)
+			wipe_free_str(envp->pdata[k]);
+		else
+			g_ptr_array_add(envp, NULL);
+		envp->pdata[k] = g_strdup(env[i]);
 	}
-	return envp;
+	g_ptr_array_add(envp, NULL);
+	return (char **)g_ptr_array_free(envp, FALSE);
 }
 
 static void take_output(cr_spawn_result *r, spawn_pipe pipes[2])
@@ -195,12 +233,12 @@ cr_status io_spawn_real(const char *const *argv, const char *const *env, int64_t
 				      G_SPAWN_SEARCH_PATH_FROM_ENVP | G_SPAWN_DO_NOT_REAP_CHILD,
 				      child_setup, NULL, &pid, NULL, &pipes[0].fd, &pipes[1].fd,
 				      &gerr)) {
-		g_strfreev(envp);
+		environ_wipe_free(envp);
 		st = error_set(err, CR_ERR_IO, "%s", gerr->message);
 		g_error_free(gerr);
 		return st;
 	}
-	g_strfreev(envp);
+	environ_wipe_free(envp);
 	setpgid(pid, pid); /* as the child does: no kill can miss the group */
 	pipes[0].buf = g_string_new(NULL);
 	pipes[1].buf = g_string_new(NULL);
