@@ -77,6 +77,55 @@ static bool secret_header(const char *name)
 	return secret;
 }
 
+/* A form field that carries a credential: OAuth's assertion, refresh token
+ * and client secret, STS's web identity token. Pagination tokens
+ * (NextToken) are not secret and stay readable. */
+static bool secret_field(const char *name, size_t len)
+{
+	static const char *const exact[] = { "token",    "access_token",     "refresh_token",
+					     "id_token", "subject_token",    "actor_token",
+					     "code",     "webidentitytoken", NULL };
+	static const char *const parts[] = { "secret", "password", "assertion", "credential",
+					     NULL };
+	char *lower = g_ascii_strdown(name, (gssize)len);
+	bool secret = false;
+
+	for (size_t i = 0; !secret && exact[i] != NULL; i++)
+		secret = strcmp(lower, exact[i]) == 0;
+	for (size_t i = 0; !secret && parts[i] != NULL; i++)
+		secret = strstr(lower, parts[i]) != NULL;
+	g_free(lower);
+	return secret;
+}
+
+/* A request body as a mismatch shows it: its first 200 bytes, where a form
+ * (NAME=VALUE&...) shows each credential field as NAME=(secret, N bytes). */
+static char *show_body(const char *body, size_t len)
+{
+	GString *out = g_string_new(NULL);
+	const char *p = body, *end = body + len;
+
+	if (body == NULL)
+		return g_string_free(out, FALSE);
+	while (p < end) {
+		const char *amp = memchr(p, '&', (size_t)(end - p));
+		const char *field_end = amp != NULL ? amp : end;
+		const char *eq = memchr(p, '=', (size_t)(field_end - p));
+
+		if (eq != NULL && secret_field(p, (size_t)(eq - p)))
+			g_string_append_printf(out, "%.*s=(secret, %zu bytes)", (int)(eq - p), p,
+					       (size_t)(field_end - eq - 1));
+		else
+			g_string_append_len(out, p, field_end - p);
+		if (amp != NULL)
+			g_string_append_c(out, '&');
+		p = amp != NULL ? amp + 1 : end;
+	}
+	if (out->len > 200)
+		g_string_truncate(out, 200);
+	return g_string_free(out, FALSE);
+}
+
 /* "Name: value", or "Name: Scheme (secret, N bytes)" for credentials: an
  * auth scheme word ("Bearer", "Basic") is kept, nothing of the secret. */
 static char *show_header(const char *name, const char *value)
@@ -259,11 +308,15 @@ static char *compare(const th_exchange *x, const cr_http_request *req)
 	}
 	if (why == NULL && x->want_body != NULL &&
 	    (req->body == NULL || req->body_len != strlen(x->want_body) ||
-	     memcmp(req->body, x->want_body, req->body_len) != 0))
-		why = g_strdup_printf("%s %s: expected body '%s', got '%.*s'", req->method,
-				      req->url, x->want_body,
-				      req->body != NULL ? (int)MIN(req->body_len, 200) : 0,
-				      req->body != NULL ? req->body : "");
+	     memcmp(req->body, x->want_body, req->body_len) != 0)) {
+		char *w = show_body(x->want_body, strlen(x->want_body));
+		char *g = show_body(req->body, req->body_len);
+
+		why = g_strdup_printf("%s %s: expected body '%s', got '%s'", req->method, req->url,
+				      w, g);
+		g_free(w);
+		g_free(g);
+	}
 	return why;
 }
 

@@ -163,8 +163,11 @@ CR_API cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error
 CR_API cr_status cr_testhost_expect(cr_testhost *th, const char *method, const char *url,
 				    const char *const *headers, cr_error *err);
 
-/** The body the last expected request must carry, exactly. Returns: CR_OK,
- *  CR_ERR_INVALID_ARG (nothing expected yet). Since: 1.0 */
+/** The body the last expected request must carry, exactly. A mismatch shows
+ *  both bodies' first 200 bytes; in a form (NAME=VALUE&...), the values of
+ *  credential fields (assertion, client_secret, refresh_token,
+ *  WebIdentityToken, *password*, ...) only as "(secret, N bytes)".
+ *  Returns: CR_OK, CR_ERR_INVALID_ARG (nothing expected yet). Since: 1.0 */
 CR_API cr_status cr_testhost_expect_body(cr_testhost *th, const char *body, cr_error *err);
 
 /**

@@ -94,6 +94,18 @@ static const http_case http_cases[] = {
 	  { { "POST", URL, { NULL }, "{\"q\": 1}", 200, { NULL }, HOSTS, CR_OK } }, CR_ERR_NETWORK, NULL,
 	  "cr-testhost: request 1: POST " URL ": expected body '{\"q\": 1}', got '{}'", CR_ERR_NETWORK,
 	  "cr-testhost: request 1: POST " URL ": expected body '{\"q\": 1}', got '{}'" },
+	/* A form's credential fields are shown by length only; a page token is
+	 * not a credential. */
+	{ "wrong-form-body-redacted",
+	  CONF " method = \"POST\"; body = \"grant_type=jwt&assertion=eyJ.sent.sig&NextToken=p2\";",
+	  { { "POST", URL, { NULL }, "grant_type=jwt&assertion=eyJ.want&client_secret=s3", 200,
+	      { NULL }, HOSTS, CR_OK } },
+	  CR_ERR_NETWORK, NULL,
+	  "cr-testhost: request 1: POST " URL ": expected body 'grant_type=jwt&assertion=(secret, 8 bytes)"
+	  "&client_secret=(secret, 2 bytes)', got 'grant_type=jwt&assertion=(secret, 12 bytes)&NextToken=p2'",
+	  CR_ERR_NETWORK,
+	  "cr-testhost: request 1: POST " URL ": expected body 'grant_type=jwt&assertion=(secret, 8 bytes)"
+	  "&client_secret=(secret, 2 bytes)', got 'grant_type=jwt&assertion=(secret, 12 bytes)&NextToken=p2'" },
 	{ "unexpected-request", CONF, { { NULL } }, CR_ERR_NETWORK, NULL,
 	  "cr-testhost: request 1: unexpected GET " URL " (the script has 0 requests)", CR_ERR_NETWORK,
 	  "cr-testhost: request 1: unexpected GET " URL " (the script has 0 requests)" },
