@@ -31,12 +31,7 @@ cr_status accel_layer_run(cr_context *ctx, GHashTable *cfg_accel, cr_result *res
 		cr_error aerr = CR_ERROR_INIT;
 
 		st = run_accel(inst, res, &aerr);
-		if (st == CR_DECLINED) {
-			ctx_log(ctx, CR_LOG_INFO, inst->label, "declined%s%s",
-				aerr.message[0] ? ": " : "", aerr.message);
-		} else if (st != CR_OK && inst->policy == CR_POLICY_OPTIONAL) {
-			ctx_log(ctx, CR_LOG_WARNING, NULL, "%s (optional, skipped)", aerr.message);
-		} else if (st != CR_OK) {
+		if (st != CR_OK && !instance_passed_over(ctx, inst, st, &aerr)) {
 			if (err != NULL)
 				*err = aerr;
 			return st;

@@ -351,6 +351,20 @@ cr_status instance_normalise(cr_instance *inst, cr_status st, cr_error *err)
 	return st;
 }
 
+bool instance_passed_over(cr_context *ctx, const cr_instance *inst, cr_status st, const cr_error *e)
+{
+	if (st == CR_DECLINED) {
+		ctx_log(ctx, CR_LOG_INFO, inst->label, "declined%s%s", e->message[0] ? ": " : "",
+			e->message);
+		return true;
+	}
+	if (st != CR_OK && inst->policy == CR_POLICY_OPTIONAL) {
+		ctx_log(ctx, CR_LOG_WARNING, NULL, "%s (optional, skipped)", e->message);
+		return true;
+	}
+	return false;
+}
+
 cr_status instance_probe(cr_instance *inst, cr_error *err)
 {
 	cr_status (*probe)(void *state, cr_plugin_ctx *pctx, cr_error *perr);
@@ -478,16 +492,10 @@ static cr_status run_resolvers(cr_context *ctx, union_state *u, cr_error *err)
 		cr_result_builder *b = NULL;
 
 		st = run_resolver(inst, &b, &rerr);
-		if (st == CR_DECLINED) {
-			ctx_log(ctx, CR_LOG_INFO, inst->label, "declined%s%s",
-				rerr.message[0] ? ": " : "", rerr.message);
-			g_string_append_printf(declined, "%s%s", declined->len ? ", " : "",
-					       inst->name);
-			st = CR_OK;
-			continue;
-		}
-		if (st != CR_OK && inst->policy == CR_POLICY_OPTIONAL) {
-			ctx_log(ctx, CR_LOG_WARNING, NULL, "%s (optional, skipped)", rerr.message);
+		if (instance_passed_over(ctx, inst, st, &rerr)) {
+			if (st == CR_DECLINED)
+				g_string_append_printf(declined, "%s%s", declined->len ? ", " : "",
+						       inst->name);
 			st = CR_OK;
 			continue;
 		}

@@ -169,6 +169,11 @@ cr_status instance_probe(cr_instance *inst, cr_error *err);
 /* The status of an op of @inst as every caller reports it: a message for a
  * silent error, the instance's label before it (not for a decline). */
 cr_status instance_normalise(cr_instance *inst, cr_status st, cr_error *err);
+/* Whether a layer passes over @inst's status @st (its message in @e): a
+ * decline, and a failure under the optional policy; each is logged as every
+ * layer logs it. Anything else is the caller's to handle. */
+bool instance_passed_over(cr_context *ctx, const cr_instance *inst, cr_status st,
+			  const cr_error *e);
 /* Load @group_text's plugin, @plugin_path, as this context's only instance
  * (cr-testhost): the same plan, loader and checks as a config file. */
 cr_status context_load_single(cr_context *ctx, const char *plugin_path, const char *group_text,
