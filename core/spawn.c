@@ -251,6 +251,14 @@ cr_status io_spawn_real(const char *const *argv, const char *const *env, int64_t
 		if (pipes[i].fd >= 0)
 			close(pipes[i].fd);
 	g_spawn_close_pid(pid);
+	/* Over the cap: keep exactly the cap (the last read may have gone up
+	 * to a chunk beyond it). */
+	for (int i = 0; end == SPAWN_OVER_CAP && i < 2; i++)
+		if (pipes[i].buf->len > output_cap) {
+			explicit_bzero(pipes[i].buf->str + output_cap,
+				       pipes[i].buf->len - output_cap);
+			g_string_truncate(pipes[i].buf, output_cap);
+		}
 	*out = spawn_result_new();
 	take_output(*out, pipes);
 	set_status(*out, status);

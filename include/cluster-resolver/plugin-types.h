@@ -270,7 +270,7 @@ typedef bool (*cr_json_each_fn)(const char *key, const cr_json *value, void *use
  * @out, @out_len: what it wrote to stdout, NUL-terminated.
  * @err, @err_len: what it wrote to stderr, NUL-terminated.
  *
- * What host->spawn collected. Host-owned and read-only; free it with
+ * What host->spawn collected; over the output cap, at most the cap of each. Host-owned and read-only; free it with
  * host->spawn_result_free.
  *
  * Since: ABI 1.1

@@ -82,6 +82,10 @@ static void check_case(gconstpointer data)
 		g_assert_cmpstr(r->err, ==, c->err);
 		g_assert_cmpuint(r->err_len, ==, strlen(c->err));
 	}
+	if (c->cap > 0) { /* never more than the cap is kept */
+		g_assert_cmpuint(r->out_len, <=, c->cap);
+		g_assert_cmpuint(r->err_len, <=, c->cap);
+	}
 	host_api()->spawn_result_free(r);
 }
 
