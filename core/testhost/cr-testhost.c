@@ -35,11 +35,19 @@ static const char summary[] =
 	"  body, up to the next \"%%\" line\n"
 	"Lines starting with '#' before METHOD are comments.\n"
 	"\n"
-	"Exit status: 0 success, 1 failure (also an HTTP script not followed),\n"
+	"A spawn script is a list of child processes separated by lines \"%%\":\n"
+	"  PROGRAM ARG...                 the argv, split and quoted as sh does\n"
+	"  NAME=value                     entries its environment must hold (any)\n"
+	"  -> exit STATUS                 or: -> timeout, or: -> fail MESSAGE\n"
+	"  stdout, each line with its newline\n"
+	"  -> stderr                      (optional) then stderr's lines\n"
+	"Lines starting with '#' before PROGRAM are comments.\n"
+	"\n"
+	"Exit status: 0 success, 1 failure (also a script not followed),\n"
 	"2 usage, configuration or plugin load error, 3 the plugin declined.";
 
 typedef struct opts {
-	char *config, *config_file, *root, *http, *format, *task_type, *rpc_layer;
+	char *config, *config_file, *root, *http, *spawn, *format, *task_type, *rpc_layer;
 	gint64 task_id;
 	char **env, **files;
 	gboolean inherit_env;
@@ -182,7 +190,106 @@ out:
 	return st;
 }
 
-static cr_status load_script(cr_testhost *th, const char *file, cr_error *err)
+/* ---- the spawn script ---------------------------------------------------- */
+
+/* The "-> exit N" block's output: lines up to "%%", each with its newline;
+ * "-> stderr" starts stderr's. */
+static void spawn_output(char **lines, guint *n, GString *out, GString *err_text)
+{
+	GString *to = out;
+
+	for (; lines[*n] != NULL && strcmp(lines[*n], "%%") != 0; (*n)++) {
+		if (strcmp(lines[*n], "-> stderr") == 0 && to == out)
+			to = err_text;
+		else
+			g_string_append_printf(to, "%s\n", lines[*n]);
+	}
+}
+
+/* One child process: @lines[*i] up to a "%%" line or the end. */
+static cr_status script_spawn(cr_testhost *th, char **lines, guint *i, const char *file,
+			      cr_error *err)
+{
+	GPtrArray *env = g_ptr_array_new();
+	GString *out = g_string_new(NULL), *err_text = g_string_new(NULL);
+	char **argv = NULL;
+	guint n = *i;
+	cr_status st = CR_OK;
+	GError *gerr = NULL;
+	char *end = NULL;
+	long status;
+
+	while (lines[n] != NULL && (lines[n][0] == '#' || lines[n][0] == '\0'))
+		n++;
+	if (lines[n] == NULL || strcmp(lines[n], "%%") == 0)
+		goto out; /* an empty block */
+	if (!g_shell_parse_argv(lines[n], NULL, &argv, &gerr)) {
+		/* GLib's own words are translated and quote the line back. */
+		char *why = g_strdup_printf("expected \"PROGRAM ARG...\" split as sh does: %s",
+					    gerr->code == G_SHELL_ERROR_BAD_QUOTING
+						    ? "a quote is not closed"
+						    : gerr->message);
+
+		st = script_error(err, file, n + 1, why);
+		g_free(why);
+		g_error_free(gerr);
+		goto out;
+	}
+	for (n++;
+	     lines[n] != NULL && strcmp(lines[n], "%%") != 0 && !g_str_has_prefix(lines[n], "-> ");
+	     n++)
+		g_ptr_array_add(env, lines[n]);
+	g_ptr_array_add(env, NULL);
+	st = cr_testhost_expect_spawn(th, (const char *const *)argv,
+				      (const char *const *)env->pdata, err);
+	if (st != CR_OK)
+		goto out;
+	if (lines[n] == NULL || strcmp(lines[n], "%%") == 0) {
+		st = script_error(err, file, n, "no \"-> exit STATUS\" line");
+		goto out;
+	}
+	if (strcmp(lines[n], "-> timeout") == 0 || g_str_has_prefix(lines[n], "-> fail ")) {
+		st = lines[n][3] == 't' ? cr_testhost_spawn_timeout(th, err)
+					: cr_testhost_spawn_fail(th, lines[n] + 8, err);
+		if (st == CR_OK && lines[n + 1] != NULL && strcmp(lines[n + 1], "%%") != 0 &&
+		    lines[n + 1][0] != '\0')
+			st = script_error(err, file, n + 2,
+					  "output after \"-> timeout\" or \"-> fail\" (only "
+					  "\"-> exit\" has output)");
+	} else if (g_str_has_prefix(lines[n], "-> exit ")) {
+		status = strtol(lines[n] + 8, &end, 10);
+		if (end == lines[n] + 8 || *end != '\0' || status < 0 || status > 255) {
+			st = script_error(err, file, n + 1,
+					  "expected \"-> exit STATUS\" with a status 0..255");
+			goto out;
+		}
+		n++;
+		spawn_output(lines, &n, out, err_text);
+		st = cr_testhost_spawn_exit(th, (int)status, out->str, err_text->str, err);
+	} else {
+		st = script_error(
+			err, file, n + 1,
+			"expected \"-> exit STATUS\", \"-> timeout\" or \"-> fail MESSAGE\"");
+	}
+	for (; lines[n] != NULL && strcmp(lines[n], "%%") != 0; n++)
+		;
+out:
+	if (lines[n] != NULL)
+		n++; /* the "%%" */
+	*i = n;
+	g_strfreev(argv);
+	g_string_free(out, TRUE);
+	g_string_free(err_text, TRUE);
+	g_ptr_array_unref(env);
+	return st;
+}
+
+typedef cr_status (*script_block_fn)(cr_testhost *th, char **lines, guint *i, const char *file,
+				     cr_error *err);
+
+/* Each block of the script @file through @block. */
+static cr_status load_script(cr_testhost *th, const char *file, script_block_fn block,
+			     cr_error *err)
 {
 	GError *gerr = NULL;
 	char *text = NULL;
@@ -197,7 +304,7 @@ static cr_status load_script(cr_testhost *th, const char *file, cr_error *err)
 	lines = g_strsplit(text, "\n", -1);
 	g_free(text);
 	for (guint i = 0; st == CR_OK && lines[i] != NULL;)
-		st = script_exchange(th, lines, &i, file, err);
+		st = block(th, lines, &i, file, err);
 	g_strfreev(lines);
 	return st;
 }
@@ -228,7 +335,9 @@ static cr_status setup(cr_testhost *th, const opts *o, cr_error *err)
 		g_free(path);
 	}
 	if (st == CR_OK && o->http != NULL)
-		st = load_script(th, o->http, err);
+		st = load_script(th, o->http, script_exchange, err);
+	if (st == CR_OK && o->spawn != NULL)
+		st = load_script(th, o->spawn, script_spawn, err);
 	if (st == CR_OK && (o->task_type != NULL || o->task_id >= 0))
 		st = cr_testhost_set_task(th, o->task_type, o->task_id, err);
 	if (st == CR_OK && o->rpc_layer != NULL)
@@ -334,6 +443,8 @@ int main(int argc, char **argv)
 		  "Read files under DIR (\"/\" for the real ones)", "DIR" },
 		{ "http", 0, 0, G_OPTION_ARG_FILENAME, &o.http,
 		  "Answer HTTP requests from the script FILE", "FILE" },
+		{ "spawn", 0, 0, G_OPTION_ARG_FILENAME, &o.spawn,
+		  "Answer child processes from the script FILE", "FILE" },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &o.format,
 		  "resolve's output format (default json)", "F" },
 		{ "task-type", 0, 0, G_OPTION_ARG_STRING, &o.task_type, "Override the task type",
@@ -373,6 +484,7 @@ int main(int argc, char **argv)
 	g_free(o.config_file);
 	g_free(o.root);
 	g_free(o.http);
+	g_free(o.spawn);
 	g_free(o.format);
 	g_free(o.task_type);
 	g_free(o.rpc_layer);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The cr-testhost command: each case runs it and compares stdout, stderr and
 # the exit status exactly. HTTP scripts drive httpget.so, a test resolver
-# that makes one request; tfconfig.so and tpu.so show the environment, the
+# that makes one request, and spawn scripts spawner.so, one that runs one
+# child; tfconfig.so and tpu.so show the environment, the
 # file options and the exit statuses.
 set -u
 th=${CR_TESTHOST:?}
@@ -49,6 +50,50 @@ expect http-unconsumed 1 '' \
 printf 'GET %s\n-> 2000\n' "$url" >"$tmp/bad.http"
 expect http-bad-script 2 '' "cr-testhost: $tmp/bad.http:2: expected \"-> STATUS\" with a status 100..999" -- \
 	"$th" "$httpget" resolve --config "$conf" --http "$tmp/bad.http"
+
+# Spawn scripts drive spawner.so, a test resolver that runs `program arg`
+# with one env entry and reports exit status, elapsed ms, out and err lines.
+spawner=${CR_TEST_PLUGIN_DIR:?}/spawner.so
+cat >"$tmp/token.spawn" <<'EOS'
+# the token helper: argv split as sh does, one env entry required
+get-token '--cluster=prod one'
+MODE=fast
+-> exit 3
+o1
+o2
+-> stderr
+e1
+%%
+EOS
+sconf='program = "get-token"; arg = "--cluster=prod one"; env = "MODE=fast";'
+expect spawn-answered 0 '{"cluster": {"exit": ["3"], "elapsed": ["0"], "out": ["o1", "o2"], "err": ["e1"]}, "master": "", "num_accelerators": {}}' '' -- \
+	"$th" "$spawner" resolve --config "$sconf" --spawn "$tmp/token.spawn"
+expect spawn-wrong-argv 1 '' \
+	"cr-testhost: spawn 1: expected 'get-token --cluster=prod one', got 'get-token --cluster=prod'" -- \
+	"$th" "$spawner" resolve --config 'program = "get-token"; arg = "--cluster=prod"; env = "MODE=fast";' \
+	--spawn "$tmp/token.spawn"
+expect spawn-env-value-hidden 1 '' \
+	"cr-testhost: spawn 1: get-token: expected MODE (4 bytes) in its environment, got another value (6 bytes)" -- \
+	"$th" "$spawner" resolve --config 'program = "get-token"; arg = "--cluster=prod one"; env = "MODE=s3cr3t";' \
+	--spawn "$tmp/token.spawn"
+printf 'helper a\n-> timeout\n%%%%\n' >"$tmp/timeout.spawn"
+expect spawn-timeout 1 '' "info: resolver 'spawner': exit 137 after 1500 ms
+cr-testhost: resolver 'spawner': helper: still running after 1.5 s: killed" -- \
+	"$th" "$spawner" resolve --config 'arg = "a"; timeout_ms = 1500;' --spawn "$tmp/timeout.spawn" -v
+printf 'helper a\n-> fail Failed to execute child process "helper"\n' >"$tmp/fail.spawn"
+expect spawn-cannot-start 1 '' "cr-testhost: resolver 'spawner': Failed to execute child process \"helper\"" -- \
+	"$th" "$spawner" resolve --config 'arg = "a";' --spawn "$tmp/fail.spawn"
+printf 'helper a\n-> exit 256\n' >"$tmp/bad.spawn"
+expect spawn-bad-status 2 '' "cr-testhost: $tmp/bad.spawn:2: expected \"-> exit STATUS\" with a status 0..255" -- \
+	"$th" "$spawner" resolve --config 'arg = "a";' --spawn "$tmp/bad.spawn"
+printf "helper 'a\n-> exit 0\n" >"$tmp/quote.spawn"
+expect spawn-bad-argv 2 '' "cr-testhost: $tmp/quote.spawn:1: expected \"PROGRAM ARG...\" split as sh does: a quote is not closed" -- \
+	"$th" "$spawner" resolve --config 'arg = "a";' --spawn "$tmp/quote.spawn"
+printf 'helper a\n-> timeout\nstray\n' >"$tmp/stray.spawn"
+expect spawn-output-after-timeout 2 '' "cr-testhost: $tmp/stray.spawn:3: output after \"-> timeout\" or \"-> fail\" (only \"-> exit\" has output)" -- \
+	"$th" "$spawner" resolve --config 'arg = "a";' --spawn "$tmp/stray.spawn"
+expect spawn-no-script 1 '' "cr-testhost: spawn 1: unexpected 'helper a' (the script has 0 spawns)" -- \
+	"$th" "$spawner" resolve --config 'arg = "a";'
 
 # The environment is empty unless given; --inherit-env shows the real one.
 tf='{"cluster": {"w": ["a:1"]}, "task": {"type": "w", "index": 0}}'
