@@ -304,9 +304,11 @@ static bool k8s_table_enough(const struct k8s *st, const char *ns, const struct 
 	       (!self || (!self->hostname && !self->pod_ip));
 }
 
+/* @listed: plus the pods the server gave for @selector (duplicates and pods
+ * not running included), for explain's "pods_listed". */
 static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				    const struct k8s_conn *conn, const char *ns,
-				    const char *selector, cr_error *err)
+				    const char *selector, int64_t *listed, cr_error *err)
 {
 	struct k8s_collect c = { e->st,
 				 e->self,
@@ -321,6 +323,7 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 
 	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_table_enough(e->st, ns, e->self),
 			   k8s_collect_pod, k8s_collect_restart, &c, err);
+	*listed += c.pods->len;
 	if (rc == CR_OK) {
 		k8s_uid_dedup(&c);
 		g_array_sort_with_data(c.pods, k8s_pod_cmp, &c);
@@ -350,6 +353,9 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 		    cr_error *err)
 {
 	cr_status rc = CR_OK;
+	int64_t listed = 0;
+	char count[32];
+	cr_json *fact = NULL;
 
 	for (guint j = 0; rc == CR_OK && j < st->jobs->len; j++) {
 		const struct k8s_job *job = &g_array_index(st->jobs, struct k8s_job, j);
@@ -358,8 +364,13 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 		rc = cr_host->result_add_job(b, job->name, err);
 		for (guint s = 0; rc == CR_OK && s < job->selectors->len; s++)
 			rc = k8s_build_selector(&e, ctx, conn, namespace,
-						g_ptr_array_index(job->selectors, s), err);
+						g_ptr_array_index(job->selectors, s), &listed, err);
 	}
+	/* kept when the listing failed: what came before the failure */
+	snprintf(count, sizeof(count), "%lld", (long long)listed);
+	if (cr_host->json_parse(count, strlen(count), "pods_listed", &fact, NULL) == CR_OK)
+		cr_host->result_set_fact(b, "pods_listed", fact, NULL);
+	cr_host->json_free(fact);
 	if (rc == CR_OK && !self->found)
 		cr_host->log(ctx, CR_LOG_DEBUG, "own pod not among the listed pods; task unknown");
 	return rc;

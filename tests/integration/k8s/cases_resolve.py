@@ -166,6 +166,20 @@ CASES = [
                    '"job-name=worker2" ]; ps = [ "job-name=ps" ]; };'),
          out=out('{"worker": %s, "ps": %s}' % (addrs(['10.1.3.1', '10.1.3.2', '10.1.4.1']),
                                                 addrs(['10.1.5.1'])))),
+    # explain: where the pods came from and how many were listed (2 + 1 + 1
+    # over three selectors), never a token
+    dict(name='explain-facts', args=['explain'],
+         conf=conf('namespace = "default"; jobs = { worker = [ "job-name=worker1", '
+                   '"job-name=worker2" ]; ps = [ "job-name=ps" ]; };'),
+         out='config: @DIR@/case.conf\n'
+             "1. resolver 'k8s' (plugin k8s, required, at @DIR@/case.conf:1)\n"
+             '   ok: 2 jobs, 4 tasks\n'
+             '   fact api_server: "https://127.0.0.1:@PORT@"\n'
+             '''   fact config_source: "kubeconfig @DIR@/kc context 'c'"\n'''
+             '   fact namespace: "default"\n'
+             '   fact pods_listed: 4\n'
+             'result: ' + out('{"worker": %s, "ps": %s}' % (
+                 addrs(['10.1.3.1', '10.1.3.2', '10.1.4.1']), addrs(['10.1.5.1'])))),
     dict(name='tf-duplicate-match-kept',
          conf=conf('namespace = "default"; jobs = { worker = [ "job-name=worker1", '
                    '"job-name in (worker1, worker2)" ]; };'),
