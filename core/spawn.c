@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -152,10 +153,15 @@ static void kill_group(GPid pid, int *status)
 		;
 }
 
+/* In the child, before exec: a group of its own, and SIGKILL when the
+ * process waiting for it dies (the CLI killed by a prolog's time limit), so
+ * a helper never outlives its reader. @data: that process's pid. */
 static void child_setup(gpointer data)
 {
-	(void)data;
 	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != *(const pid_t *)data)
+		_exit(128 + SIGKILL); /* it died before the line above */
 }
 
 static void wipe_free_str(char *s)
@@ -228,10 +234,11 @@ cr_status io_spawn_real(const char *const *argv, const char *const *env, int64_t
 	int64_t deadline = g_get_monotonic_time() / 1000 + timeout_ms;
 	spawn_end end;
 	cr_status st = CR_OK;
+	pid_t self = getpid();
 
 	if (!g_spawn_async_with_pipes(NULL, (char **)argv, envp,
 				      G_SPAWN_SEARCH_PATH_FROM_ENVP | G_SPAWN_DO_NOT_REAP_CHILD,
-				      child_setup, NULL, &pid, NULL, &pipes[0].fd, &pipes[1].fd,
+				      child_setup, &self, &pid, NULL, &pipes[0].fd, &pipes[1].fd,
 				      &gerr)) {
 		environ_wipe_free(envp);
 		st = error_set(err, CR_ERR_IO, "%s", gerr->message);

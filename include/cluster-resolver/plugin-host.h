@@ -250,7 +250,8 @@ typedef struct cr_host_api {
 	 *  set on top of the process environment. The child runs in its own
 	 *  process group with stdin from /dev/null; when @timeout_ms (0 = 10 s)
 	 *  passes, or it writes more than @output_cap bytes (0 = 1 MiB) to
-	 *  stdout or stderr, the whole group is killed. (transfer full) *@out:
+	 *  stdout or stderr, the whole group is killed; the child is killed
+	 *  too if the process waiting for it dies. (transfer full) *@out:
 	 *  free with spawn_result_free; set whenever the child ran.
 	 *  Returns: CR_OK when the child exited (whatever its status: read
 	 *  (*out)->exit_status), CR_ERR_TIMEOUT, CR_ERR_IO (could not start,

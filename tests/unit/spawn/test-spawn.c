@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -157,6 +158,48 @@ static void test_own_process_group(void)
 	host_api()->spawn_result_free(r);
 }
 
+/* A helper does not outlive the process that waits for it: that process
+ * (here a forked copy of this test) killed with SIGKILL, the helper gets
+ * SIGKILL from the kernel. */
+static void test_helper_dies_with_its_reader(void)
+{
+	char *dir = g_dir_make_tmp("cr-spawn-XXXXXX", NULL);
+	char *pidfile = g_build_filename(dir, "pid", NULL);
+	char *script = g_strdup_printf("echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 30", pidfile,
+				       pidfile, pidfile);
+	const char *argv[] = { "sh", "-c", script, NULL };
+	char *text = NULL;
+	pid_t reader, helper;
+	int status;
+
+	reader = fork();
+	g_assert_cmpint(reader, >=, 0);
+	if (reader == 0) {
+		cr_spawn_result *r = NULL;
+
+		host_api()->spawn(NULL, argv, NULL, 60000, 0, &r, NULL);
+		_exit(0); /* not reached: killed while it waits */
+	}
+	for (int i = 0; i < 3000 && !g_file_test(pidfile, G_FILE_TEST_EXISTS); i++)
+		g_usleep(10000);
+	g_assert_true(g_file_get_contents(pidfile, &text, NULL, NULL));
+	helper = (pid_t)g_ascii_strtoll(text, NULL, 10);
+	g_assert_cmpint(helper, >, 1);
+	kill(reader, SIGKILL);
+	g_assert_cmpint(waitpid(reader, &status, 0), ==, reader);
+	for (int i = 0; i < 500 && !gone(helper); i++)
+		g_usleep(10000);
+	g_assert_true(gone(helper));
+	if (!gone(helper))
+		kill(helper, SIGKILL);
+	g_unlink(pidfile);
+	g_rmdir(dir);
+	g_free(text);
+	g_free(script);
+	g_free(pidfile);
+	g_free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -169,5 +212,6 @@ int main(int argc, char **argv)
 	}
 	g_test_add_func("/spawn/timeout-kills-the-group", test_timeout_kills_group);
 	g_test_add_func("/spawn/own-process-group", test_own_process_group);
+	g_test_add_func("/spawn/helper-dies-with-its-reader", test_helper_dies_with_its_reader);
 	return g_test_run();
 }
