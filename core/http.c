@@ -73,7 +73,7 @@ static void module_load(void)
 		dlclose(handle);
 		goto out;
 	}
-	module = m; /* never unloaded: libcurl and OpenSSL stay initialised */
+	g_atomic_pointer_set(&module, m); /* never unloaded: libcurl and OpenSSL stay initialised */
 out:
 	g_free(path);
 }
@@ -116,9 +116,12 @@ cr_status http_transport(cr_plugin_ctx *pctx, const cr_http_request *req, cr_htt
 
 void http_conn_free(http_conn *conn)
 {
-	/* A handle exists only if the module made it. */
-	if (conn != NULL && module != NULL)
-		module->conn_free(conn);
+	/* A handle exists only if the module made it; read without the lock
+	 * (set once, atomically), as a context may be freed in any thread. */
+	const http_module *m = g_atomic_pointer_get(&module);
+
+	if (conn != NULL && m != NULL)
+		m->conn_free(conn);
 }
 
 /* ---- spare bodies ---------------------------------------------------------- */
