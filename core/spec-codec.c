@@ -282,21 +282,20 @@ static void encode_job(GByteArray *out, const cr_spec *spec, size_t job_i)
 {
 	const char *name = cr_spec_job_name(spec, job_i);
 	GByteArray *job = g_byte_array_new();
-	size_t n = spec_job_len(spec, job_i);
+	const int32_t *indices;
+	const char *const *addrs;
+	size_t n = spec_job_arrays(spec, job_i, &indices, &addrs, NULL);
 
 	/* proto3 leaves a default ("") string out; protoc --encode does too. */
 	if (*name != '\0')
 		pb_bytes(job, 1, name, strlen(name));
 	for (size_t t = 0; t < n; t++) {
-		int32_t idx;
-		const char *addr;
 		GByteArray *entry = g_byte_array_new();
 
-		spec_job_task(spec, job_i, t, &idx, &addr);
 		/* Map entry: key (int32 varint, written even when 0), value. */
 		pb_varint(entry, 1 << 3 | 0);
-		pb_varint(entry, (uint64_t)(int64_t)idx);
-		pb_bytes(entry, 2, addr, strlen(addr));
+		pb_varint(entry, (uint64_t)(int64_t)indices[t]);
+		pb_bytes(entry, 2, addrs[t], strlen(addrs[t]));
 		pb_bytes(job, 2, entry->data, entry->len);
 		g_byte_array_unref(entry);
 	}

@@ -461,23 +461,7 @@ bool cr_spec_equal(const cr_spec *a, const cr_spec *b)
 	return true;
 }
 
-/* Internal iteration used by the encoders and the union. */
-size_t spec_job_len(const cr_spec *spec, size_t job_i)
-{
-	const spec_job *j = g_ptr_array_index(spec->jobs, job_i);
-
-	return j->len;
-}
-
-void spec_job_task(const cr_spec *spec, size_t job_i, size_t t, int32_t *index,
-		   const char **address)
-{
-	const spec_job *j = g_ptr_array_index(spec->jobs, job_i);
-
-	*index = j->indices[t];
-	*address = j->addrs[t];
-}
-
+/* Internal iteration, used by the encoders and the union. */
 size_t spec_job_arrays(const cr_spec *spec, size_t job_i, const int32_t **indices,
 		       const char *const **addrs, size_t *text_len)
 {

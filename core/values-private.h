@@ -54,9 +54,6 @@ cr_status spec_add_json(cr_spec *spec, json_object *cluster, const char *what, c
 /* spec_add_json into a new spec; *@out NULL on an error. */
 cr_status spec_from_json_object(json_object *cluster, const char *what, cr_spec **out,
 				cr_error *err);
-size_t spec_job_len(const cr_spec *spec, size_t job_i);
-void spec_job_task(const cr_spec *spec, size_t job_i, size_t t, int32_t *index,
-		   const char **address);
 /* The @job_i-th job's tasks as parallel arrays, indices ascending, valid
  * until @spec changes; returns their number. @text_len (nullable): the
  * addresses' lengths, summed. */

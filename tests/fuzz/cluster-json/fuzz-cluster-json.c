@@ -17,10 +17,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static size_t num_tasks(const cr_spec *spec)
 {
+	const int32_t *indices;
+	const char *const *addrs;
 	size_t total = 0;
 
 	for (size_t i = 0; i < cr_spec_num_jobs(spec); i++)
-		total += spec_job_len(spec, i);
+		total += spec_job_arrays(spec, i, &indices, &addrs, NULL);
 	return total;
 }
 
