@@ -116,6 +116,28 @@ static cr_status transport_code(const char *word)
 	return CR_OK;
 }
 
+/* A block's first line, past comments and empty lines; false for an empty
+ * block (the script's end, or "%%" first). */
+static bool block_start(char **lines, guint *n)
+{
+	while (lines[*n] != NULL && (lines[*n][0] == '#' || lines[*n][0] == '\0'))
+		(*n)++;
+	return lines[*n] != NULL && strcmp(lines[*n], "%%") != 0;
+}
+
+/* The lines after the first up to the "-> " line (request headers,
+ * environment entries), NULL-terminated in @into; false when the block has
+ * no "-> " line. */
+static bool block_until_arrow(char **lines, guint *n, GPtrArray *into)
+{
+	for ((*n)++; lines[*n] != NULL && strcmp(lines[*n], "%%") != 0 &&
+		     !g_str_has_prefix(lines[*n], "-> ");
+	     (*n)++)
+		g_ptr_array_add(into, lines[*n]);
+	g_ptr_array_add(into, NULL);
+	return lines[*n] != NULL && strcmp(lines[*n], "%%") != 0;
+}
+
 /* One exchange: @lines[*i] up to a "%%" line or the end. */
 static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const char *file,
 				 cr_error *err)
@@ -128,24 +150,20 @@ static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const 
 	char *end = NULL;
 	long status;
 
-	while (lines[n] != NULL && (lines[n][0] == '#' || lines[n][0] == '\0'))
-		n++;
-	if (lines[n] == NULL || strcmp(lines[n], "%%") == 0)
-		goto out; /* an empty block */
+	bool answered;
+
+	if (!block_start(lines, &n))
+		goto out;
 	words = g_strsplit(lines[n], " ", 2);
 	if (words[0] == NULL || words[1] == NULL) {
 		st = script_error(err, file, n + 1, "expected \"METHOD URL\"");
 		goto out;
 	}
-	for (n++;
-	     lines[n] != NULL && strcmp(lines[n], "%%") != 0 && !g_str_has_prefix(lines[n], "-> ");
-	     n++)
-		g_ptr_array_add(hdrs, lines[n]);
-	g_ptr_array_add(hdrs, NULL);
+	answered = block_until_arrow(lines, &n, hdrs);
 	st = cr_testhost_expect(th, words[0], words[1], (const char *const *)hdrs->pdata, err);
 	if (st != CR_OK)
 		goto out;
-	if (lines[n] == NULL || strcmp(lines[n], "%%") == 0) {
+	if (!answered) {
 		st = script_error(err, file, n, "no \"-> STATUS\" line");
 		goto out;
 	}
@@ -219,10 +237,10 @@ static cr_status script_spawn(cr_testhost *th, char **lines, guint *i, const cha
 	char *end = NULL;
 	long status;
 
-	while (lines[n] != NULL && (lines[n][0] == '#' || lines[n][0] == '\0'))
-		n++;
-	if (lines[n] == NULL || strcmp(lines[n], "%%") == 0)
-		goto out; /* an empty block */
+	bool answered;
+
+	if (!block_start(lines, &n))
+		goto out;
 	if (!g_shell_parse_argv(lines[n], NULL, &argv, &gerr)) {
 		/* GLib's own words are translated and quote the line back. */
 		char *why = g_strdup_printf("expected \"PROGRAM ARG...\" split as sh does: %s",
@@ -235,16 +253,12 @@ static cr_status script_spawn(cr_testhost *th, char **lines, guint *i, const cha
 		g_error_free(gerr);
 		goto out;
 	}
-	for (n++;
-	     lines[n] != NULL && strcmp(lines[n], "%%") != 0 && !g_str_has_prefix(lines[n], "-> ");
-	     n++)
-		g_ptr_array_add(env, lines[n]);
-	g_ptr_array_add(env, NULL);
+	answered = block_until_arrow(lines, &n, env);
 	st = cr_testhost_expect_spawn(th, (const char *const *)argv,
 				      (const char *const *)env->pdata, err);
 	if (st != CR_OK)
 		goto out;
-	if (lines[n] == NULL || strcmp(lines[n], "%%") == 0) {
+	if (!answered) {
 		st = script_error(err, file, n, "no \"-> exit STATUS\" line");
 		goto out;
 	}

@@ -61,12 +61,12 @@ static cr_status add_header_lines(GPtrArray *pairs, const char *const *lines, cr
 
 /* ---- never print a credential ------------------------------------------- */
 
-static bool secret_header(const char *name)
+/* Whether @name (@len bytes, or -1: up to its NUL), in any case, is one of
+ * @exact or contains one of @parts (both NULL-terminated, lower case). */
+static bool name_is_secret(const char *name, gssize len, const char *const *exact,
+			   const char *const *parts)
 {
-	static const char *const exact[] = { "authorization", "proxy-authorization", "cookie",
-					     "set-cookie", NULL };
-	static const char *const parts[] = { "token", "secret", "key", "password", "auth", NULL };
-	char *lower = g_ascii_strdown(name, -1);
+	char *lower = g_ascii_strdown(name, len);
 	bool secret = false;
 
 	for (size_t i = 0; !secret && exact[i] != NULL; i++)
@@ -75,6 +75,15 @@ static bool secret_header(const char *name)
 		secret = strstr(lower, parts[i]) != NULL;
 	g_free(lower);
 	return secret;
+}
+
+static bool secret_header(const char *name)
+{
+	static const char *const exact[] = { "authorization", "proxy-authorization", "cookie",
+					     "set-cookie", NULL };
+	static const char *const parts[] = { "token", "secret", "key", "password", "auth", NULL };
+
+	return name_is_secret(name, -1, exact, parts);
 }
 
 /* A form field that carries a credential: OAuth's assertion, refresh token
@@ -87,15 +96,8 @@ static bool secret_field(const char *name, size_t len)
 					     "code",     "webidentitytoken", NULL };
 	static const char *const parts[] = { "secret", "password", "assertion", "credential",
 					     NULL };
-	char *lower = g_ascii_strdown(name, (gssize)len);
-	bool secret = false;
 
-	for (size_t i = 0; !secret && exact[i] != NULL; i++)
-		secret = strcmp(lower, exact[i]) == 0;
-	for (size_t i = 0; !secret && parts[i] != NULL; i++)
-		secret = strstr(lower, parts[i]) != NULL;
-	g_free(lower);
-	return secret;
+	return name_is_secret(name, (gssize)len, exact, parts);
 }
 
 /* A request body as a mismatch shows it: its first 200 bytes, where a form

@@ -107,6 +107,29 @@ static bool gone(pid_t pid)
 	return dead;
 }
 
+/* The process whose pid @pidfile holds is gone within 5 s (else it is
+ * killed, and the test has failed); then @pidfile and @dir go. Frees both. */
+static void assert_gone(char *dir, char *pidfile)
+{
+	char *text = NULL;
+	pid_t pid = 0;
+
+	g_assert_true(g_file_get_contents(pidfile, &text, NULL, NULL));
+	if (text != NULL)
+		pid = (pid_t)g_ascii_strtoll(text, NULL, 10);
+	g_assert_cmpint(pid, >, 1);
+	for (int i = 0; pid > 1 && i < 500 && !gone(pid); i++)
+		g_usleep(10000);
+	g_assert_true(pid > 1 && gone(pid));
+	if (pid > 1 && !gone(pid))
+		kill(pid, SIGKILL);
+	g_unlink(pidfile);
+	g_rmdir(dir);
+	g_free(text);
+	g_free(pidfile);
+	g_free(dir);
+}
+
 /* The child starts a grandchild that holds the pipes open; on the timeout
  * both are killed, with the group. */
 static void test_timeout_kills_group(void)
@@ -117,8 +140,6 @@ static void test_timeout_kills_group(void)
 	const char *argv[] = { "sh", "-c", script, NULL };
 	cr_spawn_result *r = NULL;
 	cr_error err = CR_ERROR_INIT;
-	char *text = NULL;
-	pid_t grandchild;
 
 	g_assert_cmpint(host_api()->spawn(NULL, argv, NULL, 3000, 0, &r, &err), ==, CR_ERR_TIMEOUT);
 	g_assert_cmpstr(err.message, ==, "sh: still running after 3.0 s: killed");
@@ -127,18 +148,8 @@ static void test_timeout_kills_group(void)
 	g_assert_cmpint(r->exit_status, ==, 128 + SIGKILL);
 	g_assert_cmpint(r->term_signal, ==, SIGKILL);
 	host_api()->spawn_result_free(r);
-	g_assert_true(g_file_get_contents(pidfile, &text, NULL, NULL));
-	grandchild = (pid_t)g_ascii_strtoll(text, NULL, 10);
-	g_assert_cmpint(grandchild, >, 1);
-	for (int i = 0; i < 200 && !gone(grandchild); i++)
-		g_usleep(10000);
-	g_assert_true(gone(grandchild));
-	g_unlink(pidfile);
-	g_rmdir(dir);
-	g_free(text);
+	assert_gone(dir, pidfile);
 	g_free(script);
-	g_free(pidfile);
-	g_free(dir);
 }
 
 /* The child leads a process group of its own. */
@@ -168,8 +179,7 @@ static void test_helper_dies_with_its_reader(void)
 	char *script = g_strdup_printf("echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 30", pidfile,
 				       pidfile, pidfile);
 	const char *argv[] = { "sh", "-c", script, NULL };
-	char *text = NULL;
-	pid_t reader, helper;
+	pid_t reader;
 	int status;
 
 	reader = fork();
@@ -182,22 +192,11 @@ static void test_helper_dies_with_its_reader(void)
 	}
 	for (int i = 0; i < 3000 && !g_file_test(pidfile, G_FILE_TEST_EXISTS); i++)
 		g_usleep(10000);
-	g_assert_true(g_file_get_contents(pidfile, &text, NULL, NULL));
-	helper = (pid_t)g_ascii_strtoll(text, NULL, 10);
-	g_assert_cmpint(helper, >, 1);
+	g_assert_true(g_file_test(pidfile, G_FILE_TEST_EXISTS));
 	kill(reader, SIGKILL);
 	g_assert_cmpint(waitpid(reader, &status, 0), ==, reader);
-	for (int i = 0; i < 500 && !gone(helper); i++)
-		g_usleep(10000);
-	g_assert_true(gone(helper));
-	if (!gone(helper))
-		kill(helper, SIGKILL);
-	g_unlink(pidfile);
-	g_rmdir(dir);
-	g_free(text);
+	assert_gone(dir, pidfile);
 	g_free(script);
-	g_free(pidfile);
-	g_free(dir);
 }
 
 int main(int argc, char **argv)
