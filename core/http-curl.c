@@ -64,6 +64,14 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
 
 		g_ptr_array_add(r->headers, name);
 		g_ptr_array_add(r->headers, g_strstrip(value));
+		/* An answer announced over the cap is refused before its body
+		 * comes; one that does not announce its size is counted in
+		 * on_body. */
+		if (strcmp(name, "content-length") == 0 &&
+		    g_ascii_strtoull(value, NULL, 10) > r->max_body) {
+			r->too_big = true;
+			return 0; /* aborts the transfer */
+		}
 	}
 	return n;
 }

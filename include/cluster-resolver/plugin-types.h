@@ -209,7 +209,9 @@ typedef struct cr_accel_device {
  * @cert_file, @cert_pem, @key_file, @key_pem: (nullable) client certificate
  *                    and key, as paths or PEM text.
  * @insecure: skip TLS verification (only when a user's config says so).
- * @max_body: refuse larger answers (0 = host default, 256 MiB).
+ * @max_body: refuse larger answers (0 = host default, 256 MiB): one that
+ *     announces a larger Content-Length before its body comes, one that
+ *     does not as soon as it has sent more.
  * @flags: reserved, must be 0.
  *
  * An HTTP request made by the host over libcurl. All strings are borrowed.

@@ -317,7 +317,11 @@ def run_case(be, imp, case, spec, workdir):
         faults = faults()
     be.set_faults(faults, **spec.get('control', {}))
     conf = os.path.join(workdir, '%s-%s.conf' % (be.name, case['name']))
-    write(conf, be.conf(port, ca, spec.get("token")) if spec.get("token") else be.conf(port, ca))
+    text = be.conf(port, ca, spec.get("token")) if spec.get("token") else be.conf(port, ca)
+    if 'request_timeout' in case:
+        text = text.replace('request_timeout = 1.5;', 'request_timeout = %s;'
+                            % case['request_timeout'])
+    write(conf, text)
     vlog = os.path.join(workdir, '%s-%s.valgrind' % (be.name, case['name']))
     cmd = valgrind_prefix(vlog) if EVERY else []
     t0 = time.monotonic()
