@@ -41,7 +41,10 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 	cr_http_response *r = user;
 	size_t n = size * nmemb;
 
-	if (r->body->len + n > r->max_body) {
+	/* An answer announced over the cap is refused with its first bytes
+	 * (not at its header: an answer to HEAD announces a body it does not
+	 * send); one that does not announce its size is counted. */
+	if (r->announced > r->max_body || r->body->len + n > r->max_body) {
 		r->too_big = true;
 		return 0; /* aborts the transfer */
 	}
@@ -56,22 +59,18 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
 	const char *colon = memchr(data, ':', n);
 
 	/* A new status line (redirect, 100-continue) starts a new header set. */
-	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0)
+	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
 		g_ptr_array_set_size(r->headers, 0);
+		r->announced = 0;
+	}
 	if (colon != NULL) {
 		char *name = g_ascii_strdown(data, colon - data);
 		char *value = g_strndup(colon + 1, n - (size_t)(colon + 1 - data));
 
 		g_ptr_array_add(r->headers, name);
 		g_ptr_array_add(r->headers, g_strstrip(value));
-		/* An answer announced over the cap is refused before its body
-		 * comes; one that does not announce its size is counted in
-		 * on_body. */
-		if (strcmp(name, "content-length") == 0 &&
-		    g_ascii_strtoull(value, NULL, 10) > r->max_body) {
-			r->too_big = true;
-			return 0; /* aborts the transfer */
-		}
+		if (strcmp(name, "content-length") == 0)
+			r->announced = g_ascii_strtoull(value, NULL, 10);
 	}
 	return n;
 }

@@ -19,6 +19,7 @@ struct cr_http_response {
 	GString *body;
 	GPtrArray *headers; /* "name", "value", ... (owned) */
 	size_t max_body;
+	uint64_t announced; /* the Content-Length of the answer being read, 0: none */
 	bool too_big;
 	struct http_pool *pool; /* where the body goes back when freed (http.c) */
 };

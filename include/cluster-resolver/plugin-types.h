@@ -210,8 +210,9 @@ typedef struct cr_accel_device {
  *                    and key, as paths or PEM text.
  * @insecure: skip TLS verification (only when a user's config says so).
  * @max_body: refuse larger answers (0 = host default, 256 MiB): one that
- *     announces a larger Content-Length before its body comes, one that
- *     does not as soon as it has sent more.
+ *     announces a larger Content-Length with its first bytes, one that
+ *     does not as soon as it has sent more (an answer to HEAD, which has
+ *     no body, is never refused).
  * @flags: reserved, must be 0.
  *
  * An HTTP request made by the host over libcurl. All strings are borrowed.

@@ -63,6 +63,7 @@ static const http_case cases[] = {
 	{ "insecure", 'a', CA_NONE, CERT_NONE, true, true, "GET", false },
 	{ "verify-again", 'a', CA_NONE, CERT_NONE, true, false, "GET", false },
 	{ "no-instance", '-', CA_FILE, CERT_NONE, true, false, "GET", false },
+	{ "head-large", 'b', CA_FILE, CERT_NONE, true, false, "HEAD", false },
 	{ NULL, 0, CA_NONE, CERT_NONE, false, false, NULL, false },
 };
 /* clang-format on */

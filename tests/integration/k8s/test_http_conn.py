@@ -35,12 +35,14 @@ LINES = [
                      'case=verify-again: SSL certificate problem: self-signed certificate '
                      'in certificate chain'),
     ('no-instance', '200 body'),
+    ('head-large', '200 no-body'),  # 1 GiB announced to HEAD, nothing sent: not refused
 ]
 
 # Requests the fixture saw, labelled by connection: the same letter means
 # the same TCP connection, different letters different connections.
 # `head` is answered 501 by the HTTP library before the fixture logs it, and
-# closes that connection; `verify-again` never gets past TLS.
+# closes that connection; `verify-again` never gets past TLS; the fixture
+# does not log `head-large` either.
 CONNS = [
     ('token-1', 'A'), ('token-2', 'A'),
     ('after-head', 'B'), ('header-dropped', 'B'),
@@ -76,6 +78,7 @@ LOG = [
     "resolver 'a': GET /version?case=ca-copy-rewritten", X,
     "resolver 'a': GET /version?case=insecure", X,
     "resolver 'a': GET /version?case=verify-again", X,
+    "resolver 'b': HEAD /version?case=head-large",
 ]
 
 
