@@ -100,6 +100,43 @@ static cr_status script_error(cr_error *err, const char *file, guint line, const
 	return err->code;
 }
 
+/* A library call's failure inside a block, as "FILE:LINE: why". */
+static cr_status at_line(cr_status st, cr_error *err, const char *file, guint line)
+{
+	const char *prefix = "cr-testhost: ";
+	char why[sizeof(err->message)];
+
+	if (st == CR_OK)
+		return st;
+	g_strlcpy(why, err->message + (g_str_has_prefix(err->message, prefix) ? strlen(prefix) : 0),
+		  sizeof(why));
+	script_error(err, file, line, why);
+	return st;
+}
+
+/* The first of @entries (lines @first.. of the script, 0-based) that has no
+ * @sep after a non-blank name: "FILE:LINE: expected @what". */
+static cr_status check_entries(const GPtrArray *entries, guint first, char sep, const char *what,
+			       const char *file, cr_error *err)
+{
+	for (guint k = 0; k < entries->len && entries->pdata[k] != NULL; k++) {
+		const char *line = entries->pdata[k];
+		const char *end = strchr(line, sep);
+		bool named = false;
+
+		for (const char *c = line; end != NULL && c < end && !named; c++)
+			named = !g_ascii_isspace(*c);
+		if (!named) {
+			char *why = g_strdup_printf("expected %s", what);
+
+			script_error(err, file, first + k + 1, why);
+			g_free(why);
+			return CR_ERR_INVALID_ARG;
+		}
+	}
+	return CR_OK;
+}
+
 static cr_status transport_code(const char *word)
 {
 	static const struct {
@@ -110,7 +147,7 @@ static cr_status transport_code(const char *word)
 		      { "io", CR_ERR_IO },
 		      { "auth", CR_ERR_AUTH } };
 
-	for (size_t i = 0; i < G_N_ELEMENTS(codes); i++)
+	for (size_t i = 0; word != NULL && i < G_N_ELEMENTS(codes); i++)
 		if (strcmp(word, codes[i].name) == 0)
 			return codes[i].code;
 	return CR_OK;
@@ -149,7 +186,7 @@ static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const 
 	cr_status st = CR_OK;
 	char *end = NULL;
 	long status;
-
+	guint first;
 	bool answered;
 
 	if (!block_start(lines, &n))
@@ -159,8 +196,13 @@ static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const 
 		st = script_error(err, file, n + 1, "expected \"METHOD URL\"");
 		goto out;
 	}
+	first = n;
 	answered = block_until_arrow(lines, &n, hdrs);
-	st = cr_testhost_expect(th, words[0], words[1], (const char *const *)hdrs->pdata, err);
+	st = check_entries(hdrs, first + 1, ':', "\"Name: value\"", file, err);
+	if (st == CR_OK)
+		st = at_line(cr_testhost_expect(th, words[0], words[1],
+						(const char *const *)hdrs->pdata, err),
+			     err, file, first + 1);
 	if (st != CR_OK)
 		goto out;
 	if (!answered) {
@@ -175,7 +217,9 @@ static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const 
 			st = script_error(err, file, n + 1,
 					  "unknown failure (network, timeout, io, auth)");
 		else
-			st = cr_testhost_respond_error(th, code, e[1] != NULL ? e[1] : "", err);
+			st = at_line(
+				cr_testhost_respond_error(th, code, e[1] != NULL ? e[1] : "", err),
+				err, file, n + 1);
 		g_strfreev(e);
 		for (n++; lines[n] != NULL && strcmp(lines[n], "%%") != 0; n++)
 			;
@@ -188,15 +232,21 @@ static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const 
 		goto out;
 	}
 	g_ptr_array_set_size(hdrs, 0);
+	first = n;
 	for (n++; lines[n] != NULL && lines[n][0] != '\0' && strcmp(lines[n], "%%") != 0; n++)
 		g_ptr_array_add(hdrs, lines[n]);
 	g_ptr_array_add(hdrs, NULL);
+	st = check_entries(hdrs, first + 1, ':', "\"Name: value\"", file, err);
+	if (st != CR_OK)
+		goto out;
 	if (lines[n] != NULL && lines[n][0] == '\0')
 		n++;
 	body = g_string_new(NULL);
-	for (bool first = true; lines[n] != NULL && strcmp(lines[n], "%%") != 0; n++, first = false)
-		g_string_append_printf(body, "%s%s", first ? "" : "\n", lines[n]);
-	st = cr_testhost_respond(th, status, (const char *const *)hdrs->pdata, body->str, err);
+	for (bool head = true; lines[n] != NULL && strcmp(lines[n], "%%") != 0; n++, head = false)
+		g_string_append_printf(body, "%s%s", head ? "" : "\n", lines[n]);
+	st = at_line(
+		cr_testhost_respond(th, status, (const char *const *)hdrs->pdata, body->str, err),
+		err, file, first + 1);
 out:
 	if (lines[n] != NULL)
 		n++; /* the "%%" */
@@ -236,7 +286,7 @@ static cr_status script_spawn(cr_testhost *th, char **lines, guint *i, const cha
 	GError *gerr = NULL;
 	char *end = NULL;
 	long status;
-
+	guint first;
 	bool answered;
 
 	if (!block_start(lines, &n))
@@ -253,9 +303,13 @@ static cr_status script_spawn(cr_testhost *th, char **lines, guint *i, const cha
 		g_error_free(gerr);
 		goto out;
 	}
+	first = n;
 	answered = block_until_arrow(lines, &n, env);
-	st = cr_testhost_expect_spawn(th, (const char *const *)argv,
-				      (const char *const *)env->pdata, err);
+	st = check_entries(env, first + 1, '=', "NAME=value", file, err);
+	if (st == CR_OK)
+		st = at_line(cr_testhost_expect_spawn(th, (const char *const *)argv,
+						      (const char *const *)env->pdata, err),
+			     err, file, first + 1);
 	if (st != CR_OK)
 		goto out;
 	if (!answered) {
@@ -263,8 +317,9 @@ static cr_status script_spawn(cr_testhost *th, char **lines, guint *i, const cha
 		goto out;
 	}
 	if (strcmp(lines[n], "-> timeout") == 0 || g_str_has_prefix(lines[n], "-> fail ")) {
-		st = lines[n][3] == 't' ? cr_testhost_spawn_timeout(th, err)
-					: cr_testhost_spawn_fail(th, lines[n] + 8, err);
+		st = at_line(lines[n][3] == 't' ? cr_testhost_spawn_timeout(th, err)
+						: cr_testhost_spawn_fail(th, lines[n] + 8, err),
+			     err, file, n + 1);
 		if (st == CR_OK && lines[n + 1] != NULL && strcmp(lines[n + 1], "%%") != 0 &&
 		    lines[n + 1][0] != '\0')
 			st = script_error(err, file, n + 2,
@@ -277,9 +332,10 @@ static cr_status script_spawn(cr_testhost *th, char **lines, guint *i, const cha
 					  "expected \"-> exit STATUS\" with a status 0..255");
 			goto out;
 		}
-		n++;
+		first = n++;
 		spawn_output(lines, &n, out, err_text);
-		st = cr_testhost_spawn_exit(th, (int)status, out->str, err_text->str, err);
+		st = at_line(cr_testhost_spawn_exit(th, (int)status, out->str, err_text->str, err),
+			     err, file, first + 1);
 	} else {
 		st = script_error(
 			err, file, n + 1,
@@ -301,25 +357,44 @@ out:
 typedef cr_status (*script_block_fn)(cr_testhost *th, char **lines, guint *i, const char *file,
 				     cr_error *err);
 
-/* Each block of the script @file through @block. */
+/* Each block of the script @text (@len bytes, read from @file) through
+ * @block. A NUL byte would end a line unseen: it is refused. */
+static cr_status script_text(cr_testhost *th, const char *file, const char *text, size_t len,
+			     script_block_fn block, cr_error *err)
+{
+	const char *nul = memchr(text, '\0', len);
+	char **lines;
+	cr_status st = CR_OK;
+
+	if (nul != NULL) {
+		guint line = 1;
+
+		for (const char *c = text; c < nul; c++)
+			line += *c == '\n';
+		return script_error(err, file, line, "a NUL byte (a script is text)");
+	}
+	lines = g_strsplit(text, "\n", -1);
+	for (guint i = 0; st == CR_OK && lines[i] != NULL;)
+		st = block(th, lines, &i, file, err);
+	g_strfreev(lines);
+	return st;
+}
+
 static cr_status load_script(cr_testhost *th, const char *file, script_block_fn block,
 			     cr_error *err)
 {
 	GError *gerr = NULL;
 	char *text = NULL;
-	char **lines;
-	cr_status st = CR_OK;
+	gsize len = 0;
+	cr_status st;
 
-	if (!g_file_get_contents(file, &text, NULL, &gerr)) {
+	if (!g_file_get_contents(file, &text, &len, &gerr)) {
 		st = script_error(err, file, 0, gerr->message);
 		g_error_free(gerr);
 		return st;
 	}
-	lines = g_strsplit(text, "\n", -1);
+	st = script_text(th, file, text, len, block, err);
 	g_free(text);
-	for (guint i = 0; st == CR_OK && lines[i] != NULL;)
-		st = block(th, lines, &i, file, err);
-	g_strfreev(lines);
 	return st;
 }
 

@@ -37,14 +37,21 @@ static void exchange_free(gpointer p)
 	g_free(x);
 }
 
-/* Split "Name: value" into @pairs as "name" (as given), "value" (trimmed). */
+/* Split "Name: value" into @pairs as "name" (as given), "value" (trimmed);
+ * false for a line without ':' or with a blank name. */
 static bool add_header_line(GPtrArray *pairs, const char *line)
 {
 	const char *colon = line != NULL ? strchr(line, ':') : NULL;
+	char *name;
 
-	if (colon == NULL || colon == line)
+	if (colon == NULL)
 		return false;
-	g_ptr_array_add(pairs, g_strstrip(g_strndup(line, (gsize)(colon - line))));
+	name = g_strstrip(g_strndup(line, (gsize)(colon - line)));
+	if (name[0] == '\0') {
+		g_free(name);
+		return false;
+	}
+	g_ptr_array_add(pairs, name);
 	g_ptr_array_add(pairs, g_strstrip(g_strdup(colon + 1)));
 	return true;
 }

@@ -158,7 +158,8 @@ CR_API cr_status cr_testhost_set_root(cr_testhost *th, const char *dir, cr_error
  * whatever the plugin made of it. Values of credential headers
  * (Authorization, Cookie, *token*, *secret*, *key*, ...) are matched but
  * never printed: messages show "Bearer (secret, 24 bytes)".
- * Returns: CR_OK, CR_ERR_INVALID_ARG (a header line without ':'). Since: 1.0
+ * Returns: CR_OK, CR_ERR_INVALID_ARG (a header line without ':' or
+ *     with a blank name). Since: 1.0
  */
 CR_API cr_status cr_testhost_expect(cr_testhost *th, const char *method, const char *url,
 				    const char *const *headers, cr_error *err);
@@ -178,7 +179,7 @@ CR_API cr_status cr_testhost_expect_body(cr_testhost *th, const char *body, cr_e
  *
  * The answer to the last expected request. Every expectation needs one.
  * Returns: CR_OK, CR_ERR_INVALID_ARG (nothing expected yet, already
- * answered, a header without ':'). Since: 1.0
+ * answered, a header without ':' or with a blank name). Since: 1.0
  */
 CR_API cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *headers,
 				     const char *body, cr_error *err);

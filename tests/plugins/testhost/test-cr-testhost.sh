@@ -50,6 +50,20 @@ expect http-unconsumed 1 '' \
 printf 'GET %s\n-> 2000\n' "$url" >"$tmp/bad.http"
 expect http-bad-script 2 '' "cr-testhost: $tmp/bad.http:2: expected \"-> STATUS\" with a status 100..999" -- \
 	"$th" "$httpget" resolve --config "$conf" --http "$tmp/bad.http"
+# A script's mistakes name FILE:LINE (a "-> error" without its kind crashed
+# cr-testhost; a header without its name named no line).
+printf 'GET %s\n-> error \n' "$url" >"$tmp/nokind.http"
+expect http-error-without-kind 2 '' "cr-testhost: $tmp/nokind.http:2: unknown failure (network, timeout, io, auth)" -- \
+	"$th" "$httpget" resolve --config "$conf" --http "$tmp/nokind.http"
+printf 'GET %s\nAccept: */*\n : v\n-> 200\n' "$url" >"$tmp/noname.http"
+expect http-header-without-name 2 '' "cr-testhost: $tmp/noname.http:3: expected \"Name: value\"" -- \
+	"$th" "$httpget" resolve --config "$conf" --http "$tmp/noname.http"
+printf 'GET %s\n-> 200\nContent-Type: text/plain\nno colon\n\nbody\n' "$url" >"$tmp/nocolon.http"
+expect http-response-header-without-colon 2 '' "cr-testhost: $tmp/nocolon.http:4: expected \"Name: value\"" -- \
+	"$th" "$httpget" resolve --config "$conf" --http "$tmp/nocolon.http"
+printf 'GET %s\n-> 200\n\n{"hosts": ["a:1"]}\n\000{"hosts": ["b:1"]}\n' "$url" >"$tmp/nul.http"
+expect http-nul 2 '' "cr-testhost: $tmp/nul.http:5: a NUL byte (a script is text)" -- \
+	"$th" "$httpget" resolve --config "$conf" --http "$tmp/nul.http"
 
 # Spawn scripts drive spawner.so, a test resolver that runs `program arg`
 # with one env entry and reports exit status, elapsed ms, out and err lines.
@@ -92,6 +106,9 @@ expect spawn-bad-argv 2 '' "cr-testhost: $tmp/quote.spawn:1: expected \"PROGRAM 
 printf 'helper a\n-> timeout\nstray\n' >"$tmp/stray.spawn"
 expect spawn-output-after-timeout 2 '' "cr-testhost: $tmp/stray.spawn:3: output after \"-> timeout\" or \"-> fail\" (only \"-> exit\" has output)" -- \
 	"$th" "$spawner" resolve --config 'arg = "a";' --spawn "$tmp/stray.spawn"
+printf 'helper a\nMODE=fast\nMODE\n-> exit 0\n' >"$tmp/env.spawn"
+expect spawn-env-without-value 2 '' "cr-testhost: $tmp/env.spawn:3: expected NAME=value" -- \
+	"$th" "$spawner" resolve --config 'arg = "a";' --spawn "$tmp/env.spawn"
 expect spawn-no-script 1 '' "cr-testhost: spawn 1: unexpected 'helper a' (the script has 0 spawns)" -- \
 	"$th" "$spawner" resolve --config 'arg = "a";'
 
