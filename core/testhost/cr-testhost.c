@@ -114,27 +114,21 @@ static cr_status at_line(cr_status st, cr_error *err, const char *file, guint li
 	return st;
 }
 
-/* The first of @entries (lines @first.. of the script, 0-based) that has no
- * @sep after a non-blank name: "FILE:LINE: expected @what". */
-static cr_status check_entries(const GPtrArray *entries, guint first, char sep, const char *what,
-			       const char *file, cr_error *err)
+/* @line (number @lineno) as a header or environment entry: a non-blank
+ * name before @sep, else "FILE:LINE: expected @what". */
+static cr_status check_entry(const char *line, char sep, const char *what, const char *file,
+			     guint lineno, cr_error *err)
 {
-	for (guint k = 0; k < entries->len && entries->pdata[k] != NULL; k++) {
-		const char *line = entries->pdata[k];
-		const char *end = strchr(line, sep);
-		bool named = false;
+	const char *end = strchr(line, sep);
+	char *why;
 
-		for (const char *c = line; end != NULL && c < end && !named; c++)
-			named = !g_ascii_isspace(*c);
-		if (!named) {
-			char *why = g_strdup_printf("expected %s", what);
-
-			script_error(err, file, first + k + 1, why);
-			g_free(why);
-			return CR_ERR_INVALID_ARG;
-		}
-	}
-	return CR_OK;
+	for (const char *c = line; end != NULL && c < end; c++)
+		if (!g_ascii_isspace(*c))
+			return CR_OK;
+	why = g_strdup_printf("expected %s", what);
+	script_error(err, file, lineno, why);
+	g_free(why);
+	return CR_ERR_INVALID_ARG;
 }
 
 static cr_status transport_code(const char *word)
@@ -163,16 +157,22 @@ static bool block_start(char **lines, guint *n)
 }
 
 /* The lines after the first up to the "-> " line (request headers,
- * environment entries), NULL-terminated in @into; false when the block has
- * no "-> " line. */
-static bool block_until_arrow(char **lines, guint *n, GPtrArray *into)
+ * environment entries: @what, with @sep), NULL-terminated in @into;
+ * *@answered: whether the block has a "-> " line. */
+static cr_status block_entries(char **lines, guint *n, GPtrArray *into, char sep, const char *what,
+			       const char *file, bool *answered, cr_error *err)
 {
-	for ((*n)++; lines[*n] != NULL && strcmp(lines[*n], "%%") != 0 &&
+	cr_status st = CR_OK;
+
+	for ((*n)++; st == CR_OK && lines[*n] != NULL && strcmp(lines[*n], "%%") != 0 &&
 		     !g_str_has_prefix(lines[*n], "-> ");
-	     (*n)++)
+	     (*n)++) {
 		g_ptr_array_add(into, lines[*n]);
+		st = check_entry(lines[*n], sep, what, file, *n + 1, err);
+	}
 	g_ptr_array_add(into, NULL);
-	return lines[*n] != NULL && strcmp(lines[*n], "%%") != 0;
+	*answered = lines[*n] != NULL && strcmp(lines[*n], "%%") != 0;
+	return st;
 }
 
 /* One exchange: @lines[*i] up to a "%%" line or the end. */
@@ -197,8 +197,7 @@ static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const 
 		goto out;
 	}
 	first = n;
-	answered = block_until_arrow(lines, &n, hdrs);
-	st = check_entries(hdrs, first + 1, ':', "\"Name: value\"", file, err);
+	st = block_entries(lines, &n, hdrs, ':', "\"Name: value\"", file, &answered, err);
 	if (st == CR_OK)
 		st = at_line(cr_testhost_expect(th, words[0], words[1],
 						(const char *const *)hdrs->pdata, err),
@@ -233,10 +232,13 @@ static cr_status script_exchange(cr_testhost *th, char **lines, guint *i, const 
 	}
 	g_ptr_array_set_size(hdrs, 0);
 	first = n;
-	for (n++; lines[n] != NULL && lines[n][0] != '\0' && strcmp(lines[n], "%%") != 0; n++)
+	for (n++;
+	     st == CR_OK && lines[n] != NULL && lines[n][0] != '\0' && strcmp(lines[n], "%%") != 0;
+	     n++) {
 		g_ptr_array_add(hdrs, lines[n]);
+		st = check_entry(lines[n], ':', "\"Name: value\"", file, n + 1, err);
+	}
 	g_ptr_array_add(hdrs, NULL);
-	st = check_entries(hdrs, first + 1, ':', "\"Name: value\"", file, err);
 	if (st != CR_OK)
 		goto out;
 	if (lines[n] != NULL && lines[n][0] == '\0')
@@ -304,8 +306,7 @@ static cr_status script_spawn(cr_testhost *th, char **lines, guint *i, const cha
 		goto out;
 	}
 	first = n;
-	answered = block_until_arrow(lines, &n, env);
-	st = check_entries(env, first + 1, '=', "NAME=value", file, err);
+	st = block_entries(lines, &n, env, '=', "NAME=value", file, &answered, err);
 	if (st == CR_OK)
 		st = at_line(cr_testhost_expect_spawn(th, (const char *const *)argv,
 						      (const char *const *)env->pdata, err),
