@@ -41,6 +41,8 @@ K8S_TOKEN = 'fixture-token-0123456789'
 GCP_TOKEN = 'ya29.fault-matrix-static-token'
 AKID = 'AKIAFIXTURE0EXAMPLE1'
 SECRET = 'fixtureSecretKey/0123456789+abcdefghijKLMN'
+# Every backend's request_timeout (s) unless a case sets its own (cases.py).
+REQUEST_TIMEOUT = 1.5
 # CR_FAULTS_VALGRIND=N: the valgrind pass (normal build): every Nth case of
 # the matrix, the CLI under memcheck (an error or a definite leak exits 99).
 EVERY = int(os.environ.get('CR_FAULTS_VALGRIND', '0'))
@@ -158,7 +160,7 @@ class K8s(Backend):
     def url(self, port):
         return 'https://127.0.0.1:%d' % port
 
-    def conf(self, port, ca, token=K8S_TOKEN):
+    def conf(self, port, ca, token=K8S_TOKEN, timeout=REQUEST_TIMEOUT):
         kc = os.path.join(self.dir, 'kc-%d-%s' % (port, os.path.basename(os.path.dirname(ca))))
         write(kc, 'apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n'
               '- name: f\n  cluster:\n    server: https://127.0.0.1:%d\n'
@@ -168,8 +170,8 @@ class K8s(Backend):
               % (port, ca, token), 0o600)
         return ('resolvers = ( { plugin = "k8s"; policy = "required"; kubeconfig = "%s"; '
                 'jobs = { worker = [ "job-name=worker" ]; }; page_size = 2; '
-                'connect_timeout = 1; request_timeout = 1.5; retries = 1; '
-                'max_retry_wait = 3; list_timeout = 3; } );\naccelerators = ( );\n' % kc)
+                'connect_timeout = 1; request_timeout = %s; retries = 1; '
+                'max_retry_wait = 3; list_timeout = 3; } );\naccelerators = ( );\n' % (kc, timeout))
 
 
 class Gcp(Backend):
@@ -232,14 +234,14 @@ class Gce(Backend):
         """access_token_file, or none: the metadata server's token."""
         return '' if token == 'metadata' else 'access_token_file = "%s"; ' % self.gcp.token
 
-    def conf(self, port, ca, token=None):
+    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT):
         g = self.gcp
         return ('resolvers = ( { plugin = "gce"; policy = "required"; '
                 'instance_group = "trainers"; port = 2222; %s'
                 'root = "%s"; metadata_host = "127.0.0.1:%d"; ca_file = "%s"; '
                 'compute_endpoint = "%s"; page_size = 5; retries = 1; max_retry_wait = 3; '
-                'request_timeout = 1.5; } );\naccelerators = ( );\n'
-                % (self.creds(token), g.root, g.meta, ca, self.url(port)))
+                'request_timeout = %s; } );\naccelerators = ( );\n'
+                % (self.creds(token), g.root, g.meta, ca, self.url(port), timeout))
 
 
 class Tpu(Gce):
@@ -248,15 +250,15 @@ class Tpu(Gce):
     def url(self, port):
         return 'https://127.0.0.1:%d/' % port
 
-    def conf(self, port, ca, token=None):
+    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT):
         g = self.gcp
         return ('resolvers = ( { plugin = "tpu"; policy = "required"; tpu = "ready"; '
                 'project = "tpu-proj"; zone = "us-central2-b"; %s'
                 'root = "%s"; metadata_host = "127.0.0.1:%d"; ca_file = "%s"; '
                 'tpu_endpoint = "%s"; retries = 1; max_retry_wait = 3; '
-                'request_timeout = 1.5; } );\naccelerators = ( );\n'
+                'request_timeout = %s; } );\naccelerators = ( );\n'
                 % (self.creds(token), g.root if token == 'metadata' else g.laptop, g.meta, ca,
-                   self.url(port)))
+                   self.url(port), timeout))
 
 
 class Aws(Backend):
@@ -288,12 +290,12 @@ class Aws(Backend):
             'AWS_CONFIG_FILE': os.path.join(self.dir, 'no-config'),
             'AWS_SHARED_CREDENTIALS_FILE': os.path.join(self.dir, 'no-credentials')})
 
-    def conf(self, port, ca, token=None):
+    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT):
         return ('resolvers = ( { plugin = "aws"; policy = "required"; port = 2222; '
                 'region = "us-east-1"; endpoint = "%s"; ca_file = "%s"; page_size = 5; '
                 'jobs = { worker = ( { name = "tag:role"; values = [ "worker" ]; } ); }; '
-                'retries = 1; connect_timeout = 1; request_timeout = 1.5; } );\n'
-                'accelerators = ( );\n' % (self.url(port), ca))
+                'retries = 1; connect_timeout = 1; request_timeout = %s; } );\n'
+                'accelerators = ( );\n' % (self.url(port), ca, timeout))
 
 
 def pattern(msg, port):
@@ -317,11 +319,10 @@ def run_case(be, imp, case, spec, workdir):
         faults = faults()
     be.set_faults(faults, **spec.get('control', {}))
     conf = os.path.join(workdir, '%s-%s.conf' % (be.name, case['name']))
-    text = be.conf(port, ca, spec.get("token")) if spec.get("token") else be.conf(port, ca)
-    if 'request_timeout' in case:
-        text = text.replace('request_timeout = 1.5;', 'request_timeout = %s;'
-                            % case['request_timeout'])
-    write(conf, text)
+    kw = dict(timeout=case.get('request_timeout', REQUEST_TIMEOUT))
+    if spec.get('token'):
+        kw['token'] = spec['token']
+    write(conf, be.conf(port, ca, **kw))
     vlog = os.path.join(workdir, '%s-%s.valgrind' % (be.name, case['name']))
     cmd = valgrind_prefix(vlog) if EVERY else []
     t0 = time.monotonic()
