@@ -12,7 +12,7 @@
 
 #include <cluster-resolver/testhost.h>
 
-#include "pipeline-private.h"
+#include "pipeline/pipeline-private.h"
 
 typedef struct th_log_line {
 	cr_log_level level;

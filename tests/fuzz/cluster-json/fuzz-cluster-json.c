@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "values-private.h"
+#include "values/values-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

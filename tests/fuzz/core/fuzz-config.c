@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plugins-private.h"
+#include "host/host-private.h"
 
 #define SEPARATOR "\n%%\n"
 #define MAX_DROPINS 8

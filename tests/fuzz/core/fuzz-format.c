@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline-private.h"
-#include "values-private.h"
+#include "pipeline/pipeline-private.h"
+#include "values/values-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

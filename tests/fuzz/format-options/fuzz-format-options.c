@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format-options.h"
-#include "pipeline-private.h"
+#include "values/format-options.h"
+#include "pipeline/pipeline-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

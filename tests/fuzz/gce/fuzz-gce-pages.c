@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../../../plugins/resolvers/gce/gce_list.c"
-#include "values-private.h"
+#include "values/values-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 
 #include <glib.h>
 
-#include "hostlist-private.h"
+#include "values/hostlist-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 fuzz_init hostlist
 
 # The parsers and the core's error helper: no other part of the library.
-core="$src/core/hostlist.c $src/core/hostlist-compress.c $src/core/tasks-per-node.c $src/core/error.c"
+core="$src/core/values/hostlist.c $src/core/values/hostlist-compress.c $src/core/values/tasks-per-node.c $src/core/values/error.c"
 corpus="$here/corpus-$target"
 pkgs=glib-2.0
 max_len=256
@@ -19,9 +19,9 @@ hostlist) sources="$here/fuzz-hostlist.c $core" ;;
 tpn) sources="$here/fuzz-tpn.c $core" ;;
 cluster-json)
 	# the as_dict walk with the spec and JSON code it stands on
-	sources="$here/../cluster-json/fuzz-cluster-json.c $src/core/spec-codec.c $src/core/spec.c"
-	sources="$sources $src/core/spec-address.c"
-	sources="$sources $src/core/json.c $src/core/error.c"
+	sources="$here/../cluster-json/fuzz-cluster-json.c $src/core/values/spec-codec.c $src/core/values/spec.c"
+	sources="$sources $src/core/values/spec-address.c"
+	sources="$sources $src/core/values/json.c $src/core/values/error.c"
 	corpus="$here/../cluster-json/corpus"
 	pkgs="glib-2.0 json-c"
 	max_len=1024

@@ -21,7 +21,7 @@
 #include "../../../plugins/resolvers/k8s/k8s_pb.c"
 #include "../../../plugins/resolvers/k8s/k8s_proto.c"
 #include "../../../plugins/resolvers/k8s/k8s_view.c"
-#include "values-private.h"
+#include "values/values-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

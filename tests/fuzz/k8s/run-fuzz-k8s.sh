@@ -9,6 +9,6 @@ fuzz_init k8s
 # the harness includes k8s_page.c, k8s_pb.c, k8s_proto.c and k8s_view.c; the core's error_set
 # shellcheck disable=SC2086
 fuzz_cc -fsanitize=fuzzer -I"$src/core" -I"$src/plugins/resolvers/k8s" \
-	$(pkg-config --cflags glib-2.0 json-c) "$here/fuzz-k8s-pages.c" "$src/core/error.c" \
+	$(pkg-config --cflags glib-2.0 json-c) "$here/fuzz-k8s-pages.c" "$src/core/values/error.c" \
 	$(pkg-config --libs glib-2.0 json-c) -o "$out/fuzz-k8s-pages"
 fuzz_run fuzz-k8s-pages "$here/corpus" "$secs" 16384

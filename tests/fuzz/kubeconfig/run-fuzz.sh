@@ -15,6 +15,6 @@ pkgs="glib-2.0 json-c yaml-0.1"
 # shellcheck disable=SC2046,SC2086
 fuzz_cc -fsanitize=fuzzer -I"$k8s" -I"$common/natural" -I"$common/httpanswer" \
 	$(pkg-config --cflags $pkgs) "$here/fuzz-kubeconfig.c" "$k8s"/*.c "$common"/natural/*.c \
-	"$common"/httpanswer/*.c "$src/core/error.c" -I"$src/core" $(pkg-config --libs $pkgs) \
+	"$common"/httpanswer/*.c "$src/core/values/error.c" -I"$src/core" $(pkg-config --libs $pkgs) \
 	-o "$out/fuzz-kubeconfig"
 fuzz_run fuzz-kubeconfig "$here/corpus" "$secs" 4096

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pipeline-private.h"
+#include "pipeline/pipeline-private.h"
 
 #define TOKEN "Authorization: Bearer fixture-token-0123456789"
 

@@ -11,7 +11,7 @@
 #include <cluster-resolver/hostlist.h>
 #include <cluster-resolver/spec.h>
 
-#include "hostlist-private.h"
+#include "values/hostlist-private.h"
 
 #define END NULL
 

@@ -14,7 +14,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "plugins-private.h"
+#include "host/host-private.h"
 
 /* One GET to a closed loopback port with the module at @path. */
 static cr_status get(const char *path, cr_error *err)

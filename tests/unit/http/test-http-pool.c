@@ -11,7 +11,7 @@
 
 #include <glib.h>
 
-#include "pipeline-private.h"
+#include "pipeline/pipeline-private.h"
 
 static cr_status scripted_http(void *data, cr_plugin_ctx *pctx, const cr_http_request *req,
 			       cr_http_response *reply, cr_error *err)

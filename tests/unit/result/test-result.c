@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "pipeline-private.h"
+#include "pipeline/pipeline-private.h"
 
 /* One task: "job:index=address". */
 typedef struct task {

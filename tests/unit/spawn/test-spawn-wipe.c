@@ -11,7 +11,7 @@
 
 #include <glib.h>
 
-#include "plugins-private.h"
+#include "host/host-private.h"
 
 #define MARKER "crWipeMarker-5b1e07"
 

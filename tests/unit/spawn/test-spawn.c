@@ -14,7 +14,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "plugins-private.h"
+#include "host/host-private.h"
 
 typedef struct spawn_case {
 	const char *name;

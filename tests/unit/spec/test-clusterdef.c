@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "pipeline-private.h"
+#include "pipeline/pipeline-private.h"
 #include "crt.h"
 
 typedef struct pb_case {

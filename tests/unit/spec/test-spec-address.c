@@ -6,7 +6,7 @@
  */
 #include <glib.h>
 
-#include "pipeline-private.h"
+#include "pipeline/pipeline-private.h"
 
 typedef struct address_case {
 	const char *address;

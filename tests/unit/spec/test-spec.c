@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "pipeline-private.h"
+#include "pipeline/pipeline-private.h"
 #include "crt.h"
 
 static cr_spec *from_json(const char *json)

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "pipeline-private.h"
+#include "pipeline/pipeline-private.h"
 
 typedef struct answer {
 	const char *tasks;     /* "job=addr,job=addr" dense; "job#3=addr" sparse */

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "pipeline-private.h"
+#include "pipeline/pipeline-private.h"
 
 typedef struct master_check {
 	const char *task_type; /* NULL */

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * explain.c - `cluster-resolver explain`: one resolution, told resolver by
+ * resolver (verdict, reason, facts) and then the merged result, so an admin
+ * sees in one screen why the cluster came out as it did.
+ */
+#include <string.h>
+
+#include <glib.h>
+
+#include "pipeline/pipeline-private.h"
+
+static const char *verdict_name(run_verdict v)
+{
+	switch (v) {
+	case VERDICT_OK:
+		return "ok";
+	case VERDICT_DECLINED:
+		return "declined";
+	case VERDICT_ERROR:
+		return "error";
+	case VERDICT_NOT_RUN:
+	case VERDICT_SKIPPED:
+		break;
+	}
+	return "skipped";
+}
+
+static const char *fact_text(json_object *v)
+{
+	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+static void human_resolver(GString *out, guint i, const cr_instance *inst)
+{
+	g_string_append_printf(out, "%u. %s (plugin %s, %s, at %s)\n", i + 1, inst->label,
+			       inst->plugin->name, policy_name(inst->policy),
+			       inst->where != NULL ? inst->where : "(built-in)");
+	if (inst->verdict == VERDICT_DECLINED && inst->reason == NULL)
+		g_string_append(out, "   declined (the plugin gave no reason)\n");
+	else
+		g_string_append_printf(out, "   %s%s%s\n", verdict_name(inst->verdict),
+				       inst->reason != NULL ? ": " : "",
+				       inst->reason != NULL ? inst->reason : "");
+	if (inst->facts == NULL)
+		return;
+	json_object_object_foreach(inst->facts, key, val)
+		g_string_append_printf(out, "   fact %s: %s\n", key, fact_text(val));
+}
+
+static void json_resolver(GString *out, guint i, const cr_instance *inst)
+{
+	bool first = true;
+
+	g_string_append(out, i > 0 ? ", {\"name\": " : "{\"name\": ");
+	jw_string(out, inst->name);
+	g_string_append(out, ", \"plugin\": ");
+	jw_string(out, inst->plugin->name);
+	g_string_append_printf(out, ", \"policy\": \"%s\", \"at\": ", policy_name(inst->policy));
+	jw_string(out, inst->where != NULL ? inst->where : "(built-in)");
+	g_string_append_printf(out,
+			       ", \"verdict\": \"%s\", \"reason\": ", verdict_name(inst->verdict));
+	jw_string(out, inst->reason != NULL ? inst->reason : "");
+	g_string_append(out, ", \"facts\": {");
+	if (inst->facts != NULL) {
+		json_object_object_foreach(inst->facts, key, val)
+		{
+			g_string_append(out, first ? "" : ", ");
+			jw_string(out, key);
+			g_string_append_printf(out, ": %s", fact_text(val));
+			first = false;
+		}
+	}
+	g_string_append(out, "}}");
+}
+
+cr_status cr_context_explain(cr_context *ctx, bool json, char **text, cr_error *err)
+{
+	cr_error rerr = CR_ERROR_INIT;
+	cr_result *res = NULL;
+	char *merged = NULL;
+	GString *out;
+	cr_status st;
+
+	if (ctx == NULL || text == NULL)
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_explain: NULL argument");
+	*text = NULL;
+	st = cr_context_resolve(ctx, &res, &rerr);
+	if (st == CR_OK)
+		st = cr_result_format(res, "json", NULL, &merged, NULL, &rerr);
+	cr_result_free(res);
+	out = g_string_new(NULL);
+	if (json) {
+		g_string_append(out, "{\"config\": ");
+		jw_string(out, ctx->plan->name);
+		g_string_append(out, ", \"resolvers\": [");
+	} else {
+		g_string_append_printf(out, "config: %s\n", ctx->plan->name);
+	}
+	for (guint i = 0; i < ctx->resolvers->len; i++) {
+		const cr_instance *inst = g_ptr_array_index(ctx->resolvers, i);
+
+		if (json)
+			json_resolver(out, i, inst);
+		else
+			human_resolver(out, i, inst);
+	}
+	if (merged != NULL)
+		g_strchomp(merged);
+	if (json && st == CR_OK) {
+		g_string_append_printf(out, "], \"result\": %s, \"error\": null}\n", merged);
+	} else if (json) {
+		g_string_append(out, "], \"result\": null, \"error\": ");
+		jw_string(out, rerr.message);
+		g_string_append(out, "}\n");
+	} else if (st == CR_OK) {
+		g_string_append_printf(out, "result: %s\n", merged);
+	} else {
+		g_string_append_printf(out, "result: failed: %s\n", rerr.message);
+	}
+	g_free(merged);
+	*text = g_string_free(out, FALSE);
+	if (err != NULL)
+		*err = rerr;
+	return st;
+}

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plugins-private.h - the plugin layer of the core: loaded plugins, their
+ * instances, the config, the host table and HTTP. Builds on the value layer.
+ * Never installed; plugins never include it.
+ */
+#ifndef CR_PLUGINS_PRIVATE_H
+#define CR_PLUGINS_PRIVATE_H
+
+#include <libconfig.h>
+
+#include <cluster-resolver/plugin.h>
+
+#include "values/values-private.h"
+#include "host/io.h"
+
+/* ---- plugins and instances (loader.c) ------------------------------------ */
+typedef enum cr_policy {
+	CR_POLICY_REQUIRED = 0,
+	CR_POLICY_OPTIONAL = 1,
+	CR_POLICY_SUFFICIENT = 2,
+} cr_policy;
+
+typedef struct cr_plugin {
+	char *path;
+	char *name;
+	void *handle;
+	const cr_plugin_desc *desc;
+} cr_plugin;
+
+typedef struct cr_instance cr_instance;
+typedef struct http_conn http_conn;
+
+struct cr_plugin_ctx {
+	cr_context *ctx;
+	cr_instance *inst;
+};
+
+/* What one resolver run came to, for `explain` (context.c). */
+typedef enum run_verdict {
+	VERDICT_NOT_RUN = 0,
+	VERDICT_OK = 1,       /* its answer is in the union */
+	VERDICT_DECLINED = 2, /* CR_DECLINED from probe or resolve */
+	VERDICT_ERROR = 3,    /* create, probe or resolve failed */
+	VERDICT_SKIPPED = 4,  /* never ran: an earlier resolver ended the run */
+} run_verdict;
+
+struct cr_instance {
+	cr_plugin_kind kind;
+	char *name;  /* instance name: `name` key, else the plugin name */
+	char *label; /* "resolver 'k8s'" */
+	char *where; /* "FILE:LINE" of the group, for messages */
+	cr_policy policy;
+	cr_plugin *plugin;
+	const config_setting_t *setting; /* the group; never NULL */
+	void *state;
+	bool created;
+	bool declined; /* the last probe/resolve/enumerate said CR_DECLINED */
+	struct cr_plugin_ctx pctx;
+	http_conn *http; /* its connection (made by the HTTP module on first use) */
+	/* The last run, for `explain`. */
+	run_verdict verdict;
+	char *reason;       /* one line: why it declined/failed, or what it found */
+	json_object *facts; /* (owned, nullable) what it told result_set_fact */
+};
+
+/* ---- the plan (config.c): what the files say; nothing is loaded --------- */
+typedef struct plan_entry {
+	cr_plugin_kind kind; /* 0: unknown until the file is loaded (cr-testhost) */
+	char *plugin;        /* as written: a short name or an absolute path */
+	const char *name;    /* the `name` key, or NULL for the plugin's name */
+	/* (nullable) a `name` key that is not a string, when @kind was unknown
+	 * to the config: the message names the kind, so the loader gives it */
+	const config_setting_t *bad_name;
+	cr_policy policy;
+	const config_setting_t *group;     /* the entry's group (borrowed from the plan) */
+	const config_setting_t *plugin_at; /* its `plugin` key, for load errors */
+	char *where;                       /* "FILE:LINE" of the group */
+} plan_entry;
+
+typedef struct cr_plan {
+	char *name;               /* the main file, "(built-in auto)" or a string's name */
+	GPtrArray *configs;       /* config_t *: the entries' settings live here */
+	GPtrArray *files;         /* char *: every config file read, in order */
+	GPtrArray *plugin_path;   /* char *, absolute directories */
+	GPtrArray *resolvers;     /* plan_entry *, config order */
+	GPtrArray *accelerators;  /* plan_entry * */
+	bool accelerators_listed; /* an `accelerators` key: no automatic ones */
+	/* Top-level overrides of the union and the accelerator layer. */
+	char *task_type; /* NULL = unset */
+	int64_t task_id; /* -1 = unset */
+	char *rpc_layer;
+	bool rpc_layer_set;
+	GHashTable *num_accelerators; /* kind -> int64_t count */
+	GPtrArray *format_options;    /* char * "key=value": `formats`, in file order */
+} cr_plan;
+
+/* Resolvers the built-in `auto` configuration tries, in order (NULL-ended). */
+extern const char *const config_auto_order[];
+
+cr_plan *plan_new(void);
+void plan_free(cr_plan *plan);
+/* The largest config file or drop-in read (documented in cluster-resolver.conf(5)). */
+#define CONFIG_FILE_MAX (1u << 20)
+/* Read @path and its conf.d drop-ins into @plan. Each must be a regular file
+ * of at most CONFIG_FILE_MAX bytes without NUL bytes; a conf.d that exists but
+ * cannot be listed is an error. */
+cr_status config_parse_file(cr_plan *plan, const char *path, cr_error *err);
+/* config-text.c: a config file's text, checked before libconfig reads it
+ * (transfer full, g_free); its @include targets (recursively, @depth
+ * deep; each one read is added to @files); its tokens (integer literals
+ * against libconfig's 32-bit cut, comments closed, nesting depth). */
+cr_status config_read_text(const char *path, char **text, cr_error *err);
+cr_status config_check_includes(const char *dir, const char *file, const char *text, int depth,
+				GPtrArray *files, cr_error *err);
+cr_status config_check_tokens(const char *text, const char *name, cr_error *err);
+/* The path an @include'd file was read from (DIR/NAME), for libconfig's
+ * name of it @f (as the directive wrote it); interned. */
+const char *config_include_path(const config_t *cfg, const char *f);
+cr_status config_parse_string(cr_plan *plan, const char *text, const char *name, cr_error *err);
+/* The built-in `auto` plan over @installed, a NULL-ended subset of
+ * config_auto_order (the caller asked the loader which are installed). */
+cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_error *err);
+/* Read @text as the keys of one group (cr-testhost): one entry of unknown
+ * kind whose plugin is @plugin_path. Line 1 of @text is line 1 of @name. */
+cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
+			     const char *plugin_path, plan_entry **out, cr_error *err);
+const char *cfg_file_of(const config_setting_t *s);
+/* Accelerator counts, kind -> int64_t: the config's num_accelerators, and
+ * the tables the pipeline keeps per task (config.c). */
+GHashTable *accel_counts_new(void);
+void accel_counts_put(GHashTable *counts, const char *kind, int64_t n);
+/* The line of @s, or 0 for NULL. */
+int cfg_line_of(const config_setting_t *s);
+/* "%s:%d" arguments naming where @s was read. */
+#define AT(s) cfg_file_of(s), cfg_line_of(s)
+void config_name_set(config_t *cfg, const char *name);
+const char *config_name_get(const config_t *cfg);
+const char *policy_name(cr_policy p);
+
+/* ---- the loader (loader.c): plan entries -> checked plugins -------------- */
+typedef struct loader {
+	GPtrArray *added_dirs; /* char *, cr_context_add_plugin_dir */
+	GPtrArray *plan_dirs;  /* (borrowed, nullable) the plan's plugin_path */
+	GPtrArray *plugins;    /* cr_plugin *, each file loaded once */
+} loader;
+
+void loader_init(loader *l);
+void loader_clear(loader *l);
+/* Search directories in order: added, config plugin_path, env, built-in. */
+GPtrArray *loader_search_path(const loader *l);
+/* Find and load @name (short name or absolute path) for @kind. */
+cr_status loader_load(loader *l, const char *name, cr_plugin_kind kind, cr_plugin **out,
+		      cr_error *err);
+/* Load the file at @path with every check; used by `plugins` too (the
+ * plugin is not kept: free it with loader_plugin_free). */
+cr_status loader_open_file(const char *path, const char *expect_name, cr_plugin **out,
+			   cr_error *err);
+/* Load @e's plugin (by path when @e->kind is 0) and check its group against
+ * the plugin's schema (keys, types, required keys, ranges), naming
+ * FILE:LINE. *@label: "resolver 'NAME'" (transfer full). */
+cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, cr_error *err);
+/* Which of @names (NULL-ended) are installed as @kind plugins; a file that
+ * is there but broken is an error. *@out: (transfer container) NULL-ended. */
+cr_status loader_installed(loader *l, const char *const *names, cr_plugin_kind kind,
+			   GPtrArray **out, cr_error *err);
+/* A file the process will map and run (@kind "plugin" or "library"):
+ * regular, not a symbolic link, not writable by others, owned by root or
+ * this user, in a directory that is the same, below directories writable by
+ * others only with the sticky bit. CR_ERR_NOT_FOUND when it is missing. */
+cr_status loader_check_trusted(const char *kind, const char *path, cr_error *err);
+void loader_plugin_free(cr_plugin *plugin);
+const char *kind_name(cr_plugin_kind kind);
+const cr_option *schema_find(const cr_plugin_desc *desc, const char *name);
+const cr_option *schema_option_at(const cr_plugin_desc *desc, size_t i);
+/* Whether @o (an entry of @desc's schema) has the bound of @flag
+ * (CR_OPT_MIN / CR_OPT_MAX): flagged, and inside the plugin's option_size. */
+bool schema_has_bound(const cr_plugin_desc *desc, const cr_option *o, uint32_t flag);
+/* Whether @key of a plugin's group is the host's (plugin, name, policy). */
+bool schema_is_host_key(const char *key);
+/* A bound as the messages and `plugins` show it: an integer when it is
+ * one, else %g, in the C locale. @buf has G_ASCII_DTOSTR_BUF_SIZE bytes. */
+const char *schema_bound_text(char *buf, double v);
+/* Check @g's keys against @desc's schema (loader-schema.c); @label names
+ * the instance in messages. */
+cr_status schema_check_group(const cr_plugin_desc *desc, const config_setting_t *g,
+			     const char *label, cr_error *err);
+
+/* ---- host table (host.c) ------------------------------------------------- */
+const cr_host_api *host_api(void);
+void ctx_log(cr_context *ctx, cr_log_level level, const char *source, const char *fmt, ...)
+	G_GNUC_PRINTF(4, 5);
+const char *ctx_getenv(cr_context *ctx, const char *name);
+/* Put @io (with its @data) between @ctx and the world; NULL for the real
+ * world again. */
+void ctx_set_io(cr_context *ctx, const io_ops *io, void *data);
+/* @ctx's seam and its data; the real world (io_real()) for a NULL @ctx. */
+const io_ops *ctx_io(cr_context *ctx, void **data);
+
+/* ---- HTTP (http.c) ------------------------------------------------------- */
+/* The host table's http_request, through the context's I/O seam. */
+cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
+		       cr_error *err);
+long http_status(const cr_http_response *resp);
+const char *http_body(const cr_http_response *resp, size_t *len);
+const char *http_header(const cr_http_response *resp, const char *name);
+void http_response_free(cr_http_response *resp);
+/* Close an instance's connections and free its handle. NULL is a no-op. */
+void http_conn_free(http_conn *conn);
+/* A context's spare answer bodies: made with the context, closed (spares
+ * freed) with it; an answer still held after that frees its own body. */
+typedef struct http_pool http_pool;
+http_pool *http_pool_new(void);
+void http_pool_close(http_pool *pool);
+/* Load the HTTP module from @path instead of looking for it: for programs
+ * that link the core statically, so that no library tells where it is. */
+void http_module_set_path(const char *path);
+
+#endif /* CR_PLUGINS_PRIVATE_H */

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * http-curl.c - libcr-http.so, the core's private HTTP module: HTTP(S)
+ * over libcurl. TLS is verified unless the request says otherwise; trust
+ * anchors and client credentials may be files or PEM text. Header values
+ * and bodies are never logged: they carry tokens.
+ *
+ * Each plugin instance keeps one curl easy handle, so its successive
+ * requests reuse kept-alive connections, TLS sessions and resolved names.
+ * Every option is reset after each request. The handle remembers a digest
+ * of the TLS material its connections were made with (trust anchors,
+ * client certificate and key, their files' identity, verification); a
+ * request with other material gets a fresh handle, so a connection made
+ * with one set of credentials is never used with another.
+ *
+ * A module of its own (http-module.h) so that only a process that makes an
+ * HTTP request loads libcurl and OpenSSL.
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include <curl/curl.h>
+#include <glib.h>
+
+#include "host/http-module.h"
+
+#define DEFAULT_TIMEOUT_MS 30000L
+#define DEFAULT_CONNECT_TIMEOUT_MS 5000L
+
+#define TLS_DIGEST_LEN 32 /* SHA-256 */
+
+/* One instance's libcurl state (cr_instance.http). */
+struct http_conn {
+	CURL *curl;
+	guint8 tls[TLS_DIGEST_LEN]; /* what curl's connections were made with */
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
+{
+	cr_http_response *r = user;
+	size_t n = size * nmemb;
+
+	/* An answer announced over the cap is refused with its first bytes
+	 * (not at its header: an answer to HEAD announces a body it does not
+	 * send); one that does not announce its size is counted. */
+	if (r->announced > r->max_body || r->body->len + n > r->max_body) {
+		r->too_big = true;
+		return 0; /* aborts the transfer */
+	}
+	g_string_append_len(r->body, data, (gssize)n);
+	return n;
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
+{
+	cr_http_response *r = user;
+	size_t n = size * nmemb;
+	const char *colon = memchr(data, ':', n);
+
+	/* A new status line (redirect, 100-continue) starts a new header set. */
+	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+		g_ptr_array_set_size(r->headers, 0);
+		r->announced = 0;
+	}
+	if (colon != NULL) {
+		char *name = g_ascii_strdown(data, colon - data);
+		char *value = g_strndup(colon + 1, n - (size_t)(colon + 1 - data));
+
+		g_ptr_array_add(r->headers, name);
+		g_ptr_array_add(r->headers, g_strstrip(value));
+		if (strcmp(name, "content-length") == 0)
+			r->announced = g_ascii_strtoull(value, NULL, 10);
+	}
+	return n;
+}
+
+static void once_init(void)
+{
+	static gsize done = 0;
+
+	if (g_once_init_enter(&done)) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		g_once_init_leave(&done, 1);
+	}
+}
+
+static cr_status curl_status(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return CR_ERR_TIMEOUT;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+		return CR_ERR_NETWORK;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CACERT_BADFILE:
+		return CR_ERR_AUTH;
+	default:
+		return CR_ERR_NETWORK;
+	}
+}
+
+static void set_blob(CURL *c, CURLoption opt, const char *pem)
+{
+	struct curl_blob blob = { .data = (void *)pem,
+				  .len = strlen(pem),
+				  .flags = CURL_BLOB_COPY };
+
+	curl_easy_setopt(c, opt, &blob);
+}
+
+static void apply_tls(CURL *c, const cr_http_request *req)
+{
+	if (req->ca_file != NULL)
+		curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_file);
+	if (req->ca_pem != NULL)
+		set_blob(c, CURLOPT_CAINFO_BLOB, req->ca_pem);
+	if (req->cert_file != NULL)
+		curl_easy_setopt(c, CURLOPT_SSLCERT, req->cert_file);
+	if (req->cert_pem != NULL)
+		set_blob(c, CURLOPT_SSLCERT_BLOB, req->cert_pem);
+	if (req->cert_file != NULL || req->cert_pem != NULL)
+		curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+	if (req->key_file != NULL)
+		curl_easy_setopt(c, CURLOPT_SSLKEY, req->key_file);
+	if (req->key_pem != NULL)
+		set_blob(c, CURLOPT_SSLKEY_BLOB, req->key_pem);
+	if (req->insecure) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+}
+
+/* Length-prefixed, so that ("ab", "c") and ("a", "bc") differ. */
+static void digest_str(GChecksum *sum, const char *s)
+{
+	guint64 n = s != NULL ? strlen(s) + 1 : 0;
+
+	g_checksum_update(sum, (const guchar *)&n, sizeof(n));
+	if (s != NULL)
+		g_checksum_update(sum, (const guchar *)s, (gssize)n);
+}
+
+/* A file by name and identity: a rewritten or replaced file is another file. */
+static void digest_file(GChecksum *sum, const char *path)
+{
+	struct stat st;
+	gint64 id[5] = { -1, -1, -1, -1, -1 };
+
+	digest_str(sum, path);
+	if (path != NULL && stat(path, &st) == 0) {
+		id[0] = (gint64)st.st_dev;
+		id[1] = (gint64)st.st_ino;
+		id[2] = (gint64)st.st_size;
+		id[3] = (gint64)st.st_mtim.tv_sec;
+		id[4] = (gint64)st.st_mtim.tv_nsec;
+	}
+	g_checksum_update(sum, (const guchar *)id, sizeof(id));
+}
+
+/* SHA-256 of everything that decides which TLS peers and client identity
+ * a connection has. PEM text (keys included) is only hashed, never kept. */
+static void tls_digest(const cr_http_request *req, guint8 out[TLS_DIGEST_LEN])
+{
+	GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+	gsize len = TLS_DIGEST_LEN;
+	guint8 insecure = req->insecure ? 1 : 0;
+
+	digest_file(sum, req->ca_file);
+	digest_str(sum, req->ca_pem);
+	digest_file(sum, req->cert_file);
+	digest_str(sum, req->cert_pem);
+	digest_file(sum, req->key_file);
+	digest_str(sum, req->key_pem);
+	g_checksum_update(sum, &insecure, 1);
+	g_checksum_get_digest(sum, out, &len);
+	g_checksum_free(sum);
+}
+
+static void conn_free(http_conn *conn)
+{
+	if (conn == NULL)
+		return;
+	if (conn->curl != NULL)
+		curl_easy_cleanup(conn->curl);
+	g_free(conn);
+}
+
+/* The handle for @req: the instance's own, unless its connections were made
+ * with other TLS material. Returns NULL when libcurl cannot make one. */
+static CURL *conn_handle(const http_module_host *host, cr_plugin_ctx *pctx, http_conn *conn,
+			 const cr_http_request *req)
+{
+	guint8 tls[TLS_DIGEST_LEN];
+
+	tls_digest(req, tls);
+	if (conn->curl != NULL && memcmp(conn->tls, tls, sizeof(tls)) != 0) {
+		host->debug(pctx, "TLS settings changed: closing kept-alive connections");
+		curl_easy_cleanup(conn->curl);
+		conn->curl = NULL;
+	}
+	if (conn->curl == NULL) {
+		conn->curl = curl_easy_init();
+		memcpy(conn->tls, tls, sizeof(tls));
+	}
+	return conn->curl;
+}
+
+static void apply_request(CURL *c, const cr_http_request *req, struct curl_slist *hdrs,
+			  cr_http_response *r, char *errbuf)
+{
+	curl_easy_setopt(c, CURLOPT_URL, req->url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "cluster-resolver/" CR_VERSION_STRING);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+			 req->timeout_ms > 0 ? req->timeout_ms : DEFAULT_TIMEOUT_MS);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+			 req->connect_timeout_ms > 0 ? req->connect_timeout_ms
+						     : DEFAULT_CONNECT_TIMEOUT_MS);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
+	if (strcmp(req->method, "HEAD") == 0)
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	if (req->body != NULL) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+	}
+	if (hdrs != NULL)
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+	apply_tls(c, req);
+}
+
+static cr_status perform(const http_module_host *host, cr_plugin_ctx *pctx, http_conn **connp,
+			 const cr_http_request *req, cr_http_response *r, cr_error *err)
+{
+	struct curl_slist *hdrs = NULL;
+	http_conn *conn, *own = NULL;
+	CURLcode rc;
+	CURL *c;
+	cr_status st = CR_OK;
+
+	once_init();
+	if (connp != NULL) {
+		if (*connp == NULL)
+			*connp = g_new0(http_conn, 1);
+		conn = *connp;
+	} else {
+		conn = own = g_new0(http_conn, 1); /* no instance: one request */
+	}
+	c = conn_handle(host, pctx, conn, req);
+	if (c == NULL) {
+		conn_free(own);
+		return host->error_set(err, CR_ERR_INTERNAL, "%s: cannot initialise libcurl",
+				       req->url);
+	}
+	for (const char *const *h = req->headers; h != NULL && *h != NULL; h++)
+		hdrs = curl_slist_append(hdrs, *h);
+	conn->errbuf[0] = '\0';
+	apply_request(c, req, hdrs, r, conn->errbuf);
+	rc = curl_easy_perform(c);
+	if (r->too_big) {
+		st = host->error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes",
+				     req->method, req->url, r->max_body);
+	} else if (rc != CURLE_OK) {
+		st = host->error_set(err, curl_status(rc), "%s %s: %s", req->method, req->url,
+				     conn->errbuf[0] != '\0' ? conn->errbuf
+							     : curl_easy_strerror(rc));
+	} else {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	}
+	/* Nothing of this request stays set: the next one starts from defaults;
+	 * connections, TLS sessions and the DNS cache are kept. */
+	curl_easy_reset(c);
+	curl_slist_free_all(hdrs);
+	conn_free(own);
+	return st;
+}
+
+static const http_module the_module = {
+	.struct_size = sizeof(http_module),
+	.perform = perform,
+	.conn_free = conn_free,
+};
+
+__attribute__((visibility("default"))) const http_module *cr_http_module_entry_v1(void);
+
+const http_module *cr_http_module_entry_v1(void)
+{
+	return &the_module;
+}
