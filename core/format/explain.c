@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "pipeline/pipeline-private.h"
+#include "format/format-private.h"
 
 static const char *verdict_name(run_verdict v)
 {

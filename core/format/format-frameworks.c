@@ -20,7 +20,6 @@
 
 #include <glib.h>
 
-#include "pipeline/pipeline-private.h"
 #include "format/format-private.h"
 #include "values/format-options.h"
 
@@ -275,15 +274,16 @@ static cr_status fw_ifname_vars(const fw_world *w, const fw_opts *o, GPtrArray *
 
 static cr_status fw_tf_config_var(const cr_result *r, GPtrArray *pairs, cr_error *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	cr_status st = cr_result_format(r, "tf_config", NULL, &text, &len, err);
+	GString *text = g_string_new(NULL);
+	cr_status st = fmt_tf_config(r, NULL, text, err);
 
-	if (st != CR_OK)
+	if (st != CR_OK) {
+		g_string_free(text, TRUE);
 		return st;
-	if (len > 0 && text[len - 1] == '\n')
-		text[len - 1] = '\0';
-	fw_put(pairs, "TF_CONFIG", text);
+	}
+	if (text->len > 0 && text->str[text->len - 1] == '\n')
+		g_string_truncate(text, text->len - 1);
+	fw_put(pairs, "TF_CONFIG", g_string_free(text, FALSE));
 	return CR_OK;
 }
 
@@ -473,16 +473,6 @@ cr_status cr_result_env_vars(const cr_result *result, const char *format,
 }
 
 /* ---- shell output -------------------------------------------------------- */
-
-bool env_name_valid(const char *name)
-{
-	if (name == NULL || (!g_ascii_isalpha(name[0]) && name[0] != '_'))
-		return false;
-	for (const char *p = name; *p != '\0'; p++)
-		if (!g_ascii_isalnum(*p) && *p != '_')
-			return false;
-	return true;
-}
 
 /* `export NAME='value'`: inside single quotes only ' itself needs care. */
 static void fw_export(GString *out, const char *name, const char *value)

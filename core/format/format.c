@@ -1,84 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * format.c - turning a result into what a framework reads: TF_CONFIG JSON,
- * the full JSON record, a binary ClusterDef. Each format is one function in
- * the table at the end.
+ * format.c - cr_result_format: a format's name to the function that writes
+ * it (format-json.c: TensorFlow's and ours; format-frameworks.c: the other
+ * launchers'), one table, the top of the format layer.
  */
 #include <string.h>
 
 #include <glib.h>
 
-#include "pipeline/pipeline-private.h"
 #include "format/format-private.h"
-
-typedef cr_status (*format_fn)(const cr_result *r, const char *const *options, GString *out,
-			       cr_error *err);
-
-static bool has_identity(const cr_result *r)
-{
-	return r->task_type != NULL && r->task_id >= 0;
-}
-
-/* {"cluster": ..., "task": ..., "rpc_layer": ..., "environment": ...} without
- * the closing brace, so `json` can extend it. */
-static void write_tf_config_body(const cr_result *r, GString *out)
-{
-	g_string_append(out, "{\"cluster\": ");
-	spec_write_json(out, r->spec);
-	if (has_identity(r)) {
-		g_string_append(out, ", \"task\": {\"type\": ");
-		jw_string(out, r->task_type);
-		g_string_append_printf(out, ", \"index\": %" G_GINT64_FORMAT "}", r->task_id);
-	}
-	if (r->rpc_layer != NULL && *r->rpc_layer != '\0') {
-		g_string_append(out, ", \"rpc_layer\": ");
-		jw_string(out, r->rpc_layer);
-	}
-	if (r->environment != NULL && *r->environment != '\0') {
-		g_string_append(out, ", \"environment\": ");
-		jw_string(out, r->environment);
-	}
-}
-
-static cr_status fmt_tf_config(const cr_result *r, const char *const *options, GString *out,
-			       cr_error *err)
-{
-	write_tf_config_body(r, out);
-	g_string_append(out, "}\n");
-	return CR_OK;
-}
-
-static cr_status fmt_json(const cr_result *r, const char *const *options, GString *out,
-			  cr_error *err)
-{
-	char *master = NULL;
-
-	write_tf_config_body(r, out);
-	/* The `master` command's answer, for the same (effective) rpc layer;
-	 * an unknown task gives "" here too. */
-	if (cr_result_master(r, NULL, -1, NULL, &master, NULL) != CR_OK && master == NULL)
-		master = g_strdup("");
-	g_string_append(out, ", \"master\": ");
-	jw_string(out, master);
-	g_free(master);
-	g_string_append(out, ", \"num_accelerators\": ");
-	write_counts(out, r->accel);
-	g_string_append(out, "}\n");
-	return CR_OK;
-}
-
-static cr_status fmt_clusterdef(const cr_result *r, const char *const *options, GString *out,
-				cr_error *err)
-{
-	uint8_t *buf = NULL;
-	size_t len = 0;
-	cr_status st = cr_spec_to_clusterdef(r->spec, &buf, &len, err);
-
-	if (st == CR_OK)
-		g_string_append_len(out, (const char *)buf, (gssize)len);
-	g_free(buf);
-	return st;
-}
 
 static const struct {
 	const char *name;

@@ -11,7 +11,7 @@
 
 #include <glib.h>
 
-#include "pipeline/pipeline-private.h"
+#include "host/host-private.h"
 
 char *task_key(const char *job, int64_t index)
 {

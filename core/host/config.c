@@ -34,16 +34,6 @@ const char *cfg_file_of(const config_setting_t *s)
 	return "(built-in)";
 }
 
-GHashTable *accel_counts_new(void)
-{
-	return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-}
-
-void accel_counts_put(GHashTable *counts, const char *kind, int64_t n)
-{
-	g_hash_table_insert(counts, g_strdup(kind), g_memdup2(&n, sizeof(n)));
-}
-
 int cfg_line_of(const config_setting_t *s)
 {
 	return s != NULL ? (int)config_setting_source_line(s) : 0;

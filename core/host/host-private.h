@@ -4,8 +4,8 @@
  * instances, the config, the host table and HTTP. Builds on the value layer.
  * Never installed; plugins never include it.
  */
-#ifndef CR_PLUGINS_PRIVATE_H
-#define CR_PLUGINS_PRIVATE_H
+#ifndef CR_HOST_PRIVATE_H
+#define CR_HOST_PRIVATE_H
 
 #include <libconfig.h>
 
@@ -126,10 +126,6 @@ cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_erro
 cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
 			     const char *plugin_path, plan_entry **out, cr_error *err);
 const char *cfg_file_of(const config_setting_t *s);
-/* Accelerator counts, kind -> int64_t: the config's num_accelerators, and
- * the tables the pipeline keeps per task (config.c). */
-GHashTable *accel_counts_new(void);
-void accel_counts_put(GHashTable *counts, const char *kind, int64_t n);
 /* The line of @s, or 0 for NULL. */
 int cfg_line_of(const config_setting_t *s);
 /* "%s:%d" arguments naming where @s was read. */
@@ -170,7 +166,6 @@ cr_status loader_installed(loader *l, const char *const *names, cr_plugin_kind k
  * others only with the sticky bit. CR_ERR_NOT_FOUND when it is missing. */
 cr_status loader_check_trusted(const char *kind, const char *path, cr_error *err);
 void loader_plugin_free(cr_plugin *plugin);
-const char *kind_name(cr_plugin_kind kind);
 const cr_option *schema_find(const cr_plugin_desc *desc, const char *name);
 const cr_option *schema_option_at(const cr_plugin_desc *desc, size_t i);
 /* Whether @o (an entry of @desc's schema) has the bound of @flag
@@ -216,4 +211,106 @@ void http_pool_close(http_pool *pool);
  * that link the core statically, so that no library tells where it is. */
 void http_module_set_path(const char *path);
 
-#endif /* CR_PLUGINS_PRIVATE_H */
+/* ---- the context's state ------------------------------------------------ */
+/* What a context holds. Its log and I/O seam are read by this layer
+ * (log.c, seam.c); creating it and running it is the pipeline's
+ * (pipeline/context.c). */
+struct cr_context {
+	cr_log_fn log_fn;
+	void *log_data;
+	cr_log_level log_level;
+
+	cr_plan *plan;     /* what the config said; NULL until loaded */
+	loader loader;     /* search path and loaded plugin files */
+	config_t *builtin; /* an empty config for plugins without a group */
+
+	GPtrArray *resolvers;     /* cr_instance *, the plan's entries loaded */
+	GPtrArray *accelerators;  /* cr_instance * */
+	bool accelerators_listed; /* the automatic ones are in (or not wanted) */
+
+	/* Identity: CLI/API overrides beat the config's `task` / `rpc_layer`. */
+	char *task_type;
+	int64_t task_id; /* -1 = unset */
+	char *rpc_layer;
+	bool rpc_layer_set;
+
+	const io_ops *io; /* the I/O seam (io.h): io_real(), or a test host's */
+	void *io_data;
+	http_pool *http_pool; /* spare answer bodies (http.c) */
+};
+
+/* ---- result builders (builder.c): what plugins hand in ------------------ */
+struct cr_result_builder {
+	cr_instance *inst;
+	cr_spec *spec;
+	char *task_type;
+	int64_t task_id;
+	bool has_task;
+	char *rpc_layer;
+	char *environment;
+	char *master;
+	GHashTable *task_accel;  /* "job\nindex" -> GHashTable(kind -> count) */
+	GHashTable *own_accel;   /* kind -> count */
+	GPtrArray *env;          /* name, value, name, value, ... */
+	GHashTable *last_counts; /* (owned ref) counts last given to a task, or NULL */
+	GHashTable *shared;      /* counts tables held by several tasks (a set) */
+	GPtrArray *fds;          /* passed_fd *: result_pass_fd's copies (owned) */
+	json_object *facts;      /* (owned, nullable) result_set_fact, for `explain` */
+};
+
+/* A descriptor for the program `exec` starts (host->result_pass_fd): the
+ * host's close-on-exec copy and the variable that names its number. */
+typedef struct passed_fd {
+	int fd;
+	char *env_name;
+} passed_fd;
+
+typedef struct accel_device {
+	char *plugin;
+	cr_accel_device dev; /* strings owned */
+} accel_device;
+
+struct cr_accel_list {
+	cr_instance *inst;
+	GPtrArray *devices; /* accel_device * */
+};
+
+struct cr_text {
+	char *text;
+};
+
+cr_result_builder *builder_new(cr_instance *inst);
+void builder_free(cr_result_builder *b);
+void accel_device_free(gpointer p);
+/* Close a passed descriptor and free its record (builder.c). */
+void passed_fd_free(gpointer p);
+char *task_key(const char *job, int64_t index);
+/* The counts table of task (@job, @index) in a task_key-keyed @task_accel,
+ * or NULL. */
+GHashTable *task_accel_get(GHashTable *task_accel, const char *job, int64_t index);
+
+cr_status host_result_add_job(cr_result_builder *b, const char *job, cr_error *err);
+cr_status host_result_append_task(cr_result_builder *b, const char *job, const char *address,
+				  cr_error *err);
+cr_status host_result_add_task(cr_result_builder *b, const char *job, int64_t index,
+			       const char *address, cr_error *err);
+cr_status host_result_set_task(cr_result_builder *b, const char *task_type, int64_t task_id,
+			       cr_error *err);
+cr_status host_result_set_rpc_layer(cr_result_builder *b, const char *rpc_layer, cr_error *err);
+cr_status host_result_set_environment(cr_result_builder *b, const char *env, cr_error *err);
+cr_status host_result_set_master(cr_result_builder *b, const char *master, cr_error *err);
+cr_status host_result_set_task_accelerators(cr_result_builder *b, const char *job, int64_t index,
+					    const char *kind, int64_t count, cr_error *err);
+cr_status host_result_set_env(cr_result_builder *b, const char *name, const char *value,
+			      cr_error *err);
+cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *cluster,
+				       const char *what, cr_error *err);
+cr_status host_result_pass_fd(cr_result_builder *b, int fd, const char *env_name, cr_error *err);
+cr_status host_result_set_fact(cr_result_builder *b, const char *key, const cr_json *value,
+			       cr_error *err);
+cr_status host_result_set_fact_string(cr_result_builder *b, const char *key, const char *value,
+				      cr_error *err);
+cr_status host_accel_add(cr_accel_list *list, const cr_accel_device *dev, cr_error *err);
+cr_status host_text_set(cr_text *out, const char *text, cr_error *err);
+
+#endif /* CR_HOST_PRIVATE_H */

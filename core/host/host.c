@@ -15,27 +15,9 @@
 
 #include <glib.h>
 
-#include "pipeline/pipeline-private.h"
+#include "host/host-private.h"
 
 /* ---- logging ------------------------------------------------------------- */
-
-void ctx_log(cr_context *ctx, cr_log_level level, const char *source, const char *fmt, ...)
-{
-	char *msg;
-	va_list ap;
-
-	if (ctx == NULL || level > ctx->log_level)
-		return;
-	/* No fixed buffer: a long line (a 120 KB device mask) is kept whole. */
-	va_start(ap, fmt);
-	msg = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	for (char *p = msg; *p != '\0'; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	ctx->log_fn(level, source, msg, ctx->log_data);
-	g_free(msg);
-}
 
 static void host_log(cr_plugin_ctx *pctx, cr_log_level level, const char *fmt, ...)
 	G_GNUC_PRINTF(3, 4);
@@ -257,34 +239,10 @@ static bool opt_is_set(cr_plugin_ctx *pctx, const char *name)
 
 /* ---- environment and files: through the context's I/O seam -------------- */
 
-void ctx_set_io(cr_context *ctx, const io_ops *io, void *data)
-{
-	ctx->io = io != NULL ? io : io_real();
-	ctx->io_data = io != NULL ? data : NULL;
-}
-
-const io_ops *ctx_io(cr_context *ctx, void **data)
-{
-	if (ctx == NULL) {
-		*data = NULL;
-		return io_real();
-	}
-	*data = ctx->io_data;
-	return ctx->io;
-}
-
 /* The seam of @pctx's context; the real world without one. */
 static const io_ops *pctx_io(cr_plugin_ctx *pctx, void **data)
 {
 	return ctx_io(pctx != NULL ? pctx->ctx : NULL, data);
-}
-
-const char *ctx_getenv(cr_context *ctx, const char *name)
-{
-	void *data;
-	const io_ops *io = ctx_io(ctx, &data);
-
-	return io->getenv(data, name);
 }
 
 static const char *host_getenv(cr_plugin_ctx *pctx, const char *name)

@@ -14,7 +14,7 @@
 
 #include <cluster-resolver/cluster-resolver.h>
 #include <cluster-resolver/hostlist.h>
-#include <cluster-resolver/plugin-types.h>
+#include <cluster-resolver/plugin.h>
 
 /* ---- errors (error.c) ---------------------------------------------------- */
 cr_status error_set(cr_error *err, cr_status code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
@@ -66,6 +66,18 @@ size_t spec_job_arrays(const cr_spec *spec, size_t job_i, const int32_t **indice
 cr_status spec_take_tasks(cr_spec *dst, cr_spec *src, const char *job, int64_t offset,
 			  cr_error *err);
 
+/* ---- names and counts (names.c) ------------------------------------------ */
+/* "resolver" or "accelerator". */
+const char *kind_name(cr_plugin_kind kind);
+/* Whether @name is a shell variable name, [A-Za-z_][A-Za-z0-9_]* (the
+ * formats' variables, and the names of passed descriptors). */
+bool env_name_valid(const char *name);
+/* Accelerator counts, kind -> int64_t: the config's num_accelerators, and
+ * the tables the pipeline keeps per task. */
+GHashTable *accel_counts_new(void);
+void accel_counts_put(GHashTable *counts, const char *kind, int64_t n);
+
+/* ---- JSON for plugins (json.c) ------------------------------------------- */
 cr_status host_json_parse(const char *text, size_t len, const char *what, cr_json **root,
 			  cr_error *err);
 void host_json_free(cr_json *root);
