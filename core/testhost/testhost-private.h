@@ -2,8 +2,9 @@
 /*
  * testhost-private.h - the inside of a cr_testhost, shared by testhost.c
  * (plugin, environment, files, runs, logs), testhost-io.c (its I/O seam),
- * testhost-http.c (the HTTP script) and testhost-spawn.c (the spawn
- * script). Never installed.
+ * testhost-http.c (the HTTP script), testhost-spawn.c (the spawn
+ * script) and testhost-mismatch.c (a violation of either script). Never
+ * installed.
  */
 #ifndef CR_TESTHOST_PRIVATE_H
 #define CR_TESTHOST_PRIVATE_H
@@ -54,8 +55,8 @@ struct cr_testhost {
  * "deadline = now + timeout" arithmetic has room either side. */
 #define TH_CLOCK_START_MS ((int64_t)1000000)
 
-/* testhost.c: record a script violation (the first one is kept for
- * verify) and fail the call with "cr-testhost: WHAT N: WHY"; frees @why. */
+/* testhost-mismatch.c: record a script violation (the first one is kept
+ * for verify) and fail the call with "cr-testhost: WHAT N: WHY"; frees @why. */
 cr_status th_mismatch(cr_testhost *th, const char *what, guint n, char *why, cr_error *err);
 
 /* testhost-io.c */

@@ -92,20 +92,6 @@ void cr_testhost_free(cr_testhost *th)
 	g_free(th);
 }
 
-cr_status th_mismatch(cr_testhost *th, const char *what, guint n, char *why, cr_error *err)
-{
-	char *msg = g_strdup_printf("cr-testhost: %s %u: %s", what, n, why);
-	cr_status st = error_set(err, CR_ERR_NETWORK, "%s", msg);
-
-	g_free(why);
-	if (th->mismatch == NULL)
-		th->mismatch = msg;
-	else
-		g_free(msg);
-	th->call_mismatch = true;
-	return st;
-}
-
 /* ---- loading ------------------------------------------------------------- */
 
 cr_status cr_testhost_load(cr_testhost *th, const char *plugin_path, const char *config,
