@@ -68,6 +68,9 @@ void th_script_init(cr_testhost *th);
 void th_script_free(cr_testhost *th);
 cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_response *reply,
 			 cr_error *err);
+/* CR_OK when every expected request was made; else CR_ERR_NOT_FOUND
+ * naming the first one not made. */
+cr_status th_http_verify(cr_testhost *th, cr_error *err);
 
 /* testhost-spawn.c */
 void th_spawn_init(cr_testhost *th);
@@ -75,6 +78,8 @@ void th_spawn_free(cr_testhost *th);
 cr_status th_spawn_answer(cr_testhost *th, const char *const *argv, const char *const *env,
 			  int64_t timeout_ms, size_t output_cap, cr_spawn_result **out,
 			  cr_error *err);
+/* CR_OK when every expected spawn was made; else CR_ERR_NOT_FOUND naming
+ * the first one not made. */
 cr_status th_spawn_verify(cr_testhost *th, cr_error *err);
 
 #endif /* CR_TESTHOST_PRIVATE_H */
