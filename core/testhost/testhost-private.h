@@ -2,8 +2,9 @@
 /*
  * testhost-private.h - the inside of a cr_testhost, shared by testhost.c
  * (plugin, environment, files, runs, logs), testhost-io.c (its I/O seam),
- * testhost-http.c (the HTTP script) and testhost-spawn.c (the spawn
- * script). Never installed.
+ * testhost-http.c (the HTTP script), testhost-spawn.c (the spawn
+ * script) and testhost-mismatch.c (a violation of either script). Never
+ * installed.
  */
 #ifndef CR_TESTHOST_PRIVATE_H
 #define CR_TESTHOST_PRIVATE_H
@@ -54,8 +55,8 @@ struct cr_testhost {
  * "deadline = now + timeout" arithmetic has room either side. */
 #define TH_CLOCK_START_MS ((int64_t)1000000)
 
-/* testhost.c: record a script violation (the first one is kept for
- * verify) and fail the call with "cr-testhost: WHAT N: WHY"; frees @why. */
+/* testhost-mismatch.c: record a script violation (the first one is kept
+ * for verify) and fail the call with "cr-testhost: WHAT N: WHY"; frees @why. */
 cr_status th_mismatch(cr_testhost *th, const char *what, guint n, char *why, cr_error *err);
 
 /* testhost-io.c */
@@ -67,6 +68,9 @@ void th_script_init(cr_testhost *th);
 void th_script_free(cr_testhost *th);
 cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_response *reply,
 			 cr_error *err);
+/* CR_OK when every expected request was made; else CR_ERR_NOT_FOUND
+ * naming the first one not made. */
+cr_status th_http_verify(cr_testhost *th, cr_error *err);
 
 /* testhost-spawn.c */
 void th_spawn_init(cr_testhost *th);
@@ -74,6 +78,8 @@ void th_spawn_free(cr_testhost *th);
 cr_status th_spawn_answer(cr_testhost *th, const char *const *argv, const char *const *env,
 			  int64_t timeout_ms, size_t output_cap, cr_spawn_result **out,
 			  cr_error *err);
+/* CR_OK when every expected spawn was made; else CR_ERR_NOT_FOUND naming
+ * the first one not made. */
 cr_status th_spawn_verify(cr_testhost *th, cr_error *err);
 
 #endif /* CR_TESTHOST_PRIVATE_H */

@@ -4,7 +4,8 @@
  * (testhost-io.c: environment, files, HTTP, clock, spawn) and log handler
  * are the testhost's. Loading, schema checks and runs go through the core's own
  * code, so messages are the host's. The scripts of expected exchanges are in
- * testhost-http.c (HTTP requests) and testhost-spawn.c (child processes).
+ * testhost-http.c (HTTP requests) and testhost-spawn.c (child processes);
+ * verify here asks both.
  */
 #include <ftw.h>
 #include <stdio.h>
@@ -90,20 +91,6 @@ void cr_testhost_free(cr_testhost *th)
 	g_free(th->file_root);
 	g_free(th->mismatch);
 	g_free(th);
-}
-
-cr_status th_mismatch(cr_testhost *th, const char *what, guint n, char *why, cr_error *err)
-{
-	char *msg = g_strdup_printf("cr-testhost: %s %u: %s", what, n, why);
-	cr_status st = error_set(err, CR_ERR_NETWORK, "%s", msg);
-
-	g_free(why);
-	if (th->mismatch == NULL)
-		th->mismatch = msg;
-	else
-		g_free(msg);
-	th->call_mismatch = true;
-	return st;
 }
 
 /* ---- loading ------------------------------------------------------------- */
@@ -392,6 +379,24 @@ cr_status cr_testhost_enumerate(cr_testhost *th, const char **out, cr_error *err
 	g_free(json);
 	cr_result_free(res);
 	return end_call(th, st, text, out, err);
+}
+
+/* ---- the scripts --------------------------------------------------------- */
+
+/* The first violation of either script; else the HTTP script's requests
+ * not made, then the spawn script's. */
+cr_status cr_testhost_verify(cr_testhost *th, cr_error *err)
+{
+	cr_status st;
+
+	if (th == NULL)
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_verify: NULL testhost");
+	if (th->mismatch != NULL)
+		return error_set(err, CR_ERR_NETWORK, "%s", th->mismatch);
+	st = th_http_verify(th, err);
+	if (st == CR_OK)
+		st = th_spawn_verify(th, err);
+	return st;
 }
 
 /* ---- logs ---------------------------------------------------------------- */
