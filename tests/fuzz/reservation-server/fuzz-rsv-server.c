@@ -26,7 +26,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* cli/main.c's error line, which the server's start-up would use. */
+/* cli/common.c's error line, which the server's start-up would use. */
 void cli_error(const char *fmt, ...)
 {
 	(void)fmt;
