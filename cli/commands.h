@@ -38,11 +38,14 @@ typedef struct cli_command {
 	} * values;
 } cli_command;
 
-/* The command table of main.c, for completion.c. */
+/* A command's entry point, and a line of main.c's table of them: main.c
+ * dispatches through the table and hands it to `completion`, which asks
+ * each of the other commands to describe itself. */
 typedef int (*cli_command_fn)(const cli_opts *o, int argc, char **argv);
-size_t cli_command_count(void);
-const char *cli_command_name(size_t i);
-cli_command_fn cli_command_handler(size_t i);
+typedef struct cli_command_entry {
+	const char *name;
+	cli_command_fn fn;
+} cli_command_entry;
 
 /* The global options (options.c) and the value lists they complete from. */
 extern const GOptionEntry cli_global_entries[];
@@ -106,6 +109,8 @@ int cli_cmd_plugins(const cli_opts *o, int argc, char **argv);
 int cli_cmd_check_config(const cli_opts *o, int argc, char **argv);
 int cli_cmd_hostlist(const cli_opts *o, int argc, char **argv);
 int cli_cmd_reservation(const cli_opts *o, int argc, char **argv);
-int cli_cmd_completion(const cli_opts *o, int argc, char **argv);
+/* `completion bash|zsh`: the script for the commands of @table (@n lines). */
+int cli_cmd_completion(const cli_opts *o, int argc, char **argv, const cli_command_entry *table,
+		       size_t n);
 
 #endif /* CR_CLI_COMMANDS_H */

@@ -45,30 +45,20 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 success, 1 resolution failed, 2 usage or configuration error.\n";
 
-static const struct {
-	const char *name;
-	int (*fn)(const cli_opts *o, int argc, char **argv);
-} commands[] = {
+static int cmd_completion(const cli_opts *o, int argc, char **argv);
+
+static const cli_command_entry commands[] = {
 	{ "resolve", cli_cmd_resolve },           { "master", cli_cmd_master },
 	{ "accelerators", cli_cmd_accelerators }, { "exec", cli_cmd_exec },
 	{ "explain", cli_cmd_explain },           { "plugins", cli_cmd_plugins },
 	{ "check-config", cli_cmd_check_config }, { "hostlist", cli_cmd_hostlist },
-	{ "completion", cli_cmd_completion },     { "reservation", cli_cmd_reservation },
+	{ "completion", cmd_completion },         { "reservation", cli_cmd_reservation },
 };
 
-size_t cli_command_count(void)
+/* `completion` is made from the other commands: it is given this table. */
+static int cmd_completion(const cli_opts *o, int argc, char **argv)
 {
-	return sizeof(commands) / sizeof(commands[0]);
-}
-
-const char *cli_command_name(size_t i)
-{
-	return commands[i].name;
-}
-
-cli_command_fn cli_command_handler(size_t i)
-{
-	return commands[i].fn;
+	return cli_cmd_completion(o, argc, argv, commands, sizeof(commands) / sizeof(commands[0]));
 }
 
 /*
