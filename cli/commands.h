@@ -90,8 +90,9 @@ bool cli_format_list(const char *command, char ***formats);
  * for the library to refuse); job_id defaults to $SLURM_JOB_ID. */
 char **cli_format_options(const char *const *formats, const char *format);
 
-/* exec: clear FD_CLOEXEC on the result's passed descriptors (just before
- * execvp); report a failed execvp and give its exit status (127, 126). */
+/* exec, with or without --supervise (exec-supervise.c): clear FD_CLOEXEC
+ * on the result's passed descriptors (just before execvp); report a failed
+ * execvp and give its exit status (127, 126). */
 void cli_exec_keep_fds(const cr_result *res);
 int cli_exec_failed(const char *program, int error);
 /* exec --supervise: run @argv as a child in its own process group, tell
