@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "common.h"
 #include "reservation-server.h"
 
 int64_t rsv_now_ms(void)
