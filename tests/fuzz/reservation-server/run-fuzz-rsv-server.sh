@@ -15,6 +15,6 @@ proto="$src/plugins/common/reservation"
 fuzz_cc -fsanitize=fuzzer -I"$cli" -I"$proto" -I"$src/include" -I"$CR_TEST_BUILD_DIR/include" \
 	$(pkg-config --cflags json-c libcrypto glib-2.0) \
 	"$here/fuzz-rsv-server.c" "$rsv/reservation-state.c" "$rsv/reservation-plan.c" \
-	"$rsv/reservation-listen.c" "$proto/rsv-proto.c" \
+	"$rsv/reservation-listen.c" "$rsv/reservation-send.c" "$proto/rsv-proto.c" \
 	$(pkg-config --libs json-c libcrypto glib-2.0) -o "$out/fuzz-rsv-server"
 fuzz_run fuzz-rsv-server "$here/corpus" "$secs" 4096
