@@ -12,13 +12,13 @@
  * one variable per descriptor a resolver passed (cr_result_fd), naming its
  * number, which stays open across the exec and nowhere else.
  *
- * With --supervise the program runs as a child instead (exec-supervise.c).
+ * With --supervise the program runs as a child instead (exec-supervise.c,
+ * which also holds the two steps both ways share: keeping the passed
+ * descriptors open across exec, and reporting a failed exec).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -70,20 +70,6 @@ static int exec_set_env(const cr_result *res, const char *const *formats)
 		}
 	}
 	return rc;
-}
-
-void cli_exec_keep_fds(const cr_result *res)
-{
-	int fd;
-
-	for (size_t k = 0; cr_result_fd(res, k, &fd, NULL); k++)
-		fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) & ~FD_CLOEXEC);
-}
-
-int cli_exec_failed(const char *program, int error)
-{
-	cli_error("exec: cannot run '%s': %s", program, strerror(error));
-	return error == ENOENT ? 127 : 126;
 }
 
 static gboolean exec_supervise;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "reservation.h"
+#include "reservation/reservation.h"
 
 #define UNSET INT_MIN
 

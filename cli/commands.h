@@ -12,25 +12,7 @@
 
 #include <glib.h>
 
-#include <cluster-resolver/cluster-resolver.h>
-
-enum {
-	CLI_OK = 0,
-	CLI_FAIL = 1,
-	CLI_USAGE = 2,
-	/* Not an exit status: the command was only described (completion.c). */
-	CLI_DESCRIBED = -100
-};
-
-/* Options every command understands (parsed by options.c, before and
- * after the command). */
-typedef struct cli_opts {
-	const char *config;
-	const char *task_type;
-	int64_t task_id; /* -1 = not given */
-	const char *rpc_layer;
-	int verbose;
-} cli_opts;
+#include "common.h"
 
 /*
  * A subcommand's options: its GOptionContext is made from this (the
@@ -56,11 +38,14 @@ typedef struct cli_command {
 	} * values;
 } cli_command;
 
-/* The command table of main.c, for completion.c. */
+/* A command's entry point, and a line of main.c's table of them: main.c
+ * dispatches through the table and hands it to `completion`, which asks
+ * each of the other commands to describe itself. */
 typedef int (*cli_command_fn)(const cli_opts *o, int argc, char **argv);
-size_t cli_command_count(void);
-const char *cli_command_name(size_t i);
-cli_command_fn cli_command_handler(size_t i);
+typedef struct cli_command_entry {
+	const char *name;
+	cli_command_fn fn;
+} cli_command_entry;
 
 /* The global options (options.c) and the value lists they complete from. */
 extern const GOptionEntry cli_global_entries[];
@@ -105,30 +90,9 @@ bool cli_format_list(const char *command, char ***formats);
  * for the library to refuse); job_id defaults to $SLURM_JOB_ID. */
 char **cli_format_options(const char *const *formats, const char *format);
 
-/* Print "cluster-resolver: MESSAGE" on stderr. */
-void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Flush and close stdout; a write error there is reported and makes a
- * successful @rc CLI_FAIL (main.c, after every command). */
-int cli_finish_stdout(int rc);
-/* Where a library call failed: reading the configuration, resolving, or
- * printing the result (formats, variables, master). */
-typedef enum {
-	CLI_PHASE_CONFIG = 0,
-	CLI_PHASE_RESOLVE = 1,
-	CLI_PHASE_OUTPUT = 2
-} cli_phase;
-/* The exit status for @st (main.c holds the one table). */
-int cli_exit_status(cr_status st, cli_phase phase);
-/* Make a context, load the config, apply --task-type/--task-id/--rpc-layer. */
-int cli_open(const cli_opts *o, cr_context **ctx);
-/* cli_open, then resolve; *@ctx and *@res are the caller's to free, also
- * after a failure. */
-int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res);
-/* Parse a non-negative task id; false (with a message) when invalid. */
-bool cli_parse_task_id(const char *text, int64_t *out);
-
-/* exec: clear FD_CLOEXEC on the result's passed descriptors (just before
- * execvp); report a failed execvp and give its exit status (127, 126). */
+/* exec, with or without --supervise (exec-supervise.c): clear FD_CLOEXEC
+ * on the result's passed descriptors (just before execvp); report a failed
+ * execvp and give its exit status (127, 126). */
 void cli_exec_keep_fds(const cr_result *res);
 int cli_exec_failed(const char *program, int error);
 /* exec --supervise: run @argv as a child in its own process group, tell
@@ -146,6 +110,8 @@ int cli_cmd_plugins(const cli_opts *o, int argc, char **argv);
 int cli_cmd_check_config(const cli_opts *o, int argc, char **argv);
 int cli_cmd_hostlist(const cli_opts *o, int argc, char **argv);
 int cli_cmd_reservation(const cli_opts *o, int argc, char **argv);
-int cli_cmd_completion(const cli_opts *o, int argc, char **argv);
+/* `completion bash|zsh`: the script for the commands of @table (@n lines). */
+int cli_cmd_completion(const cli_opts *o, int argc, char **argv, const cli_command_entry *table,
+		       size_t n);
 
 #endif /* CR_CLI_COMMANDS_H */

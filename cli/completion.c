@@ -4,11 +4,11 @@
  * the shell completion script, made from the same tables the options are
  * parsed with. The build writes both to files and installs them.
  *
- * Each command of main.c's table describes itself: called with
- * cli_describe_mode set, cli_parse() records its cli_command and returns
- * CLI_DESCRIBED. A command that parses its options another way is asked in
- * a child process (fork), its output thrown away, and is completed by its
- * name and the global options.
+ * Each command of main.c's table (which main.c hands over) describes
+ * itself: called with cli_describe_mode set, cli_parse() records its
+ * cli_command and returns CLI_DESCRIBED. A command that parses its options
+ * another way is asked in a child process (fork), its output thrown away,
+ * and is completed by its name and the global options.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,10 +21,10 @@
 
 static const char *const no_values[] = { NULL };
 
-/* The cli_command of table entry @i, or NULL. */
-static const cli_command *describe(size_t i)
+/* The cli_command of @entry, or NULL. */
+static const cli_command *describe(const cli_command_entry *entry)
 {
-	char *args[] = { (char *)cli_command_name(i), (char *)"--help", NULL };
+	char *args[] = { (char *)entry->name, (char *)"--help", NULL };
 	const cli_command *cmd = NULL;
 	cli_opts o = { .task_id = -1 };
 	int fds[2];
@@ -43,7 +43,7 @@ static const cli_command *describe(size_t i)
 		cli_describe_mode = true;
 		cli_describing = NULL;
 		/* The same program image: the pointer means the same in the parent. */
-		if (cli_command_handler(i)(&o, 2, args) == CLI_DESCRIBED && cli_describing != NULL)
+		if (entry->fn(&o, 2, args) == CLI_DESCRIBED && cli_describing != NULL)
 			(void)!write(fds[1], &cli_describing, sizeof(cli_describing));
 		_exit(0);
 	}
@@ -61,16 +61,16 @@ typedef struct command_info {
 	const cli_command *cmd; /* NULL: not described */
 } command_info;
 
-static GArray *all_commands(void)
+static GArray *all_commands(const cli_command_entry *table, size_t n)
 {
 	GArray *a = g_array_new(FALSE, TRUE, sizeof(command_info));
 
-	for (size_t i = 0; i < cli_command_count(); i++) {
-		command_info c = { cli_command_name(i), NULL };
+	for (size_t i = 0; i < n; i++) {
+		command_info c = { table[i].name, NULL };
 
 		if (strcmp(c.name, "completion") == 0)
 			continue; /* hidden */
-		c.cmd = describe(i);
+		c.cmd = describe(&table[i]);
 		g_array_append_val(a, c);
 	}
 	return a;
@@ -478,7 +478,8 @@ static const cli_command completion_cmd = {
 	.words = shells,
 };
 
-int cli_cmd_completion(const cli_opts *in, int argc, char **argv)
+int cli_cmd_completion(const cli_opts *in, int argc, char **argv, const cli_command_entry *table,
+		       size_t n)
 {
 	cli_opts o;
 	GArray *cmds;
@@ -490,7 +491,7 @@ int cli_cmd_completion(const cli_opts *in, int argc, char **argv)
 		cli_error("completion: expected bash or zsh");
 		return CLI_USAGE;
 	}
-	cmds = all_commands();
+	cmds = all_commands(table, n);
 	if (strcmp(argv[1], "bash") == 0)
 		print_bash(cmds);
 	else

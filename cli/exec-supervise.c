@@ -21,6 +21,9 @@
  * it back after ^Z: when the program stops, we stop too, and when the
  * shell continues us, we continue it. SIGTTOU stays blocked meanwhile, so
  * handing the terminal over from the background is allowed.
+ *
+ * cli_exec_keep_fds() and cli_exec_failed() are here, below cmd-exec.c,
+ * because both ways of running the program use them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +60,20 @@ static int64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void cli_exec_keep_fds(const cr_result *res)
+{
+	int fd;
+
+	for (size_t k = 0; cr_result_fd(res, k, &fd, NULL); k++)
+		fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) & ~FD_CLOEXEC);
+}
+
+int cli_exec_failed(const char *program, int error)
+{
+	cli_error("exec: cannot run '%s': %s", program, strerror(error));
+	return error == ENOENT ? 127 : 126;
 }
 
 /* In the child: SIGTERM when @parent dies, own group (the terminal's

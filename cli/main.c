@@ -4,9 +4,7 @@
  * stdout, diagnostics to stderr.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -47,139 +45,20 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 success, 1 resolution failed, 2 usage or configuration error.\n";
 
-int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res)
-{
-	cr_error err = CR_ERROR_INIT;
-	int rc = cli_open(o, ctx);
-	cr_status st;
+static int cmd_completion(const cli_opts *o, int argc, char **argv);
 
-	*res = NULL;
-	if (rc != CLI_OK)
-		return rc;
-	st = cr_context_resolve(*ctx, res, &err);
-	if (st != CR_OK) {
-		cli_error("%s", err.message);
-		return cli_exit_status(st, CLI_PHASE_RESOLVE);
-	}
-	return CLI_OK;
-}
-
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
-	char *msg = NULL, *safe;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		fputs("cluster-resolver: out of memory\n", stderr);
-		return;
-	}
-	/* Text from servers, plugins and arguments lands here: no byte of it
-	 * may drive the terminal (an ESC sequence could rewrite what was
-	 * printed), so every control character and stray byte is shown as
-	 * \xNN. */
-	safe = cr_text_escape(msg);
-	fprintf(stderr, "cluster-resolver: %s\n", safe != NULL ? safe : "out of memory");
-	cr_free(safe);
-	free(msg);
-}
-
-/*
- * The one table from a library status to the exit status: 0 success,
- * 1 resolution failed, 2 usage or configuration error. A status means
- * something else in each phase: while the configuration is read, every
- * failure is a configuration error (a missing file is CR_ERR_NOT_FOUND);
- * while resolving, a bad value is a backend's (CR_ERR_INVALID_ARG from a
- * plugin fails the resolution); while printing, a bad value is the
- * caller's (an unknown format, a bad option: usage).
- */
-static const struct {
-	cr_status status;
-	int exit_code[3]; /* CLI_PHASE_CONFIG, _RESOLVE, _OUTPUT */
-} status_exits[] = {
-	{ CR_OK, { CLI_OK, CLI_OK, CLI_OK } },
-	{ CR_ERR_INVALID_ARG, { CLI_USAGE, CLI_FAIL, CLI_USAGE } },
-	{ CR_ERR_CONFIG, { CLI_USAGE, CLI_USAGE, CLI_USAGE } },
-	{ CR_ERR_ABI, { CLI_USAGE, CLI_USAGE, CLI_USAGE } },
-	{ CR_ERR_PLUGIN, { CLI_USAGE, CLI_USAGE, CLI_USAGE } },
-};
-
-int cli_exit_status(cr_status st, cli_phase phase)
-{
-	for (size_t i = 0; i < sizeof(status_exits) / sizeof(status_exits[0]); i++)
-		if (status_exits[i].status == st)
-			return status_exits[i].exit_code[phase];
-	return phase == CLI_PHASE_CONFIG ? CLI_USAGE : CLI_FAIL;
-}
-
-bool cli_parse_task_id(const char *text, int64_t *out)
-{
-	char *end = NULL;
-	long long v;
-
-	/* Digits only: strtoll alone takes "-0", "+1" and leading blanks. */
-	errno = 0;
-	v = strtoll(text, &end, 10);
-	if (text[0] == '\0' || text[strspn(text, "0123456789")] != '\0' || errno != 0 ||
-	    v > 2147483647) {
-		cli_error("invalid task id \"%s\": expected an integer 0..2147483647", text);
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
-int cli_open(const cli_opts *o, cr_context **out)
-{
-	cr_error err = CR_ERROR_INIT;
-	cr_context *ctx = cr_context_new(&err);
-	cr_status st;
-
-	*out = NULL;
-	cr_context_set_log_level(ctx, o->verbose >= 2   ? CR_LOG_DEBUG
-				      : o->verbose == 1 ? CR_LOG_INFO
-							: CR_LOG_WARNING);
-	st = cr_context_load_config(ctx, o->config, &err);
-	if (st == CR_OK && (o->task_type != NULL || o->task_id >= 0))
-		st = cr_context_set_task(ctx, o->task_type, o->task_id, &err);
-	if (st == CR_OK && o->rpc_layer != NULL)
-		st = cr_context_set_rpc_layer(ctx, o->rpc_layer, &err);
-	if (st != CR_OK) {
-		cli_error("%s", err.message);
-		cr_context_free(ctx);
-		return cli_exit_status(st, CLI_PHASE_CONFIG);
-	}
-	*out = ctx;
-	return CLI_OK;
-}
-
-static const struct {
-	const char *name;
-	int (*fn)(const cli_opts *o, int argc, char **argv);
-} commands[] = {
+static const cli_command_entry commands[] = {
 	{ "resolve", cli_cmd_resolve },           { "master", cli_cmd_master },
 	{ "accelerators", cli_cmd_accelerators }, { "exec", cli_cmd_exec },
 	{ "explain", cli_cmd_explain },           { "plugins", cli_cmd_plugins },
 	{ "check-config", cli_cmd_check_config }, { "hostlist", cli_cmd_hostlist },
-	{ "completion", cli_cmd_completion },     { "reservation", cli_cmd_reservation },
+	{ "completion", cmd_completion },         { "reservation", cli_cmd_reservation },
 };
 
-size_t cli_command_count(void)
+/* `completion` is made from the other commands: it is given this table. */
+static int cmd_completion(const cli_opts *o, int argc, char **argv)
 {
-	return sizeof(commands) / sizeof(commands[0]);
-}
-
-const char *cli_command_name(size_t i)
-{
-	return commands[i].name;
-}
-
-cli_command_fn cli_command_handler(size_t i)
-{
-	return commands[i].fn;
+	return cli_cmd_completion(o, argc, argv, commands, sizeof(commands) / sizeof(commands[0]));
 }
 
 /*
@@ -188,7 +67,7 @@ cli_command_fn cli_command_handler(size_t i)
  * The only exit of every command but `exec` (which never returns) passes
  * here; a command that already failed keeps its own status.
  */
-int cli_finish_stdout(int rc)
+static int finish_stdout(int rc)
 {
 	int failed = ferror(stdout);
 	int saved = errno;
@@ -250,7 +129,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 
 	if (!cli_parse_globals(&argc, &argv, &o, &rc))
-		return cli_finish_stdout(rc);
+		return finish_stdout(rc);
 	cmd = argc > 1 ? argv[1] : NULL;
 	/* `help COMMAND` is `COMMAND --help`. */
 	if (cmd != NULL && strcmp(cmd, "help") == 0 && argc == 3) {
@@ -258,23 +137,23 @@ int main(int argc, char **argv)
 
 		for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
 			if (strcmp(argv[2], commands[k].name) == 0)
-				return cli_finish_stdout(commands[k].fn(&o, 2, help_argv));
+				return finish_stdout(commands[k].fn(&o, 2, help_argv));
 		cmd = argv[2];
 		goto unknown;
 	}
 	if (cmd == NULL || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
 	    strcmp(cmd, "help") == 0) {
 		fputs(usage_text, cmd == NULL ? stderr : stdout);
-		return cli_finish_stdout(cmd == NULL ? CLI_USAGE : CLI_OK);
+		return finish_stdout(cmd == NULL ? CLI_USAGE : CLI_OK);
 	}
 	if (strcmp(cmd, "--version") == 0) {
 		printf("cluster-resolver %s (plugin ABI %d.%d)\n", cr_version(), CR_ABI_MAJOR,
 		       CR_ABI_MINOR);
-		return cli_finish_stdout(CLI_OK);
+		return finish_stdout(CLI_OK);
 	}
 	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
 		if (strcmp(cmd, commands[k].name) == 0)
-			return cli_finish_stdout(commands[k].fn(&o, argc - 1, argv + 1));
+			return finish_stdout(commands[k].fn(&o, argc - 1, argv + 1));
 unknown:
 	if (cmd[0] == '-') {
 		cli_error("unknown option '%s' (try --help)", cmd);
@@ -286,5 +165,5 @@ unknown:
 		else
 			cli_error("unknown command '%s' (try --help)", cmd);
 	}
-	return cli_finish_stdout(rc);
+	return finish_stdout(rc);
 }

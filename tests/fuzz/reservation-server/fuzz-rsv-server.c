@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-rsv-server.c - libFuzzer target for the reservation server's frame
- * reader and message handlers (cli/reservation-server.c conn_frames,
- * cli/reservation-state.c), driven as the event loop drives them: a server
- * for a plan of 4 executors (1 ps, 3 workers) and up to 5 connections, each
- * a socketpair whose far end the harness drains. Each connection has sent
+ * reader and message handlers (cli/reservation/reservation-server.c
+ * conn_frames, cli/reservation/reservation-state.c), driven as the event
+ * loop drives them: a server for a plan of 4 executors (1 ps, 3 workers)
+ * and up to 5 connections, each a socketpair whose far end the harness
+ * drains. Each connection has sent
  * AUTH with a fixed nonce (tagged right); then the input is a list of
  * records
  *
@@ -22,11 +23,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../../cli/reservation-server.c"
+#include "../../../cli/reservation/reservation-server.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* cli/main.c's error line, which the server's start-up would use. */
+/* cli/common.c's error line, which the server's start-up would use. */
 void cli_error(const char *fmt, ...)
 {
 	(void)fmt;

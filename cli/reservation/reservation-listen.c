@@ -19,7 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "common.h"
 #include "reservation-server.h"
 
 /* "N" or "A-B" (inclusive), each 0..65535; false with the reason. */

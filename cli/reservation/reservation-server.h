@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reservation-server.h - the reservation server's state, shared by its
- * event loop and framing (reservation-server.c) and its protocol
- * handlers: registrations, formation, shutdown (reservation-state.c).
+ * event loop and framing (reservation-server.c), its protocol handlers:
+ * registrations, formation, shutdown (reservation-state.c), and what both
+ * send and log with (reservation-send.c).
  */
 #ifndef CR_CLI_RESERVATION_SERVER_H
 #define CR_CLI_RESERVATION_SERVER_H
@@ -63,6 +64,7 @@ typedef struct rsv_server {
 	bool told_all_gone, told_no_fds, accept_paused;
 } rsv_server;
 
+/* reservation-send.c */
 int64_t rsv_now_ms(void);
 void rsv_log(const rsv_server *s, bool always, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
