@@ -108,8 +108,9 @@ def gpu_slots():
             res = h.run_all(procs)
             for e, (rc, out, err) in enumerate(res):
                 if want[e] is None:
-                    line = ("cluster-resolver: resolver 'reservation': unable to allocate 5 "
-                            "GPU(s) from available GPUs: [0, 1, 2, 3]\n")
+                    # the core's message (TFoS's), naming the group's key
+                    line = ("cluster-resolver: %s:3: gpus_per_task = 5: unable to allocate 5 "
+                            "GPU(s) from available GPUs: [0, 1, 2, 3]\n" % cl.conf)
                     ok = rc == 1 and out == '' and err.endswith(line)
                 else:
                     ok = rc == 0 and out == want[e]
