@@ -140,15 +140,22 @@ static void gpus_local_index(const cr_result *res, gpus_choice *c)
 	}
 }
 
-/* How CUDA_VISIBLE_DEVICES names device @d for a process started with it
- * (which replaces this process's value): by UUID where the index would
- * mislead (a MIG instance, or a device that a binding variable numbered),
- * else by the index CUDA gives it. NULL: it cannot be named. */
-static char *gpus_id(const accel_device *d)
+/* Whether CUDA_VISIBLE_DEVICES must name device @d by UUID, for a process
+ * started with it (which replaces this process's value): a MIG instance,
+ * a device that a binding variable numbered, one without an index. */
+static bool gpus_needs_uuid(const accel_device *d)
+{
+	return d->dev.parent_index >= 0 || d->dev.visible_by != NULL || d->dev.index < 0;
+}
+
+/* How CUDA_VISIBLE_DEVICES names @d: by UUID when @by_uuid (one device of
+ * the list needs it: the list is named one way) or it has no index, else
+ * by the index CUDA gives it. NULL: it cannot be named. */
+static char *gpus_id(const accel_device *d, bool by_uuid)
 {
 	const cr_accel_device *v = &d->dev;
 
-	if (v->uuid != NULL && (v->parent_index >= 0 || v->visible_by != NULL || v->index < 0))
+	if (v->uuid != NULL && (by_uuid || v->index < 0))
 		return g_strdup(v->uuid);
 	return v->index >= 0 ? g_strdup_printf("%d", (int)v->index) : NULL;
 }
@@ -171,9 +178,17 @@ static void gpus_candidates(cr_context *ctx, const cr_result *res, gpus_choice *
 			    cr_instance **from)
 {
 	GString *source = g_string_new(NULL);
+	bool by_uuid = false;
 	const char *cvd;
 
 	*from = NULL;
+	for (guint i = 0; i < res->devices->len; i++) {
+		const accel_device *d = g_ptr_array_index(res->devices, i);
+
+		by_uuid = by_uuid || (strcmp(d->dev.kind, "GPU") == 0 &&
+				      accel_device_of_task(d, res->task_type, res->task_id, true) &&
+				      gpus_needs_uuid(d));
+	}
 	for (guint i = 0; i < res->devices->len; i++) {
 		const accel_device *d = g_ptr_array_index(res->devices, i);
 		char *id, *name;
@@ -181,7 +196,7 @@ static void gpus_candidates(cr_context *ctx, const cr_result *res, gpus_choice *
 		if (strcmp(d->dev.kind, "GPU") != 0 ||
 		    !accel_device_of_task(d, res->task_type, res->task_id, true))
 			continue;
-		id = gpus_id(d);
+		id = gpus_id(d, by_uuid);
 		if (id == NULL) {
 			ctx_log(ctx, CR_LOG_WARNING, "gpus",
 				"a GPU of accelerator '%s' has neither an index nor a UUID: left "

@@ -149,6 +149,32 @@ def gpu_nvml():
         shutil.rmtree(d)
 
 
+def gpu_procfs():
+    """The core's gpus_per_task (core/pipeline/gpus.c) takes the accelerator
+    layer's GPUs: nvidia.so on the fake /proc root of 4 V100s (a fifth
+    excluded), which reservation.so alone could not see; one executor
+    asks its GPUs not to be shared (skip_busy_gpus, no NVML: none busy)."""
+    d = h.tmpdir()
+    srv = h.Server(d, ['--num-executors', '4', '--num-ps', '0', '--timeout', '60'])
+    try:
+        cl = h.Client(d, 'c', gpus_per_task=1, skip_busy_gpus=True)
+        with open(cl.conf, 'a') as f:
+            f.write('accelerators = ( { plugin = "nvidia"; library = "/nonexistent/lib.so.1";\n'
+                    '  root = "%s/tests/fixtures/accel/roots/gpu-procfs"; } );\n'
+                    % h.harness.SRC)
+        prog = ['exec', '--', 'sh', '-c', 'printf %s "${CUDA_VISIBLE_DEVICES-unset}"']
+        ports = h.free_ports(4)
+        procs = [cl.start(prog, srv.address, e, {'TENSORFLOW_PORT': str(ports[e])})
+                 for e in range(4)]
+        res = h.run_all(procs)
+        R.check('gpus_per_task = 1 over the /proc root\'s 4 GPUs: 0 1 2 3',
+                [(r[0], r[1]) for r in res] == [(0, w) for w in ['0', '1', '2', '3']],
+                repr(res))
+    finally:
+        srv.stop()
+        shutil.rmtree(d)
+
+
 def bad_secrets():
     """A wrong secret is refused by the handshake (exit 1, the server
     named); missing, short and loose files exit 2 naming the file."""
@@ -349,6 +375,7 @@ def main():
     explain()
     gpu_slots()
     gpu_nvml()
+    gpu_procfs()
     bad_secrets()
     bad_input()
     registrations()
