@@ -276,7 +276,18 @@ def config_errors():
          2)
 
 
+def example():
+    """config/gpus.conf does what its comment says."""
+    with open(os.path.join(harness.SRC, 'config', 'gpus.conf')) as f:
+        text = f.read()
+    # 8 GPUs: slot 2 mod 4 = 2; 2 GPUs (one slot): slot 0
+    for table, cvd in (('dgx-a100.conf', '4,5'), ('container-4-5.conf', '0,1')):
+        case('config/gpus.conf on %s: worker:1 gets %s' % (table, cvd), text,
+             task('worker', 1) + ['exec', '--'] + SH, cvd, extra=nvml(table))
+
+
 simple_several_per_host()
+example()
 explain()
 nvml_rules()
 busy()
