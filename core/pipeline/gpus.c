@@ -7,6 +7,7 @@
  *   - n: the `gpus_per_task` of the first answering resolver's group that
  *     has one (unless its plugin declares that option itself, as slurm
  *     does), else the top-level one; unset: nothing happens here.
+ *     skip_busy_gpus is found the same way (default false).
  *   - The GPUs: those the accelerator layer found for this task, in its
  *     order, each named as CUDA_VISIBLE_DEVICES will name it (gpus_id).
  *     Only where no accelerator plugin reported a GPU (no NVML, no driver
@@ -64,32 +65,36 @@ static const config_setting_t *gpus_group_key(const cr_instance *inst, const cha
 	return config_setting_get_member(inst->setting, key);
 }
 
-/* n, where it was said, and skip_busy_gpus: a resolver's group beats the
- * top level. false: gpus_per_task is not set. */
+/* Key @key of the first answering resolver's group that has it (NULL:
+ * none has; the top level's then). */
+static const config_setting_t *gpus_answer_key(const cr_result *res, const char *key)
+{
+	const config_setting_t *s = NULL;
+
+	for (guint i = 0; i < res->answered->len && s == NULL; i++)
+		s = gpus_group_key(g_ptr_array_index(res->answered, i), key);
+	return s;
+}
+
+/* n, where it was said, and skip_busy_gpus: each the first answering
+ * resolver's group's that has it, else the top level's. false:
+ * gpus_per_task is not set. */
 static bool gpus_settings(const cr_context *ctx, const cr_result *res, gpus_choice *c)
 {
-	const cr_instance *by = NULL;
-	const config_setting_t *s = NULL, *busy;
+	const config_setting_t *s = gpus_answer_key(res, "gpus_per_task");
+	const config_setting_t *busy = gpus_answer_key(res, "skip_busy_gpus");
 
-	for (guint i = 0; i < res->answered->len && s == NULL; i++) {
-		by = g_ptr_array_index(res->answered, i);
-		s = gpus_group_key(by, "gpus_per_task");
-	}
 	if (s != NULL) {
 		c->per_task = config_setting_get_int64(s);
 		c->at = g_strdup_printf("%s:%d", AT(s));
-		busy = gpus_group_key(by, "skip_busy_gpus");
-		if (busy != NULL) {
-			c->skip_busy = config_setting_get_bool(busy) != 0;
-			return true;
-		}
 	} else if (ctx->plan->gpus_per_task >= 0) {
 		c->per_task = ctx->plan->gpus_per_task;
 		c->at = g_strdup(ctx->plan->gpus_at);
 	} else {
 		return false;
 	}
-	c->skip_busy = ctx->plan->skip_busy_gpus > 0;
+	c->skip_busy =
+		busy != NULL ? config_setting_get_bool(busy) != 0 : ctx->plan->skip_busy_gpus > 0;
 	return true;
 }
 

@@ -209,6 +209,9 @@ def per_resolver():
          extra=nvml('dgx-a100-busy.conf'))
     case('... local index 1 skips busy 1 and 2', conf, task('worker', 0) + ['exec', '--'] + SH,
          '3', extra=nvml('dgx-a100-busy.conf'))
+    conf = 'gpus_per_task = 1;\nskip_busy_gpus = true;\n' + SIMPLE % 'skip_busy_gpus = false;'
+    case('each key on its own: the group\'s skip_busy_gpus, the top-level gpus_per_task',
+         conf, task('worker', 0) + ['exec', '--'] + SH, '1', extra=nvml('dgx-a100-busy.conf'))
 
 
 def cvd_only():
