@@ -32,7 +32,8 @@ SH = ['sh', '-c', 'printf %s "${CUDA_VISIBLE_DEVICES-unset}"']
 
 SIMPLE = ('resolvers = ( { plugin = "simple"; %s\n'
           '  cluster = { chief = [ "10.0.0.1:2222" ];\n'
-          '              worker = [ "10.0.0.1:2223", "10.0.0.10:2222", "10.0.0.1:2224" ]; }; } );\n')
+          '              worker = [ "10.0.0.1:2223", "10.0.0.10:2222",\n'
+          '                         "10.0.0.1:2224" ]; }; } );\n')
 PROCFS = ('accelerators = ( { plugin = "nvidia"; library = "/nonexistent/libnvidia-ml.so.1";\n'
           '  root = "%s/roots/gpu-procfs"; } );\n' % FIX)
 CPU_ONLY = ('accelerators = ( { plugin = "nvidia"; library = "/nonexistent/libnvidia-ml.so.1";\n'
@@ -275,7 +276,7 @@ def config_errors():
          'boolean, not a string\n', 2)
     case('config: gpus_per_task is no accelerator\'s key',
          SIMPLE % '' + PROCFS.replace('library', 'gpus_per_task = 1; library'), ['resolve'], '',
-         'cluster-resolver: @CONF@:4: accelerator \'nvidia\': unknown key \'gpus_per_task\'\n',
+         'cluster-resolver: @CONF@:5: accelerator \'nvidia\': unknown key \'gpus_per_task\'\n',
          2)
 
 
