@@ -3,7 +3,8 @@
  * context.c - the application's handle, and the stage that drives the
  * pipeline: config (files -> plan) -> loader (plan entries -> plugins) ->
  * instances, created and run here under their policies -> union ->
- * accelerator layer -> GPUs per task. Each stage it calls only calls the stages below it.
+ * accelerator layer -> GPUs per task (gpus.c). Each stage it calls only
+ * calls the stages below it.
  */
 #include <stdio.h>
 #include <string.h>
