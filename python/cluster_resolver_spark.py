@@ -138,7 +138,8 @@ def _config_text(secret_file, release_port, gpus_per_task, reservation_timeout):
              '  release_port = %s;' % ('true' if release_port else 'false'),
              '  timeout = %s;' % float(reservation_timeout)]
     if gpus_per_task is not None:
-        lines.append('  gpus_per_task = %d;' % gpus_per_task)
+        # the core's keys (docs/accelerators.md): TFoS leaves out busy GPUs
+        lines.append('  gpus_per_task = %d; skip_busy_gpus = true;' % gpus_per_task)
     return '\n'.join(lines) + ' } );\n'
 
 

@@ -62,6 +62,7 @@ void cr_result_free(cr_result *r)
 	g_ptr_array_unref(r->fds);
 	g_ptr_array_unref(r->answered);
 	g_strfreev(r->format_options);
+	gpus_choice_free(r->gpus);
 	g_free(r);
 }
 

@@ -65,7 +65,8 @@ const crt_cli_case cli_cases[] = {
 	{ "unknown-top-level-key",
 	  PP "resolver = ( " SIMPLE_W0 " );\n", { NULL }, { "resolve" }, "",
 	  PFX "@CONF@:3: unknown top-level key 'resolver' (known: plugin_path, rpc_layer, task, "
-	  "num_accelerators, resolvers, accelerators, formats)\n", 2 },
+	  "num_accelerators, gpus_per_task, skip_busy_gpus, resolvers, accelerators, formats)\n",
+	  2 },
 	{ "syntax-error",
 	  PP "resolvers = (\n  { plugin = = \"simple\"; } );\n", { NULL }, { "resolve" }, "",
 	  PFX "@CONF@:4: syntax error\n", 2 },

@@ -299,7 +299,7 @@ static void test_check_config_verbose(void)
 		       "num_accelerators = { TPU = 4; GPU = 8; };\n"
 		       "resolvers = ( { plugin = \"simple\"; cluster = { w = [ \"a:1\" ]; "
 		       "}; } );\n");
-	crt_write_file(drop, "rpc_layer = \"grpc+verbs\";\n");
+	crt_write_file(drop, "rpc_layer = \"grpc+verbs\";\ngpus_per_task = 2;\n");
 	g_assert_cmpint(crt_run(argv, NULL, &out, &err), ==, 0);
 	g_assert_nonnull(strstr(out, "/verbose-check/conf.d/10-rpc.conf\n"));
 	g_assert_nonnull(strstr(out, "top level:\n"
@@ -307,6 +307,9 @@ static void test_check_config_verbose(void)
 				     "    rpc_layer = \"grpc+verbs\"\n"
 				     "    task = worker:3\n"
 				     "    num_accelerators = GPU=8, TPU=4\n"
+				     "    gpus_per_task = 2 (at "));
+	g_assert_nonnull(strstr(out, "/verbose-check/conf.d/10-rpc.conf:2)\n"
+				     "    skip_busy_gpus = (unset)\n"
 				     "    formats = (none)\n"
 				     "resolver 'simple': "));
 	g_free(out);

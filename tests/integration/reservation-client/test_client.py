@@ -108,8 +108,9 @@ def gpu_slots():
             res = h.run_all(procs)
             for e, (rc, out, err) in enumerate(res):
                 if want[e] is None:
-                    line = ("cluster-resolver: resolver 'reservation': unable to allocate 5 "
-                            "GPU(s) from available GPUs: [0, 1, 2, 3]\n")
+                    # the core's message (TFoS's), naming the group's key
+                    line = ("cluster-resolver: %s:3: gpus_per_task = 5: unable to allocate 5 "
+                            "GPU(s) from available GPUs: [0, 1, 2, 3]\n" % cl.conf)
                     ok = rc == 1 and out == '' and err.endswith(line)
                 else:
                     ok = rc == 0 and out == want[e]
@@ -143,6 +144,32 @@ def gpu_nvml():
         want = ['0,1', '2,3', '4,5', '6,7']
         R.check('gpus_per_task = 2 over NVML\'s 8 GPUs: slots 0,1 2,3 4,5 6,7',
                 [(r[0], r[1]) for r in res] == [(0, w) for w in want], repr(res))
+    finally:
+        srv.stop()
+        shutil.rmtree(d)
+
+
+def gpu_procfs():
+    """The core's gpus_per_task (core/pipeline/gpus.c) takes the accelerator
+    layer's GPUs: nvidia.so on the fake /proc root of 4 V100s (a fifth
+    excluded), which reservation.so alone could not see; one executor
+    asks its GPUs not to be shared (skip_busy_gpus, no NVML: none busy)."""
+    d = h.tmpdir()
+    srv = h.Server(d, ['--num-executors', '4', '--num-ps', '0', '--timeout', '60'])
+    try:
+        cl = h.Client(d, 'c', gpus_per_task=1, skip_busy_gpus=True)
+        with open(cl.conf, 'a') as f:
+            f.write('accelerators = ( { plugin = "nvidia"; library = "/nonexistent/lib.so.1";\n'
+                    '  root = "%s/tests/fixtures/accel/roots/gpu-procfs"; } );\n'
+                    % h.harness.SRC)
+        prog = ['exec', '--', 'sh', '-c', 'printf %s "${CUDA_VISIBLE_DEVICES-unset}"']
+        ports = h.free_ports(4)
+        procs = [cl.start(prog, srv.address, e, {'TENSORFLOW_PORT': str(ports[e])})
+                 for e in range(4)]
+        res = h.run_all(procs)
+        R.check('gpus_per_task = 1 over the /proc root\'s 4 GPUs: 0 1 2 3',
+                [(r[0], r[1]) for r in res] == [(0, w) for w in ['0', '1', '2', '3']],
+                repr(res))
     finally:
         srv.stop()
         shutil.rmtree(d)
@@ -348,6 +375,7 @@ def main():
     explain()
     gpu_slots()
     gpu_nvml()
+    gpu_procfs()
     bad_secrets()
     bad_input()
     registrations()
