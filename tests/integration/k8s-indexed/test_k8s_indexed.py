@@ -18,6 +18,8 @@ it, so a request would reach it and be logged.
    requests and serves 0 bytes (and how long it took is printed).
 3. `explain` names the mode and why; a missing variable fails (exit 1)
    with a message that names it.
+4. The same paths (a JobSet, an Indexed Job's explain, a missing variable,
+   a config error) under valgrind memcheck, in a normal build.
 """
 import json
 import os
@@ -31,6 +33,7 @@ sys.path.insert(0, os.path.join(SRC, 'tests/integration/k8s'))
 sys.path.insert(0, os.path.join(SRC, 'tests/fixtures/k8s'))
 import k8s_harness as h  # noqa: E402
 import k8s_pods  # noqa: E402
+from harness import run_config, valgrind_prefix, valgrind_problems  # noqa: E402
 
 NS = 'train'
 JOB, N = 'trainer', 1000
@@ -153,6 +156,27 @@ def check_explain(fx, res):
               rc == 1 and out == '' and err == want and req == [], 'rc %d: %r' % (rc, err))
 
 
+def check_valgrind(fx, res):
+    if os.environ.get('CR_SANITIZE_BUILD') == '1' or not os.path.exists('/usr/bin/valgrind'):
+        print('# valgrind: skipped (sanitizer build, or no valgrind)')
+        return
+    jobset = {'JOBSET_NAME': JS, 'REPLICATED_JOB_NAME': 'worker', 'JOB_INDEX': '2',
+              'JOB_COMPLETION_INDEX': '3', 'HOSTNAME': 'tr-worker-2-3'}
+    job = {'JOB_COMPLETION_INDEX': '0', 'HOSTNAME': 'trainer-0'}
+    runs = [('JobSet resolve', INDEXED_SET, jobset, ['resolve', '--format', 'json'], 0),
+            ('Indexed Job explain', INDEXED_JOB, job, ['explain'], 0),
+            ('missing POD_NAMESPACE', INDEXED_JOB, dict(job, POD_NAMESPACE=None), ['resolve'], 1),
+            ('config error', INDEXED_SET + ' completions = 2;', jobset, ['resolve'], 2)]
+    for k, (what, group, env, args, want_rc) in enumerate(runs):
+        log = os.path.join(fx.dir, 'vg-%d.log' % k)
+        p = run_config(fx.dir, fx.subst(conf(group)), args, h.base_env(fx, pod_env(fx, env)),
+                       timeout=120, prefix=valgrind_prefix(log))
+        problems = valgrind_problems(p.returncode, log)
+        res.check('valgrind: %s (exit %d)' % (what, want_rc),
+                  not problems and p.returncode == want_rc,
+                  'rc %d, stderr %r %s' % (p.returncode, p.stderr, ''.join(problems)))
+
+
 def main():
     h.ensure_hermetic()
     h.need('CR_CLI')
@@ -175,6 +199,7 @@ def main():
                           'JOB_COMPLETION_INDEX': str(i), 'HOSTNAME': host})
         check_tenk(fx, res)
         check_explain(fx, res)
+        check_valgrind(fx, res)
     finally:
         if fx is not None:
             fx.stop(keep=res.failed)
