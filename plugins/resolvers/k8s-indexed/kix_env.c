@@ -14,8 +14,6 @@
 
 #include "kix.h"
 
-#define KIX_NS_FILE "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
-
 /* A canonical decimal in 0..2147483647 ("0", "17"; not "017", "+1"). */
 static bool kix_decimal(const char *s, int64_t *out)
 {
