@@ -62,10 +62,12 @@ static cr_status kix_parse_rjob(const cr_cfg *g, struct kix_rjob *rj, cr_error *
 				     "replicated job '%s' must be a group: { replicas = N; "
 				     "completions = N; }",
 				     name);
-	if (!kix_label_ok(name, strlen(name), true))
+	/* JobSet checks the Job names it makes, <jobset>-<name>-<n>, as DNS
+	 * labels: the name is lower-case letters, digits and '-'. */
+	if (!kix_label_ok(name, strlen(name), false))
 		return kix_cfg_error(g, err,
-				     "replicated job '%s' is not a DNS label (JobSet's names: "
-				     "lower-case letters, digits and '-', a letter first)",
+				     "replicated job '%s' is not a DNS label (lower-case letters, "
+				     "digits and '-')",
 				     name);
 	for (size_t i = 0; i < cr_host->cfg_length(g); i++) {
 		const cr_cfg *m = cr_host->cfg_elem(g, i);

@@ -252,7 +252,7 @@ static const thc_case cases[] = {
 	{ "config-replicated-job-name-upper-case",
 	  "replicated_jobs = {\n  Worker = { completions = 1; };\n};", { NULL }, NULL, { "probe" },
 	  "",
-	  CREATE "(string):2: replicated job 'Worker' is not a DNS label (JobSet's names: lower-case letters, digits and '-', a letter first)", CR_ERR_CONFIG },
+	  CREATE "(string):2: replicated job 'Worker' is not a DNS label (lower-case letters, digits and '-')", CR_ERR_CONFIG },
 	{ "config-too-many-pods",
 	  "replicated_jobs = {\n  w = { replicas = 100000; completions = 11; };\n};", { NULL }, NULL, { "probe" },
 	  "",
