@@ -35,7 +35,8 @@ def format_master_url(master, rpc_layer=None):
 
 
 def _is_text(config):
-    return isinstance(config, str) and not os.path.exists(config) and '=' in config
+    return (isinstance(config, str) and not os.path.exists(config) and
+            any(c in config for c in '=;{(\n'))
 
 
 class _Identity(object):
@@ -72,7 +73,8 @@ class ClusterResolver(object):
 
     # ---- the C context -----------------------------------------------------
 
-    def _open(self, config, name='<python>'):
+    def _open(self, config, name=None):
+        name = name or '<%s>' % type(self).__name__
         err = n.new_error()
         ctx = n.lib.cr_context_new(err)
         if not ctx:

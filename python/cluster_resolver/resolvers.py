@@ -210,7 +210,7 @@ class TFConfigClusterResolver(_TFConfigLike):
         self._variable = (options or {}).get('variable', 'TF_CONFIG')
         self._setup(group, options, task_type, task_id, rpc_layer)
 
-    def _open(self, config, name='<python>'):
+    def _open(self, config, name=None):
         # No TF_CONFIG: an empty cluster, as TensorFlow reads {}.
         config = config.replace(' );\n', ', { plugin = "simple"; name = "no-tf-config"; '
                                 'policy = "sufficient"; cluster = { }; } );\n', 1)
@@ -280,6 +280,10 @@ class SlurmClusterResolver(_PluginResolver):
                  tasks_per_node=None, auto_set_gpu=True, rpc_layer='grpc', *, options=None):
         if jobs is not None:
             jobs = {_config.name(j, 'job name'): int(c) for j, c in jobs.items()}
+        # The node's GPUs, as the step started: cluster_spec() narrows the
+        # variable to this task's, and later resolutions must see the node's.
+        self._node_visible = os.environ.get('CUDA_VISIBLE_DEVICES')
+        self._assigned = None
         if isinstance(tasks_per_node, dict):
             tasks_per_node = {_config.name(h, 'host name'): int(c)
                               for h, c in tasks_per_node.items()}
@@ -288,12 +292,26 @@ class SlurmClusterResolver(_PluginResolver):
                      'tasks_per_node': tasks_per_node, 'auto_set_gpu': auto_set_gpu},
                     options, rpc_layer=rpc_layer)
 
+    def _with_result(self, fn, rpc_layer=None):
+        with self._lock:
+            current = os.environ.get('CUDA_VISIBLE_DEVICES')
+            if self._node_visible is not None:
+                os.environ['CUDA_VISIBLE_DEVICES'] = self._node_visible
+            try:
+                return _PluginResolver._with_result(self, fn, rpc_layer)
+            finally:
+                value = self._assigned if self._assigned is not None else current
+                if value is None:
+                    os.environ.pop('CUDA_VISIBLE_DEVICES', None)
+                else:
+                    os.environ['CUDA_VISIBLE_DEVICES'] = value
+
     def _on_result(self, res):
         for i in range(n.lib.cr_result_num_env(res)):
             name, value = n.ctypes.c_char_p(), n.ctypes.c_char_p()
             if n.lib.cr_result_env(res, i, n.ctypes.byref(name), n.ctypes.byref(value)) and \
                     name.value == b'CUDA_VISIBLE_DEVICES':
-                os.environ['CUDA_VISIBLE_DEVICES'] = n.dec(value.value)
+                self._assigned = n.dec(value.value)
 
     def get_task_info(self):
         """(task_type, task_id) of this process."""
@@ -362,9 +380,19 @@ class TPUClusterResolver(_PluginResolver):
                      'coordinator_address': coordinator_address}, options)
 
     def master(self, task_type=None, task_id=None, rpc_layer=None):
+        """grpc://ADDRESS whatever @rpc_layer says (TensorFlow): of the task
+        given, else of this object's task_type/task_id once one is set
+        (job_name and 0 by default), else the first worker's."""
         if self._tpu == 'local':
             return ''
-        return ClusterResolver.master(self, task_type, task_id, 'grpc')
+        if task_type is None or task_id is None:
+            task_type = task_id = None
+            if self._task_type is not None or self._task_id is not None:
+                task_type = self._task_type if self._task_type is not None else self._job_name
+                task_id = self._task_id if self._task_id is not None else 0
+        if task_type is not None:
+            return self._task_master(task_type, task_id, 'grpc')
+        return self._own_master('grpc')
 
     def get_master(self):
         return self.master()
