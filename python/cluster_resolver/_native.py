@@ -11,7 +11,6 @@ go to the `cluster_resolver` logger (which has a NullHandler), never to the
 process's stderr.
 """
 import ctypes
-import logging
 import os
 
 from . import errors
@@ -19,8 +18,21 @@ from . import errors
 SONAME = 'libcluster-resolver.so.1'
 ERROR_MSG_MAX = 512
 
-_log = logging.getLogger('cluster_resolver')
-_log.addHandler(logging.NullHandler())
+_log = None
+
+
+def logger():
+    """The `cluster_resolver` logger, made (with a NullHandler, so that
+    nothing reaches stderr unless the program configures logging) on the
+    first message: `import logging` costs more than the rest of the
+    package's import."""
+    global _log
+    if _log is None:
+        import logging
+        log = logging.getLogger('cluster_resolver')
+        log.addHandler(logging.NullHandler())
+        _log = log
+    return _log
 
 
 class _Error(ctypes.Structure):
@@ -96,14 +108,14 @@ for _name, (_res, _args) in _PROTOS.items():
     _fn.restype = _res
     _fn.argtypes = _args
 
-LOG_LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
+LOG_LEVELS = {0: 40, 1: 30, 2: 20, 3: 10}   # logging.ERROR, WARNING, INFO, DEBUG
 
 
 def _on_log(level, source, message, _user_data):
     text = message.decode('utf-8', 'backslashreplace') if message else ''
     if source:
         text = '%s: %s' % (source.decode('utf-8', 'backslashreplace'), text)
-    _log.log(LOG_LEVELS.get(level, logging.DEBUG), '%s', text)
+    logger().log(LOG_LEVELS.get(level, 10), '%s', text)
 
 
 # One callback for every context; kept alive as long as the module.

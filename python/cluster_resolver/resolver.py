@@ -14,7 +14,7 @@ is not thread-safe; see cluster-resolver.h).
 import ctypes
 import json
 import os
-import threading
+import _thread
 
 from . import _native as n
 from . import _tf
@@ -64,7 +64,7 @@ class ClusterResolver(object):
     _ctx = None
 
     def __init__(self, config=None, task_type=None, task_id=None, rpc_layer=None):
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         self._task_type = task_type
         self._task_id = task_id
         self._rpc_layer = rpc_layer
