@@ -11,12 +11,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
 sys.path.insert(0, os.path.join(SRC, 'python'))
-from harness import ensure_hermetic, need, write, clean_env  # noqa: E402,F401
+from harness import ensure_hermetic, need, write, clean_env  # noqa: E402,F401  (write: for the tests)
 
 
-def setup(hermetic=True):
-    """Skip outside ctest (no built library), re-run in the namespace."""
+def setup(hermetic=True, sanitizer=True):
+    """Skip outside ctest (no built library), or in the sanitizer build when
+    not @sanitizer; re-run in the namespace."""
     need('CLUSTER_RESOLVER_LIBRARY')
+    if not sanitizer and os.environ.get('CR_SANITIZE_BUILD') == '1':
+        print('SKIP: not in the sanitizer build (the normal build runs it)')
+        sys.exit(77)
     if hermetic:
         ensure_hermetic()
 

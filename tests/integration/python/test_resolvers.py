@@ -466,6 +466,8 @@ class Lifetime(unittest.TestCase):
         self.assertLess(grown, 64 * 1024, after.compare_to(before, 'lineno')[:5])
         self.assertEqual(spec.as_dict(), want)
 
+    @unittest.skipIf(os.environ.get('CR_SANITIZE_BUILD') == '1',
+                     "ASan's quarantine holds freed memory; LeakSanitizer's job there")
     def test_c_memory_bounded(self):
         """The process's RSS does not grow with resolutions (the C side)."""
         def rss():

@@ -22,7 +22,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pyharness as ph  # noqa: E402
 
-ph.setup()
+ph.setup(sanitizer=False)
 try:
     import torch  # noqa: F401
     HAVE_TORCH = True
