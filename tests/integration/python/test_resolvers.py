@@ -367,6 +367,44 @@ class GCE(unittest.TestCase):
             GCEClusterResolver('p', 'z', 'g', 1, credentials=object())
 
 
+class AWS(unittest.TestCase):
+    """ClusterResolver on an aws.so configuration, against the EC2 fixture of
+    tests/integration/aws; the plugin's warning goes to logging, not stderr."""
+
+    def test_ec2(self):
+        import logging
+        sys.path.insert(0, os.path.join(ph.SRC, 'tests/integration/aws'))
+        import aws_harness as ah
+        fx = ah.Fixture()
+        records = []
+
+        class Keep(logging.Handler):
+            def emit(self, record):
+                records.append((record.levelname, record.getMessage()))
+        keep = Keep()
+        logging.getLogger('cluster_resolver').addHandler(keep)
+        try:
+            env = {k: v for k, v in ah.aws_env(fx).items() if k.startswith('AWS_')}
+            with Env(HOME=fx.home, **env):
+                r = ClusterResolver(fx.subst(
+                    'resolvers = ( { plugin = "aws"; port = 2222; region = "us-east-1"; '
+                    'endpoint = "@URL@"; ca_file = "@CA@"; page_size = 5; jobs = { worker = '
+                    '( { name = "tag:role"; values = [ "worker" ]; } ); }; } );\n'
+                    'accelerators = ( );\n'))
+                self.assertEqual(r.cluster_spec().as_dict(), {'worker': [
+                    '10.0.%s:2222' % x for x in ('1.9', '1.10', '1.12', '1.13', '1.100',
+                                                 '2.1')]})
+                self.assertEqual((r.task_type, r.task_id, r.rpc_layer, r.master()),
+                                 (None, None, 'grpc', ''))
+                self.assertEqual(r.master('worker', 5), 'grpc://10.0.2.1:2222')
+        finally:
+            logging.getLogger('cluster_resolver').removeHandler(keep)
+            fx.stop()
+        self.assertIn(('WARNING', "resolver 'aws': this instance (addresses 127.0.0.1) is in "
+                       'no job: task type and id unknown'), records)
+        self.assertFalse([m for _, m in records if ah.SECRET in m])
+
+
 class Errors(unittest.TestCase):
     def test_config_errors(self):
         with self.assertRaises(ValueError) as cm:
