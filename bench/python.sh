@@ -36,7 +36,10 @@ unset POD_NAME HOSTNAME POD_IP KUBECONFIG KUBERNETES_SERVICE_HOST TF_CONFIG
 tmp=$(mktemp -d)
 fixture_pid=
 cleanup() {
-	[ -n "$fixture_pid" ] && kill "$fixture_pid" 2> /dev/null && wait "$fixture_pid" 2> /dev/null
+	if [ -n "$fixture_pid" ]; then
+		kill "$fixture_pid" 2> /dev/null || true
+		wait "$fixture_pid" 2> /dev/null || true
+	fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -46,8 +49,8 @@ cli() {
 	"$py" "$src/bench/python/clitime.py" "$runs" "$cli" --config "$1" resolve --format json
 }
 
-# 1. import time: wall and CPU, less the interpreter's own start
-read -r imp imp_cpu < <("$py" - <<-'PY'
+# 1. import time: wall (median and best) and CPU, less the interpreter's start
+read -r imp imp_best imp_cpu < <("$py" - <<-'PY'
 	import statistics, subprocess, sys
 	def run(code):
 	    wall, cpu = [], []
@@ -57,12 +60,12 @@ read -r imp imp_cpu < <("$py" - <<-'PY'
 	        w, c = p.stdout.split()
 	        wall.append(float(w))
 	        cpu.append(float(c))
-	    return statistics.median(wall), statistics.median(cpu)
+	    return statistics.median(wall), min(wall), statistics.median(cpu)
 	timed = ('import time; t = time.perf_counter(); c = time.process_time(); {}; '
 	         'print(time.perf_counter() - t, time.process_time() - c)')
-	w1, c1 = run(timed.format('import cluster_resolver'))
-	w0, c0 = run(timed.format('pass'))
-	print(w1 - w0, c1 - c0)
+	w1, b1, c1 = run(timed.format('import cluster_resolver'))
+	w0, b0, c0 = run(timed.format('pass'))
+	print(w1 - w0, b1 - b0, c1 - c0)
 	PY
 )
 
@@ -96,16 +99,17 @@ read -r tf_k8s tf_tasks < <("$py" "$src/bench/python/tf_k8s.py" "$d/kubeconfig" 
 [ "$tf_tasks" = "$pods" ] || { echo "the TensorFlow algorithm listed $tf_tasks, want $pods" >&2; exit 1; }
 
 uptime
-"$py" - "$imp" "$imp_cpu" "$cli_static" "$py_static" "$py_static_reuse" "$cli_k8s" "$py_k8s" \
+"$py" - "$imp" "$imp_best" "$imp_cpu" "$cli_static" "$py_static" "$py_static_reuse" "$cli_k8s" "$py_k8s" \
 	"$py_k8s_reuse" "$tf_k8s" "$pods" "$runs" <<-'PY'
 	import sys
-	imp, impc, cs, ps, psr, ck, pk, pkr, tk = map(float, sys.argv[1:10])
-	pods, runs = int(sys.argv[10]), int(sys.argv[11])
+	imp, impb, impc, cs, ps, psr, ck, pk, pkr, tk = map(float, sys.argv[1:11])
+	pods, runs = int(sys.argv[11]), int(sys.argv[12])
 	ok = lambda c: 'ok' if c else 'MISSED'
 	print('python package benchmark (medians; CLI: %d runs, in process: new resolver each run)' % runs)
 	print('%-52s %10s %8s %s' % ('', 'seconds', 'ratio', 'target'))
-	print('%-52s %10.4f %8s %s' % ('import cluster_resolver (wall)', imp, '', '<= 0.030 s: ' + ok(imp <= 0.030)))
-	print('%-52s %10.4f %8s %s' % ('import cluster_resolver (CPU)', impc, '', '<= 0.030 s: ' + ok(impc <= 0.030)))
+	print('%-52s %10.4f %8s %s' % ('import cluster_resolver (wall, median of 21)', imp, '', '<= 0.030 s: ' + ok(imp <= 0.030)))
+	print('%-52s %10.4f %8s %s' % ('import cluster_resolver (wall, best of 21)', impb, '', '<= 0.030 s: ' + ok(impb <= 0.030)))
+	print('%-52s %10.4f %8s %s' % ('import cluster_resolver (CPU, median of 21)', impc, '', '<= 0.030 s: ' + ok(impc <= 0.030)))
 	print('%-52s %10.4f %8s' % ('static config: CLI resolve --format json', cs, '1.00x'))
 	print('%-52s %10.4f %7.2fx %s' % ('static config: ClusterResolver(conf).cluster_spec()', ps, ps / cs, '<= 1.2x: ' + ok(ps <= 1.2 * cs)))
 	print('%-52s %10.4f %7.2fx' % ('static config: again on the same resolver', psr, psr / cs))
