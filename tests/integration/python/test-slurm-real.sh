@@ -5,7 +5,8 @@
 # package must give exactly what `cluster-resolver resolve --format json`
 # gives there (cluster, task, master, accelerators) and, with GPUs bound,
 # set CUDA_VISIBLE_DEVICES as `exec` does; the block layout is also checked
-# against its literal cluster.
+# against its literal cluster. In the sanitizer build only the tasks' Python
+# gets the sanitizer runtime ($CR_PY_PRELOAD).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=${CR_TEST_SOURCE_DIR:-$(cd "$here/../../.." && pwd)}
@@ -53,7 +54,8 @@ fail=0
 run() { # NAME NTASKS EXPECTED-CLUSTER-OR-EMPTY -- SRUN ARGS
 	name=$1 n=$2 want=$3
 	shift 4
-	if ! srun --immediate=30 --time=1 "$@" /usr/bin/python3 "$dir/task.py" >"$dir/out" 2>"$dir/err"; then
+	if ! srun --immediate=30 --time=1 "$@" env ${CR_PY_PRELOAD:+LD_PRELOAD="$CR_PY_PRELOAD"} \
+		/usr/bin/python3 "$dir/task.py" >"$dir/out" 2>"$dir/err"; then
 		echo "not ok - $name: srun $* failed: $(cat "$dir/err")"
 		fail=1
 		return
