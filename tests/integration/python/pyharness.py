@@ -11,7 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
 sys.path.insert(0, os.path.join(SRC, 'python'))
-from harness import ensure_hermetic, need, write, clean_env  # noqa: E402,F401  (write: for the tests)
+from harness import ensure_hermetic, need, write, clean_env  # noqa: E402,F401 (write: tests)
 
 
 def setup(hermetic=True, sanitizer=True):

@@ -102,8 +102,8 @@ class Torch(unittest.TestCase):
         cli = os.environ['CR_CLI']
         procs = [subprocess.Popen(
             [cli, '--config', conf, '--task-type', 'worker', '--task-id', str(node), 'exec',
-             '--format', 'torchrun', '--', '/usr/bin/python3', '-m', 'torch.distributed.run', '--nproc_per_node', '2',
-             '--redirects', '2', '--tee', '1', worker],
+             '--format', 'torchrun', '--', '/usr/bin/python3', '-m', 'torch.distributed.run',
+             '--nproc_per_node', '2', '--redirects', '2', '--tee', '1', worker],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
             for node in range(2)]
         outs = [p.communicate(timeout=240)[0] for p in procs]
