@@ -311,6 +311,35 @@ class TPU(unittest.TestCase):
             r.task_id = 3
             self.assertEqual(r.master(), 'grpc://10.120.27.8:8470')
 
+    def test_cloud_tpu_api(self):
+        """A node name read through the Cloud TPU API of the GCP fixture, as
+        tests/plugins/tpu-resolver runs it (TF's tpu/zone/project)."""
+        sys.path.insert(0, os.path.join(ph.SRC, 'tests/plugins/tpu-resolver'))
+        import test_tpu as tt
+        fx = tt.Fixture()
+        try:
+            opts = {'tpu_endpoint': 'https://127.0.0.1:%d/' % fx.api, 'ca_file': fx.ca,
+                    'access_token_file': fx.token, 'metadata_host': '127.0.0.1:%d' % fx.md,
+                    'root': fx.laptop}
+            clean = {k: None for k in os.environ
+                     if k.startswith(('TPU_', 'MEGASCALE_', 'KUBE_GOOGLE', 'GCE_METADATA'))}
+            with Env(**clean):
+                r = TPUClusterResolver(tpu='ready', zone=tt.ZONE, project=tt.PROJECT,
+                                       options=opts)
+                ws = tt.workers(tt.NODES[0])
+                self.assertEqual(r.cluster_spec().as_dict(), {'worker': ws})
+                self.assertEqual((r.master(), r.task_type, r.task_id, r.num_accelerators()),
+                                 ('grpc://' + ws[0], 'worker', 0, {'TPU': 4}))
+                self.assertEqual(r.master('worker', 2, rpc_layer='test'), 'grpc://' + ws[2])
+                with self.assertRaises(RuntimeError) as cm:
+                    TPUClusterResolver(tpu='creating', zone=tt.ZONE, project=tt.PROJECT,
+                                       options=opts).cluster_spec()
+                self.assertEqual(str(cm.exception), 'resolver \'tpu\': TPU "creating" is not '
+                                 'yet ready; state: "CREATING"')
+                self.assertNotIn(tt.TOKEN, str(cm.exception))
+        finally:
+            fx.close()
+
     def test_arguments(self):
         with self.assertRaises(ValueError) as cm:
             TPUClusterResolver(tpu=[])
