@@ -10,6 +10,7 @@ hand the resolved cluster to PyTorch and JAX. See docs/python.md.
 """
 from . import _tf
 from ._native import version as _version
+from ._tf import register as register_with_tensorflow
 from .cluster_spec import ClusterSpec
 from .errors import ClusterResolverError
 from .resolver import ClusterResolver, format_master_url
@@ -22,7 +23,7 @@ __all__ = ['ClusterSpec', 'ClusterResolver', 'ClusterResolverError', 'SimpleClus
            'TFConfigClusterResolver', 'KubernetesClusterResolver', 'ExecutableLocation',
            'SlurmClusterResolver', 'GCEClusterResolver', 'TPUClusterResolver',
            'SageMakerClusterResolver', 'UnionResolver', 'UnionClusterResolver',
-           'format_master_url', 'library_version']
+           'format_master_url', 'library_version', 'register_with_tensorflow']
 
 library_version = _version()
 
