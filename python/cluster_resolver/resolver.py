@@ -91,6 +91,13 @@ class ClusterResolver(object):
             n.lib.cr_context_free(ctx)
             raise
         self._ctx = ctx
+        self._config = config
+
+    @property
+    def configuration(self):
+        """The configuration text or file this object resolves (None: the
+        command's default)."""
+        return self._config
 
     def close(self):
         """Free the C context (plugins are unloaded). Idempotent."""

@@ -39,14 +39,8 @@ class _PluginResolver(ClusterResolver):
                accelerators=None):
         group = dict(group)
         group.update(options or {})
-        self._group = group
         ClusterResolver.__init__(self, _config.resolvers(group, accelerators=accelerators),
                                  task_type=task_type, task_id=task_id, rpc_layer=rpc_layer)
-
-    @property
-    def configuration(self):
-        """The configuration text this object resolves."""
-        return _config.resolvers(self._group)
 
 
 # ---- Simple ---------------------------------------------------------------
