@@ -91,9 +91,9 @@ static const cli_command exec_cmd = {
 		    "  cluster-resolver exec --format \"torch, jax\" -- python train.py\n"
 		    "  # one torchrun per node, each starting that node's processes:\n"
 		    "  cluster-resolver exec --format torchrun --master-port auto -- \\\n"
-		    "      torchrun --nproc-per-node 8 train.py\n"
+		    "      torchrun --nproc_per_node 8 train.py\n"
 		    "  cluster-resolver exec --format torchrun --rdzv c10d -- torchrun "
-		    "--nproc-per-node 8 train.py\n"
+		    "--nproc_per_node 8 train.py\n"
 		    "  cluster-resolver exec --supervise --stop-timeout 30 -- ./server\n",
 	.entries = exec_entries,
 	.format_entries = cli_format_entries,
