@@ -374,12 +374,46 @@ def progress(d):
         srv.stop()
 
 
+def progress_on_a_terminal(d):
+    # stderr a terminal: the progress is one line rewritten in place (\r,
+    # erase to the end), and the next log line erases it first.
+    import pty
+    master, slave = pty.openpty()
+    secret = os.path.join(d, 'tty.secret')
+    h.harness.write(secret, '', 0o600)  # mode first, then the bytes
+    with open(secret, 'wb') as f:
+        f.write(h.SECRET)
+    srv = subprocess.Popen(PREFIX + [CLI, 'reservation', 'serve', '--num-executors', '2',
+                                     '--num-ps', '0', '--timeout', '3', '--progress', '1',
+                                     '--listen', '127.0.0.1:0', '--secret-file', secret],
+                           stdout=subprocess.PIPE, stderr=slave, env=clean_env(d))
+    os.close(slave)
+    srv.stdout.read()
+    rc = srv.wait(timeout=30)
+    got = b''
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(master)
+    line = b'cluster-resolver: reservation: registered 0 of 2; missing executors 0, 1'
+    want = (line + b'\r\x1b[K' + line + b'\r\x1b[K' +
+            b'cluster-resolver: reservation: timed out after 3 s: 0 of 2 registered; '
+            b'missing executors 0, 1 (registered: none)\r\n')
+    R.check('--progress on a terminal: one line rewritten in place, erased by the next',
+            rc == 1 and got == want, repr(got))
+
+
 def main():
     d = h.tmpdir()
     try:
         plan_table()
         usage_table(d)
-        for case in (formation, bad_frames, failures, grace, progress):
+        for case in (formation, bad_frames, failures, grace, progress, progress_on_a_terminal):
             sub = os.path.join(d, case.__name__)
             os.mkdir(sub)
             case(sub)
