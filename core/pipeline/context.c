@@ -471,6 +471,9 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 		ctx_log(ctx, CR_LOG_WARNING, NULL,
 			"this process's task %s:%" G_GINT64_FORMAT " is not in the cluster",
 			res->task_type, res->task_id);
+	res->log_fn = ctx->log_fn;
+	res->log_data = ctx->log_data;
+	res->log_level = ctx->log_level;
 	*result = res;
 	return CR_OK;
 }

@@ -42,9 +42,18 @@ struct cr_result {
 				 * (compared, never dereferenced, by cr_context_supervise) */
 	char **format_options;  /* the config's `formats` defaults, "key=value"; or NULL */
 	gpus_choice *gpus;      /* (nullable) gpus_per_task's choice */
+	/* The context's log handler when it resolved: the formats warn through
+	 * it (NULL: they stay quiet). */
+	cr_log_fn log_fn;
+	void *log_data;
+	cr_log_level log_level;
 };
 
 cr_result *result_new(void);
+/* A warning (or any @level) about @r, through the handler of the context
+ * that resolved it; nothing when it has none or @level is filtered out. */
+void result_log(const cr_result *r, cr_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* "layer://addr", or addr when layer is NULL/empty, or "" when addr is empty. */
 char *format_master_url(const char *address, const char *rpc_layer);
 /* Move @b's passed descriptors into @res (a name already there: closed)

@@ -38,6 +38,7 @@ typedef struct rsv {
 	int64_t env_port; /* TENSORFLOW_PORT, or 0 */
 	bool release_port;
 	int64_t timeout_ms;
+	int64_t progress_ms; /* in WAIT, say once after this what it waits for; 0: never */
 	const char *rpc_layer;
 	rsv_conn *conn;
 	rsv_port reserved;
@@ -65,6 +66,10 @@ static const cr_option rsv_options[] = {
 		  "CR_RESERVED_PORT_FD"),
 	CR_OPTION_RANGE("timeout", CR_OPT_FLOAT, "600", 0,
 			"seconds to wait for the cluster to form", 0.1, 2592000),
+	CR_OPTION_RANGE("progress", CR_OPT_FLOAT, "10", 0,
+			"seconds into the wait for the cluster after which a warning says what "
+			"it waits for (0: never)",
+			0, 2592000),
 	CR_OPTION("rpc_layer", CR_OPT_STRING, "grpc", 0, "rpc layer reported with the cluster"),
 	CR_OPTIONS_END
 };
@@ -97,6 +102,7 @@ static cr_status rsv_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	s->port = (uint16_t)cr_host->opt_int(ctx, "port");
 	s->release_port = cr_host->opt_bool(ctx, "release_port");
 	s->timeout_ms = (int64_t)(cr_host->opt_float(ctx, "timeout") * 1000);
+	s->progress_ms = (int64_t)(cr_host->opt_float(ctx, "progress") * 1000);
 	s->rpc_layer = cr_host->opt_string(ctx, "rpc_layer");
 	*state = s;
 	return CR_OK;
@@ -242,14 +248,38 @@ static cr_status rsv_timeout_error(rsv *s, const cr_json *msg, cr_error *err)
 		s->server, cr_host->json_length(reg), (long long)required, list);
 }
 
+/* The answer to WAIT within timeout; after @s->progress_ms without one, a
+ * warning says once what this task waits for (the server's own progress
+ * lines name the executors still missing). */
+static cr_status rsv_wait_answer(rsv *s, cr_plugin_ctx *ctx, cr_json **reply, cr_error *err)
+{
+	cr_error first = CR_ERROR_INIT;
+	cr_status st;
+
+	if (s->progress_ms <= 0 || s->progress_ms >= s->timeout_ms)
+		return rsv_conn_recv(s->conn, s->timeout_ms, reply, err);
+	st = rsv_conn_recv(s->conn, s->progress_ms, reply, &first);
+	if (st != CR_ERR_TIMEOUT) {
+		if (st != CR_OK)
+			cr_host->error_set(err, st, "%s", first.message);
+		return st;
+	}
+	cr_host->log(ctx, CR_LOG_WARNING,
+		     "executor %lld is registered with reservation server %s as %s; waiting "
+		     "%.0f s so far for the other executors to register (timeout %.0f s)",
+		     (long long)s->executor_id, s->server, s->address,
+		     (double)s->progress_ms / 1000, (double)s->timeout_ms / 1000);
+	return rsv_conn_recv(s->conn, s->timeout_ms - s->progress_ms, reply, err);
+}
+
 /* WAIT → CLUSTER {cluster, task}. */
-static cr_status rsv_wait(rsv *s, cr_json **cluster_msg, cr_error *err)
+static cr_status rsv_wait(rsv *s, cr_plugin_ctx *ctx, cr_json **cluster_msg, cr_error *err)
 {
 	cr_json *reply = NULL;
 	cr_status st = rsv_conn_send(s->conn, "WAIT", NULL, err);
 
 	if (st == CR_OK)
-		st = rsv_conn_recv(s->conn, s->timeout_ms, &reply, err);
+		st = rsv_wait_answer(s, ctx, &reply, err);
 	if (st == CR_ERR_TIMEOUT)
 		return cr_host->error_set(err, CR_ERR_TIMEOUT,
 					  "reservation server %s: no cluster after %.0f s",
@@ -340,7 +370,7 @@ static cr_status rsv_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 		st = rsv_register(s, ctx, err);
 	rsv_facts(s, b);
 	if (st == CR_OK)
-		st = rsv_wait(s, &msg, err);
+		st = rsv_wait(s, ctx, &msg, err);
 	if (st == CR_OK)
 		st = rsv_report(s, ctx, msg, b, err);
 	if (st == CR_OK)

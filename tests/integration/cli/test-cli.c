@@ -205,6 +205,9 @@ static void test_usage(void)
 	g_assert_cmpstr(hout, ==, err);
 	g_assert_true(g_str_has_suffix(err, "Exit status: 0 success, 1 resolution failed, 2 usage "
 					    "or configuration error.\n"));
+	g_assert_nonnull(strstr(hout,
+				"\n  completion bash|zsh           print the shell completion "
+				"script\n"));
 	g_free(out);
 	g_free(err);
 	g_free(hout);
@@ -228,6 +231,11 @@ static void test_command_help(void)
 		{ { "exec", "-h" },
 		  "exec -- PROGRAM [ARGS...]",
 		  " --format torchrun --master-port auto" },
+		/* exec offers only the formats that set variables. */
+		{ { "exec", "--help" },
+		  "exec -- PROGRAM [ARGS...]",
+		  "\n  -f, --format=F[,F...]       the variables to set, a comma-separated list of "
+		  "formats given once: tf_config, torch, torchrun, jax, env\n  --jobs" },
 		{ { "-v", "explain", "--help" }, "explain", "  --json" },
 		{ { "help", "master" }, "master", "  --task-type=T" },
 		{ { "hostlist", "-h" },

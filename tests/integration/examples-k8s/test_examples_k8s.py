@@ -47,6 +47,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -541,6 +542,42 @@ def check_manifest_fields(docs, res):
                   and {'name': 'POD_NAMESPACE', 'valueFrom': {'fieldRef': {
                       'fieldPath': 'metadata.namespace'}}} in c['env'],
                   'spec %r' % s)
+        res.check('container: GPU limit, non-root on a read-only root, no escalation',
+                  c.get('resources') == {'limits': {'nvidia.com/gpu': '8'}}
+                  and c.get('securityContext') == {
+                      'runAsNonRoot': True, 'runAsUser': DOCKER_UID, 'runAsGroup': DOCKER_UID,
+                      'readOnlyRootFilesystem': True, 'allowPrivilegeEscalation': False,
+                      'capabilities': {'drop': ['ALL']}},
+                  'resources %r securityContext %r' % (c.get('resources'),
+                                                      c.get('securityContext')))
+    check_dockerfile(res)
+
+
+# The Dockerfile's user: the manifests' runAsUser and runAsGroup.
+DOCKER_UID = 1000
+
+
+def check_dockerfile(res):
+    """examples/k8s/Dockerfile: Debian 12, the runtime packages that
+    packaging/debian/control defines (each once), a numeric non-root USER
+    that the manifests run as."""
+    with open(os.path.join(EXAMPLES, 'Dockerfile')) as f:
+        text = f.read()
+    with open(os.path.join(os.environ['CR_TEST_SOURCE_DIR'], 'packaging', 'debian',
+                           'control')) as f:
+        packages = re.findall(r'^Package: (\S+)$', f.read(), re.M)
+    froms = re.findall(r'^FROM (\S+)', text, re.M)
+    debs = re.findall(r'/tmp/debs/([a-z0-9.-]+?)_\*\.deb', text)
+    users = re.findall(r'^USER (\S+)', text, re.M)
+    res.check('Dockerfile: FROM debian:12-slim', froms == ['debian:12-slim'], repr(froms))
+    res.check('Dockerfile: installs the runtime packages the repository builds',
+              sorted(debs) == sorted(['libcluster-resolver1', 'cluster-resolver-plugins',
+                                      'cluster-resolver-k8s', 'cluster-resolver-cloud',
+                                      'cluster-resolver'])
+              and set(debs) <= set(packages), '%r of %r' % (debs, packages))
+    res.check('Dockerfile: USER %d:%d, made by useradd' % (DOCKER_UID, DOCKER_UID),
+              users == ['%d:%d' % (DOCKER_UID, DOCKER_UID)]
+              and '--uid %d --user-group' % DOCKER_UID in text, repr(users))
 
 
 def main():

@@ -7,9 +7,11 @@ supervised shutdown of the ps; the release_port = false descriptor."""
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rsv_harness as h  # noqa: E402
@@ -249,6 +251,29 @@ def registrations():
         shutil.rmtree(d)
 
 
+def waiting():
+    """A client still waiting in WAIT after `progress` seconds says once what
+    it waits for; one answered sooner says nothing."""
+    d = h.tmpdir()
+    srv = h.Server(d, ['--num-executors', '2', '--num-ps', '0', '--timeout', '60'])
+    try:
+        cl = h.Client(d, 'c', progress=1.0)
+        first = cl.start(['resolve'], srv.address, 0)
+        time.sleep(2.5)
+        res = h.run_all([first, cl.start(['resolve'], srv.address, 1)])
+        want = re.compile(r"cluster-resolver: warning: resolver 'reservation': executor 0 is "
+                          r"registered with reservation server %s as 127\.0\.0\.1:\d+; waiting "
+                          r"1 s so far for the other executors to register \(timeout 600 s\)\n\Z"
+                          % re.escape(srv.address))
+        R.check('waiting: after 1 s executor 0 says once what it waits for',
+                res[0][0] == 0 and want.match(res[0][2]) is not None, repr(res[0]))
+        R.check('waiting: executor 1, answered at once, says nothing',
+                res[1][0] == 0 and res[1][2] == '', repr(res[1]))
+    finally:
+        srv.stop()
+        shutil.rmtree(d)
+
+
 def late():
     """A registration after the cluster formed is refused: a lost task
     cannot rejoin (TFoS would have waited forever)."""
@@ -379,6 +404,7 @@ def main():
     bad_secrets()
     bad_input()
     registrations()
+    waiting()
     late()
     supervised()
     release_port()
