@@ -56,6 +56,8 @@ struct cr_instance {
 	void *state;
 	bool created;
 	bool declined; /* the last probe/resolve/enumerate said CR_DECLINED */
+	bool watching; /* inside its watch op (the host's watch slots answer) */
+	int64_t watch_interval_ms; /* when polled: its interval; 0: never polled */
 	struct cr_plugin_ctx pctx;
 	http_conn *http; /* its connection (made by the HTTP module on first use) */
 	/* The last run, for `explain`. */
@@ -196,6 +198,10 @@ const io_ops *ctx_io(cr_context *ctx, void **data);
 /* The host table's http_request, through the context's I/O seam. */
 cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
 		       cr_error *err);
+/* The host table's http_stream (ABI 1.2), through the context's I/O seam. */
+cr_status http_stream_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
+			       cr_http_data_fn on_data, void *user_data, cr_http_response **resp,
+			       cr_error *err);
 long http_status(const cr_http_response *resp);
 const char *http_body(const cr_http_response *resp, size_t *len);
 const char *http_header(const cr_http_response *resp, const char *name);
@@ -237,6 +243,16 @@ struct cr_context {
 	const io_ops *io; /* the I/O seam (io.h): io_real(), or a test host's */
 	void *io_data;
 	http_pool *http_pool; /* spare answer bodies (http.c) */
+
+	/* cr_context_watch (pipeline/watch.c): a cancel that any thread or a
+	 * signal handler may ask for (a flag and an eventfd, made with the
+	 * context), and the round of watch ops in progress, which the host
+	 * table's watch slots read. */
+	int cancel_fd;          /* eventfd, readable while a cancel is pending */
+	gint cancel_pending;    /* atomic */
+	int round_fd;           /* eventfd of the round in progress, else -1 */
+	gint round_cancelled;   /* atomic */
+	struct watch_state *watch; /* (owned, nullable) what the last generation was */
 };
 
 /* ---- result builders (builder.c): what plugins hand in ------------------ */

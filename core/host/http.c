@@ -206,6 +206,19 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 	return CR_OK;
 }
 
+cr_status http_stream_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
+			       cr_http_data_fn on_data, void *user_data, cr_http_response **resp,
+			       cr_error *err)
+{
+	(void)pctx;
+	(void)req;
+	(void)on_data;
+	(void)user_data;
+	if (resp != NULL)
+		*resp = NULL;
+	return error_set(err, CR_ERR_UNSUPPORTED, "http_stream: not implemented yet");
+}
+
 long http_status(const cr_http_response *resp)
 {
 	return resp != NULL ? resp->status : 0;
