@@ -90,6 +90,11 @@ bool cli_format_list(const char *command, char ***formats);
  * for the library to refuse); job_id defaults to $SLURM_JOB_ID. */
 char **cli_format_options(const char *const *formats, const char *format);
 
+/* Whether @format lists the world's hosts (hosts, hostfile, horovod): for
+ * those an empty world (CR_ERR_NOT_FOUND) is printed as nothing, with a
+ * warning, and is no failure. */
+bool cli_format_lists_hosts(const char *format);
+
 /* exec, with or without --supervise (exec-supervise.c): clear FD_CLOEXEC
  * on the result's passed descriptors (just before execvp); report a failed
  * execvp and give its exit status (127, 126). */

@@ -323,7 +323,9 @@ CR_API cr_status cr_context_supervise(cr_context *ctx, const cr_result *result,
  * @options: (nullable) NULL-terminated "key=value" strings for the format.
  * (out) (transfer full) *@out (NUL-terminated except for binary formats,
  * @len bytes). Returns: CR_OK, CR_ERR_INVALID_ARG (unknown format or
- * option), CR_ERR_NOT_FOUND (format needs an identity), CR_ERR_BACKEND (the
+ * option), CR_ERR_NOT_FOUND (format needs an identity; for hosts, hostfile
+ * and horovod, no task in the chosen jobs, which `resolve` prints as
+ * nothing with a warning: an empty membership), CR_ERR_BACKEND (the
  * cluster cannot be written in that format, e.g. rank 0's address has no
  * port; since release 1.1.0, CR_ERR_INVALID_ARG before). Since: ABI 1.0
  */
