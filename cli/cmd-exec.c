@@ -27,48 +27,15 @@
 	"usage: exec [--format F[,F...]] [--jobs J[,J...]] [--supervise [--stop-timeout S]] -- "   \
 	"PROGRAM [ARGS]"
 
-/* Set the variables of @format, one of @formats. */
-static int exec_set_format(const cr_result *res, const char *const *formats, const char *format)
-{
-	cr_error err = CR_ERROR_INIT;
-	char **opts = cli_format_options(formats, format);
-	char **pairs = NULL;
-	cr_status st;
-
-	st = cr_result_env_vars(res, format, (const char *const *)opts, &pairs, &err);
-	g_strfreev(opts);
-	if (st != CR_OK) {
-		cli_error("exec: %s", err.message);
-		return cli_exit_status(st, CLI_PHASE_OUTPUT);
-	}
-	for (size_t i = 0; pairs[i] != NULL && pairs[i + 1] != NULL; i += 2)
-		setenv(pairs[i], pairs[i + 1], 1);
-	cr_strv_free(pairs);
-	return CLI_OK;
-}
-
+/* Put the variables into our own environment (execvp passes it on). */
 static int exec_set_env(const cr_result *res, const char *const *formats)
 {
-	int rc = CLI_OK;
+	GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
+	int rc = cli_exec_env(res, formats, pairs);
 
-	for (size_t f = 0; rc == CLI_OK && formats[f] != NULL; f++)
-		rc = exec_set_format(res, formats, formats[f]);
-	for (size_t k = 0; rc == CLI_OK && k < cr_result_num_env(res); k++) {
-		const char *name, *value;
-
-		if (cr_result_env(res, k, &name, &value))
-			setenv(name, value, 1);
-	}
-	for (size_t k = 0; rc == CLI_OK && k < cr_result_num_fds(res); k++) {
-		const char *name;
-		char num[16];
-		int fd;
-
-		if (cr_result_fd(res, k, &fd, &name)) {
-			snprintf(num, sizeof(num), "%d", fd);
-			setenv(name, num, 1);
-		}
-	}
+	for (guint i = 0; rc == CLI_OK && i + 1 < pairs->len; i += 2)
+		setenv(g_ptr_array_index(pairs, i), g_ptr_array_index(pairs, i + 1), 1);
+	g_ptr_array_unref(pairs);
 	return rc;
 }
 

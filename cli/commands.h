@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <signal.h>
+#include <sys/types.h>
+
 #include <glib.h>
 
 #include "common.h"
@@ -100,6 +103,20 @@ bool cli_format_lists_hosts(const char *format);
  * execvp and give its exit status (127, 126). */
 void cli_exec_keep_fds(const cr_result *res);
 int cli_exec_failed(const char *program, int error);
+/* The variables exec gives the program for @res: those of each of
+ * @formats (cr_result_env_vars), the resolvers' (cr_result_env) and one
+ * per passed descriptor, appended to @pairs as name, value (g_strdup'd).
+ * CLI_OK, or the exit status after a message. */
+int cli_exec_env(const cr_result *res, const char *const *formats, GPtrArray *pairs);
+/* Start @argv as a child in its own process group (the terminal's
+ * foreground group when @tty) with @envp (NULL: our environment) and the
+ * signal mask @mask; SIGTERM reaches it if we die. The pid, or -1 (errno). */
+pid_t cli_program_start(const cr_result *res, char **argv, char **envp, const sigset_t *mask,
+			bool tty);
+/* After the program (leader of group @pgid) was reaped: SIGTERM to what
+ * is left of its group, SIGKILL after @stop_timeout_ms, reaping all of it
+ * (we are its subreaper). */
+void cli_group_end(pid_t pgid, int64_t stop_timeout_ms, const char *program);
 /* exec --supervise: run @argv as a child in its own process group, tell
  * the resolvers, forward signals; the child's exit status (128+N for a
  * signal). The default stop timeout is 10 seconds. */
