@@ -174,6 +174,21 @@ CR_API cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result
 CR_API void cr_context_watch_cancel(cr_context *ctx);
 
 /**
+ * cr_result_keep_tasks:
+ * @result: a result (changed in place).
+ * @max_tasks: how many tasks to keep.
+ * @err: (nullable) error record.
+ *
+ * Keep the first @max_tasks tasks in cluster order (the jobs in their
+ * order, each job's tasks by ascending index) and drop the others; every
+ * job stays declared, and the kept tasks keep their indices. This
+ * process's task is not changed (it may now be outside the cluster).
+ * `exec --elastic --max-tasks M` uses it. Returns: CR_OK,
+ * CR_ERR_INVALID_ARG (no result). Since: ABI 1.2
+ */
+CR_API cr_status cr_result_keep_tasks(cr_result *result, size_t max_tasks, cr_error *err);
+
+/**
  * cr_context_plugins_json:
  * Describe the plugins found on the search path (name, kind, file, ABI,
  * version, schema) as a JSON array; broken files are listed with their
