@@ -13,8 +13,9 @@
  * number, which stays open across the exec and nowhere else.
  *
  * With --supervise the program runs as a child instead (exec-supervise.c,
- * which also holds the two steps both ways share: keeping the passed
- * descriptors open across exec, and reporting a failed exec).
+ * which also holds the steps every way shares: the variables, keeping the
+ * passed descriptors open across exec, and reporting a failed exec); with
+ * --elastic it runs supervised and follows the membership (exec-elastic.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,8 +25,9 @@
 #include "commands.h"
 
 #define EXEC_USAGE                                                                                 \
-	"usage: exec [--format F[,F...]] [--jobs J[,J...]] [--supervise [--stop-timeout S]] -- "   \
-	"PROGRAM [ARGS]"
+	"usage: exec [--format F[,F...]] [--jobs J[,J...]] [--supervise [--stop-timeout S]] "      \
+	"[--elastic [--min-tasks N] [--max-tasks M] [--settle S] [--max-restarts K] [--min-wait "  \
+	"S]] -- PROGRAM [ARGS]"
 
 /* Put the variables into our own environment (execvp passes it on). */
 static int exec_set_env(const cr_result *res, const char *const *formats)
@@ -39,13 +41,28 @@ static int exec_set_env(const cr_result *res, const char *const *formats)
 	return rc;
 }
 
-static gboolean exec_supervise;
-static char *exec_stop_timeout;
+static gboolean exec_supervise, exec_elastic;
+static char *exec_stop_timeout, *exec_min_tasks, *exec_max_tasks, *exec_settle, *exec_max_restarts,
+	*exec_min_wait;
 static const GOptionEntry exec_entries[] = {
 	{ "supervise", 0, 0, G_OPTION_ARG_NONE, &exec_supervise,
 	  "run PROGRAM as a child: signals forwarded, resolvers told when it ends", NULL },
 	{ "stop-timeout", 0, 0, G_OPTION_ARG_STRING, &exec_stop_timeout,
 	  "with --supervise: seconds between SIGTERM and SIGKILL (default 10)", "S" },
+	{ "elastic", 0, 0, G_OPTION_ARG_NONE, &exec_elastic,
+	  "follow the membership (implies --supervise): restart PROGRAM with each new "
+	  "generation of the cluster, and after a failure",
+	  NULL },
+	{ "min-tasks", 0, 0, G_OPTION_ARG_STRING, &exec_min_tasks,
+	  "with --elastic: run only with at least N tasks in the cluster (default 1)", "N" },
+	{ "max-tasks", 0, 0, G_OPTION_ARG_STRING, &exec_max_tasks,
+	  "with --elastic: use only the first M tasks in cluster order (default: all)", "M" },
+	{ "settle", 0, 0, G_OPTION_ARG_STRING, &exec_settle,
+	  "with --elastic: seconds a new generation must hold before a restart (default 5)", "S" },
+	{ "max-restarts", 0, 0, G_OPTION_ARG_STRING, &exec_max_restarts,
+	  "with --elastic: restarts after PROGRAM fails (exits non-zero) (default 0)", "K" },
+	{ "min-wait", 0, 0, G_OPTION_ARG_STRING, &exec_min_wait,
+	  "with --elastic: seconds to wait for --min-tasks before failing (default 600)", "S" },
 	G_OPTION_ENTRY_NULL
 };
 static const cli_command exec_cmd = {
@@ -61,25 +78,78 @@ static const cli_command exec_cmd = {
 		    "      torchrun --nproc-per-node 8 train.py\n"
 		    "  cluster-resolver exec --format torchrun --rdzv c10d -- torchrun "
 		    "--nproc-per-node 8 train.py\n"
-		    "  cluster-resolver exec --supervise --stop-timeout 30 -- ./server\n",
+		    "  cluster-resolver exec --supervise --stop-timeout 30 -- ./server\n"
+		    "  cluster-resolver exec --elastic --min-tasks 2 --max-restarts 3 -- python "
+		    "train.py\n",
 	.entries = exec_entries,
 	.format_entries = cli_format_entries,
 	.max_args = CLI_ARGS_AFTER_DASHDASH,
 	.values = cli_format_value_words,
 };
 
-static bool exec_parse_timeout(const char *text, double *out)
+/* Seconds 0..86400 for @what ("stop timeout"); NULL: keep *@out. */
+static bool exec_parse_seconds(const char *what, const char *text, double *out)
 {
 	char *end = NULL;
 	double v;
 
+	if (text == NULL)
+		return true;
 	errno = 0;
 	v = strtod(text, &end);
 	if (errno != 0 || end == text || *end != '\0' || !(v >= 0 && v <= 86400)) {
-		cli_error("exec: invalid stop timeout \"%s\": expected seconds 0..86400", text);
+		cli_error("exec: invalid %s \"%s\": expected seconds 0..86400", what, text);
 		return false;
 	}
 	*out = v;
+	return true;
+}
+
+/* A count @min..2147483647 for --@what; NULL: keep *@out. */
+static bool exec_parse_count(const char *what, const char *text, int64_t min, int64_t *out)
+{
+	char *end = NULL;
+	long long v;
+
+	if (text == NULL)
+		return true;
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (text[0] == '\0' || text[strspn(text, "0123456789")] != '\0' || errno != 0 || v < min ||
+	    v > 2147483647) {
+		cli_error("exec: invalid --%s \"%s\": expected an integer %lld..2147483647", what,
+			  text, (long long)min);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* The --elastic options into @eo; false after a usage message. */
+static bool exec_elastic_options(cli_elastic_opts *eo)
+{
+	const char *given = exec_min_tasks      ? "--min-tasks"
+			    : exec_max_tasks    ? "--max-tasks"
+			    : exec_settle       ? "--settle"
+			    : exec_max_restarts ? "--max-restarts"
+			    : exec_min_wait     ? "--min-wait"
+						: NULL;
+
+	if (!exec_elastic && given != NULL) {
+		cli_error("exec: %s needs --elastic", given);
+		return false;
+	}
+	if (!exec_parse_count("min-tasks", exec_min_tasks, 1, &eo->min_tasks) ||
+	    !exec_parse_count("max-tasks", exec_max_tasks, 1, &eo->max_tasks) ||
+	    !exec_parse_count("max-restarts", exec_max_restarts, 0, &eo->max_restarts) ||
+	    !exec_parse_seconds("settle time", exec_settle, &eo->settle) ||
+	    !exec_parse_seconds("minimum wait", exec_min_wait, &eo->min_wait))
+		return false;
+	if (eo->max_tasks > 0 && eo->max_tasks < eo->min_tasks) {
+		cli_error("exec: --max-tasks %lld is below --min-tasks %lld",
+			  (long long)eo->max_tasks, (long long)eo->min_tasks);
+		return false;
+	}
 	return true;
 }
 
@@ -90,6 +160,7 @@ int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 	cr_result *res = NULL;
 	char **formats = NULL;
 	double stop_timeout = CLI_STOP_TIMEOUT;
+	cli_elastic_opts eo = { .min_tasks = 1, .settle = 5, .min_wait = 600 };
 	int rc;
 
 	if (!cli_parse(&exec_cmd, in, &o, &argc, &argv, &rc))
@@ -99,14 +170,25 @@ int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 		cli_error("exec: no program given (" EXEC_USAGE ")");
 		return CLI_USAGE;
 	}
-	if (exec_stop_timeout != NULL && !exec_parse_timeout(exec_stop_timeout, &stop_timeout))
+	if (!exec_parse_seconds("stop timeout", exec_stop_timeout, &stop_timeout))
 		return CLI_USAGE;
-	if (exec_stop_timeout != NULL && !exec_supervise) {
+	if (exec_stop_timeout != NULL && !exec_supervise && !exec_elastic) {
 		cli_error("exec: --stop-timeout needs --supervise");
 		return CLI_USAGE;
 	}
+	if (!exec_elastic_options(&eo))
+		return CLI_USAGE;
 	if (!cli_format_list("exec", &formats))
 		return CLI_USAGE;
+	if (exec_elastic) {
+		eo.stop_timeout = stop_timeout;
+		rc = cli_open(&o, &ctx);
+		if (rc == CLI_OK)
+			rc = cli_elastic(ctx, &argv[2], (const char *const *)formats, &eo);
+		g_strfreev(formats);
+		cr_context_free(ctx);
+		return rc;
+	}
 	rc = cli_resolve(&o, &ctx, &res);
 	if (rc == CLI_OK)
 		rc = exec_set_env(res, (const char *const *)formats);

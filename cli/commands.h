@@ -123,6 +123,21 @@ void cli_group_end(pid_t pgid, int64_t stop_timeout_ms, const char *program);
 #define CLI_STOP_TIMEOUT 10.0
 int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_timeout);
 
+/* exec --elastic (exec-elastic.c): run @argv supervised with the
+ * variables of @formats for each generation of the cluster (the first
+ * comes from cr_context_watch on @ctx), restarting it as the options say;
+ * the program's final status, or 1 (too few tasks, a failed start). */
+typedef struct cli_elastic_opts {
+	int64_t min_tasks;    /* default 1 */
+	int64_t max_tasks;    /* 0: no limit */
+	double settle;        /* seconds, default 5 */
+	int64_t max_restarts; /* default 0 */
+	double stop_timeout;  /* seconds, default CLI_STOP_TIMEOUT */
+	double min_wait;      /* seconds, default 600 */
+} cli_elastic_opts;
+int cli_elastic(cr_context *ctx, char **argv, const char *const *formats,
+		const cli_elastic_opts *o);
+
 int cli_cmd_resolve(const cli_opts *o, int argc, char **argv);
 int cli_cmd_master(const cli_opts *o, int argc, char **argv);
 int cli_cmd_accelerators(const cli_opts *o, int argc, char **argv);
@@ -132,6 +147,7 @@ int cli_cmd_plugins(const cli_opts *o, int argc, char **argv);
 int cli_cmd_check_config(const cli_opts *o, int argc, char **argv);
 int cli_cmd_hostlist(const cli_opts *o, int argc, char **argv);
 int cli_cmd_reservation(const cli_opts *o, int argc, char **argv);
+int cli_cmd_watch(const cli_opts *o, int argc, char **argv);
 /* `completion bash|zsh`: the script for the commands of @table (@n lines). */
 int cli_cmd_completion(const cli_opts *o, int argc, char **argv, const cli_command_entry *table,
 		       size_t n);
