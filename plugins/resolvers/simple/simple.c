@@ -348,8 +348,11 @@ static cr_status simple_hosts_resolve(simple_state *s, cr_plugin_ctx *ctx, cr_re
 	char *data = NULL, *line, *next;
 	size_t len = 0;
 	int lineno = 0;
-	cr_status st = cr_host->read_file(ctx, s->hosts_file, 0, &data, &len, err);
+	cr_error sub = CR_ERROR_INIT;
+	cr_status st = cr_host->read_file(ctx, s->hosts_file, 0, &data, &len, &sub);
 
+	if (st != CR_OK)
+		cr_host->error_set(err, st, "hosts_file: %s", sub.message);
 	free(s->hosts_seen);
 	s->hosts_seen = NULL;
 	s->hosts_seen_len = 0;
@@ -368,7 +371,6 @@ static cr_status simple_hosts_resolve(simple_state *s, cr_plugin_ctx *ctx, cr_re
 					s->hosts_file);
 	for (line = data; st == CR_OK && line != NULL && *line != '\0'; line = next) {
 		char *job, *addr;
-		cr_error sub = CR_ERROR_INIT;
 
 		next = strchr(line, '\n');
 		if (next != NULL)

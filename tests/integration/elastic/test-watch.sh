@@ -74,7 +74,7 @@ done
 rm -f "$tmp/hosts"
 "$cli" -c "$conf" watch >"$tmp/out" 2>"$tmp/err"
 check "failing resolver: exit" 1 "$?"
-check "failing resolver: stderr" "cluster-resolver: resolver 'simple': cannot read $tmp/hosts: No such file or directory" "$(cat "$tmp/err")"
+check "failing resolver: stderr" "cluster-resolver: resolver 'simple': hosts_file: cannot read $tmp/hosts: No such file or directory" "$(cat "$tmp/err")"
 check "failing resolver: stdout" "" "$(cat "$tmp/out")"
 
 # ---- usage ----
