@@ -207,8 +207,8 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 }
 
 cr_status http_stream_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
-			       cr_http_data_fn on_data, void *user_data, cr_http_response **resp,
-			       cr_error *err)
+			      cr_http_data_fn on_data, void *user_data, cr_http_response **resp,
+			      cr_error *err)
 {
 	(void)pctx;
 	(void)req;
