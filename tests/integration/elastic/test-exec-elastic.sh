@@ -24,7 +24,7 @@ wait_lines "$log" 2
 hosts 127.0.0.2:1 127.0.0.3:1 127.0.0.4:1 127.0.0.5:1
 wait_lines "$log" 3
 hosts 127.0.0.3:1 127.0.0.4:1 127.0.0.5:1
-wait "$pid"
+wait_exit "$pid"
 check "membership: exit" 0 "$?"
 check "membership: log" '1 0 {"cluster": {"worker": ["127.0.0.1:1", "127.0.0.2:1", "127.0.0.3:1"]}, "task": {"type": "worker", "index": 1}}
 2 0 {"cluster": {"worker": ["127.0.0.2:1", "127.0.0.3:1"]}, "task": {"type": "worker", "index": 0}}
@@ -52,7 +52,7 @@ done
 hosts 127.0.0.1:1 127.0.0.3:1
 wait_lines "$log" 2
 kill -TERM "$pid"
-wait "$pid"
+wait_exit "$pid"
 check "flapping: exit (the program's, SIGTERM)" 143 "$?"
 check "flapping: one restart" '1 0 {"cluster": {"worker": ["127.0.0.1:1", "127.0.0.2:1", "127.0.0.3:1"]}, "task": {"type": "worker", "index": 0}}
 G 0 {"cluster": {"worker": ["127.0.0.1:1", "127.0.0.3:1"]}, "task": {"type": "worker", "index": 0}}' "$(sed '2s/^[0-9]* /G /' "$log")"
@@ -82,12 +82,13 @@ check "too few: exit" 1 "$?"
 check "too few: stderr" "cluster-resolver: exec: 2 tasks in the cluster, fewer than --min-tasks 3; waiting up to 0.2 s
 cluster-resolver: exec: 2 tasks in the cluster after 0.2 s, fewer than --min-tasks 3" "$(cat "$tmp/err")"
 rm -f "$log"
+rm -f "$tmp/out" "$tmp/err"
 "$cli" -c "$conf" --task-type worker --task-id 0 exec --elastic --min-tasks 3 --settle 0 -- \
 	sh -c 'echo "$CR_GENERATION $TF_CONFIG" >>"$1"' sh "$log" 2>"$tmp/err" &
 pid=$!
 wait_lines "$tmp/err" 1
 hosts 127.0.0.1:1 127.0.0.2:1 127.0.0.3:1
-wait "$pid"
+wait_exit "$pid"
 check "recovered: exit" 0 "$?"
 check "recovered: log" '2 {"cluster": {"worker": ["127.0.0.1:1", "127.0.0.2:1", "127.0.0.3:1"]}, "task": {"type": "worker", "index": 0}}' "$(cat "$log")"
 
@@ -98,12 +99,13 @@ hosts 127.0.0.1:1 127.0.0.2:1 127.0.0.3:1 127.0.0.4:1
 check "max tasks: exit" 0 "$?"
 check "max tasks: TF_CONFIG" '{"cluster": {"worker": ["127.0.0.1:1", "127.0.0.2:1"]}, "task": {"type": "worker", "index": 1}}' "$(cat "$tmp/out")"
 rm -f "$log"
+rm -f "$tmp/out" "$tmp/err"
 "$cli" -c "$conf" --task-type worker --task-id 3 exec --elastic --max-tasks 2 --settle 0 -- \
 	sh -c 'echo "$TF_CONFIG" >>"$1"' sh "$log" 2>"$tmp/err" &
 pid=$!
 wait_lines "$tmp/err" 1
 hosts 127.0.0.3:1 127.0.0.4:1
-wait "$pid"
+wait_exit "$pid"
 check "spare: exit" 0 "$?"
 check "spare: stderr" "cluster-resolver: exec: this task is after the first 2 (--max-tasks); waiting as a spare" "$(cat "$tmp/err")"
 check "spare: started once in" '{"cluster": {"worker": ["127.0.0.3:1", "127.0.0.4:1"]}, "task": {"type": "worker", "index": 1}}' "$(cat "$log")"

@@ -8,6 +8,7 @@ conf=$tmp/elastic.conf
 
 # ---- JSON Lines: each generation once, with its number ----
 hosts 127.0.0.1:2222 127.0.0.2:2222
+rm -f "$tmp/out" "$tmp/err"
 "$cli" -c "$conf" watch --format json --count 3 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 wait_lines "$tmp/out" 1
@@ -16,7 +17,7 @@ wait_lines "$tmp/out" 2
 # The same bytes written again are no new generation; a change is.
 hosts 127.0.0.1:2222
 hosts 127.0.0.1:2222 127.0.0.3:2222
-wait "$pid"
+wait_exit "$pid"
 check "json: exit" 0 "$?"
 check "json: lines" '{"cluster": {"worker": ["127.0.0.1:2222", "127.0.0.2:2222"]}, "master": "", "num_accelerators": {}, "generation": 1}
 {"cluster": {"worker": ["127.0.0.1:2222"]}, "master": "", "num_accelerators": {}, "generation": 2}
@@ -25,11 +26,12 @@ check "json: stderr" "" "$(cat "$tmp/err")"
 
 # A write in place (not a rename) is seen too; tf_config is the default.
 hosts 127.0.0.1:2222
+rm -f "$tmp/out" "$tmp/err"
 "$cli" -c "$conf" --task-type worker --task-id 0 watch --count 2 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 wait_lines "$tmp/out" 1
 printf 'worker 127.0.0.1:2222\nworker 127.0.0.4:2222\n' >"$tmp/hosts"
-wait "$pid"
+wait_exit "$pid"
 check "in place: exit" 0 "$?"
 check "in place: lines" '{"cluster": {"worker": ["127.0.0.1:2222"]}, "task": {"type": "worker", "index": 0}, "generation": 1}
 {"cluster": {"worker": ["127.0.0.1:2222", "127.0.0.4:2222"]}, "task": {"type": "worker", "index": 0}, "generation": 2}' "$(cat "$tmp/out")"
@@ -37,11 +39,12 @@ check "in place: lines" '{"cluster": {"worker": ["127.0.0.1:2222"]}, "task": {"t
 # ---- blocks: the format's text, then a blank line; an empty world is a
 # blank block and one warning ----
 hosts 127.0.0.1:2222 127.0.0.2:2222
+rm -f "$tmp/out" "$tmp/err"
 "$cli" -c "$conf" watch --format hosts --count 2 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 wait_lines "$tmp/out" 3
 hosts
-wait "$pid"
+wait_exit "$pid"
 check "hosts: exit" 0 "$?"
 check "hosts: blocks" '127.0.0.1:2222
 127.0.0.2:2222
@@ -63,7 +66,7 @@ for sig in TERM INT; do
 	pid=$!
 	wait_lines "$tmp/out" 1
 	kill -s "$sig" "$pid"
-	wait "$pid"
+	wait_exit "$pid"
 	check "SIG$sig: exit" 0 "$?"
 	check "SIG$sig: output" "127.0.0.1:2222
 
