@@ -567,17 +567,26 @@ static bool simple_hosts_changed(simple_state *s, cr_plugin_ctx *ctx)
 	return changed;
 }
 
-/* Drain the inotify queue (its events only wake us: the bytes decide). */
-static void simple_drain(int fd)
+/* Drain the inotify queue (its events only wake us: the bytes decide).
+ * *@writing: whether the file itself is being written in place now (its
+ * last event a write, not yet closed), so that reading it should wait. */
+static void simple_drain(int fd, const char *base, bool *writing)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
 
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			if (ev->len > 0 && strcmp(ev->name, base) == 0)
+				*writing = (ev->mask & IN_MODIFY) != 0;
+			p += sizeof(*ev) + ev->len;
+		}
 }
 
-/* The time a writer gets to finish before the file is read (a write in
- * place comes as several events). */
+/* The time a writer in place gets to finish before the file is read: its
+ * writes come as several events; a rename comes whole and is read at once. */
 #define SIMPLE_QUIET_MS 20
 
 static cr_status simple_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
@@ -585,7 +594,7 @@ static cr_status simple_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_
 {
 	simple_state *s = state;
 	char *dir;
-	const char *slash;
+	const char *slash, *base;
 	int fd, wd, r;
 
 	*changed = false;
@@ -620,6 +629,7 @@ static cr_status simple_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_
 		return st;
 	}
 	free(dir);
+	base = slash != NULL ? slash + 1 : s->hosts_file;
 	/* What changed between the last resolve and the watch set up now. */
 	if (simple_hosts_changed(s, ctx)) {
 		*changed = true;
@@ -627,11 +637,13 @@ static cr_status simple_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_
 		return CR_OK;
 	}
 	while ((r = simple_wait(ctx, fd, deadline_ms, -1)) == 1) {
-		/* Let a writer finish: read once the events have stopped for
-		 * SIMPLE_QUIET_MS (or at the deadline). */
-		do
-			simple_drain(fd);
-		while (simple_wait(ctx, fd, deadline_ms, SIMPLE_QUIET_MS) == 1);
+		bool writing = false;
+
+		/* A writer in place: read once it closed the file or its
+		 * events stopped for SIMPLE_QUIET_MS (or at the deadline). */
+		simple_drain(fd, base, &writing);
+		while (writing && simple_wait(ctx, fd, deadline_ms, SIMPLE_QUIET_MS) == 1)
+			simple_drain(fd, base, &writing);
 		if (cr_host->watch_cancelled(ctx))
 			break;
 		if (simple_hosts_changed(s, ctx)) {
