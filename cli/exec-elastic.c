@@ -89,6 +89,7 @@ typedef struct elastic {
 	/* Too few tasks, or this one a spare: not running, waiting. */
 	int64_t min_wait_at; /* -1: not waiting for --min-tasks */
 	bool spare;
+	int env_rc; /* the last generation's variables: CLI_OK or the exit status */
 } elastic;
 
 /* The tasks of the cluster, every job. */
@@ -153,12 +154,13 @@ static char **el_envp(const elastic *e)
 
 /* The variables of @res, with torchrun's elastic ones when it is listed.
  * NULL after a message. */
-static GPtrArray *el_pairs(const elastic *e, const cr_result *res)
+static GPtrArray *el_pairs(elastic *e, const cr_result *res)
 {
 	GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
 	bool torchrun = false;
 
-	if (cli_exec_env(res, e->formats, pairs) != CLI_OK) {
+	e->env_rc = cli_exec_env(res, e->formats, pairs);
+	if (e->env_rc != CLI_OK) {
 		g_ptr_array_unref(pairs);
 		return NULL;
 	}
@@ -246,6 +248,7 @@ static int el_apply(elastic *e, cr_result *res, uint64_t gen, bool *done)
 		*done = true;
 		return CLI_FAIL;
 	}
+	n = el_count(res); /* what the program gets */
 	if (e->had_task && cr_result_task_type(res) != NULL) {
 		const char *addr = NULL;
 
@@ -282,8 +285,8 @@ static int el_apply(elastic *e, cr_result *res, uint64_t gen, bool *done)
 		g_ptr_array_unref(e->cur_pairs);
 	e->cur_pairs = pairs;
 	if (e->pid >= 0) {
-		cli_error("exec: generation %llu (%zu tasks): restarting '%s'",
-			  (unsigned long long)gen, n, e->argv[0]);
+		cli_error("exec: generation %llu (%zu task%s): restarting '%s'",
+			  (unsigned long long)gen, n, n == 1 ? "" : "s", e->argv[0]);
 		el_stop(e, true);
 	} else {
 		el_start(e);
@@ -461,7 +464,7 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 		sigaction(sigs[k], &sa, &old[k]);
 	rc = el_apply(&e, res, gen, &done);
 	if (!done && e.cur_pairs == NULL && e.min_wait_at < 0 && !e.spare)
-		rc = CLI_FAIL; /* the first generation cannot be written */
+		rc = e.env_rc != CLI_OK ? e.env_rc : CLI_FAIL; /* as exec would exit */
 	else if (!done)
 		rc = el_loop(&e);
 	if (e.pid >= 0) {

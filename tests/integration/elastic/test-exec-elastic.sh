@@ -118,6 +118,30 @@ check "torchrun: exit" 0 "$?"
 check "torchrun: variables" "PET_MAX_RESTARTS=2
 PET_NNODES=1:4" "$(cat "$tmp/out")"
 
+# ---- a program deaf to SIGTERM is killed after --stop-timeout, then
+# started again with the new cluster ----
+rm -f "$log"
+hosts 127.0.0.1:1 127.0.0.2:1
+"$cli" -c "$conf" --task-type worker --task-id 0 exec --elastic --settle 0 --stop-timeout 0.2 -- \
+	sh -c 'trap "" TERM; echo "$CR_GENERATION" >>"$1"; echo $$ >"$2"; exec sleep 300' sh "$log" \
+	"$tmp/pid" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+wait_lines "$log" 1
+hosts 127.0.0.1:1
+wait_lines "$log" 2
+# The restarted one (deaf too) killed outright: its status is the agent's.
+kill -KILL "$(cat "$tmp/pid")"
+wait_exit "$pid"
+check "deaf program: exit" 137 "$?"
+check "deaf program: restarted" "1
+2" "$(cat "$log")"
+check "deaf program: stderr" "cluster-resolver: exec: generation 2 (1 task): restarting 'sh'
+cluster-resolver: warning: exec: 'sh' did not stop on SIGTERM; sending SIGKILL" "$(cat "$tmp/err")"
+
+# ---- a format that cannot be written for the first cluster: as exec ----
+"$cli" -c "$conf" exec --elastic --format torch --dialect mpich -- true 2>"$tmp/err"
+check "bad format option: exit" 2 "$?"
+
 # ---- usage ----
 "$cli" -c "$conf" exec --min-tasks 2 -- true 2>"$tmp/err"
 check "min-tasks without --elastic: exit" 2 "$?"

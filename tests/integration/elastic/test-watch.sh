@@ -80,6 +80,17 @@ check "failing resolver: exit" 1 "$?"
 check "failing resolver: stderr" "cluster-resolver: resolver 'simple': hosts_file: cannot read $tmp/hosts: No such file or directory" "$(cat "$tmp/err")"
 check "failing resolver: stdout" "" "$(cat "$tmp/out")"
 
+# A file that turns bad while watched fails the next resolution: exit 1.
+hosts 127.0.0.1:2222
+rm -f "$tmp/out" "$tmp/err"
+"$cli" -c "$conf" watch --format hosts >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+wait_lines "$tmp/out" 1
+printf 'worker\n' >"$tmp/hosts.new" && mv "$tmp/hosts.new" "$tmp/hosts"
+wait_exit "$pid"
+check "turned bad: exit" 1 "$?"
+check "turned bad: stderr" "cluster-resolver: resolver 'simple': $tmp/hosts:1: expected \"JOB ADDRESS\" (one task a line)" "$(cat "$tmp/err")"
+
 # ---- usage ----
 hosts 127.0.0.1:2222
 "$cli" -c "$conf" watch --format clusterdef 2>"$tmp/err"
