@@ -48,7 +48,7 @@ static const GOptionEntry exec_entries[] = {
 	{ "supervise", 0, 0, G_OPTION_ARG_NONE, &exec_supervise,
 	  "run PROGRAM as a child: signals forwarded, resolvers told when it ends", NULL },
 	{ "stop-timeout", 0, 0, G_OPTION_ARG_STRING, &exec_stop_timeout,
-	  "with --supervise: seconds between SIGTERM and SIGKILL (default 10)", "S" },
+	  "with --supervise or --elastic: seconds between SIGTERM and SIGKILL (default 10)", "S" },
 	{ "elastic", 0, 0, G_OPTION_ARG_NONE, &exec_elastic,
 	  "follow the membership (implies --supervise): restart PROGRAM with each new "
 	  "generation of the cluster, and after a failure",

@@ -22,6 +22,10 @@
  *  - SIGINT, SIGTERM, SIGHUP and SIGQUIT go to the program's group; its
  *    exit then ends us with its status.
  *
+ * On a terminal where we are the foreground job, each program's group gets
+ * the terminal while it runs (stopping it with ^Z is not passed on: use
+ * --supervise for interactive work).
+ *
  * One thread: the signal handlers cancel the watch we block in
  * (cr_context_watch_cancel is async-signal-safe), so that a child's exit
  * or a signal is handled at once; the watch's own timeout is the next
@@ -89,6 +93,7 @@ typedef struct elastic {
 	/* Too few tasks, or this one a spare: not running, waiting. */
 	int64_t min_wait_at; /* -1: not waiting for --min-tasks */
 	bool spare;
+	bool tty;   /* stdin is our terminal and we are its foreground job */
 	int env_rc; /* the last generation's variables: CLI_OK or the exit status */
 } elastic;
 
@@ -190,7 +195,7 @@ static void el_start(elastic *e)
 {
 	char **envp = el_envp(e);
 
-	e->pid = cli_program_start(e->cur, e->argv, envp, &e->mask, false);
+	e->pid = cli_program_start(e->cur, e->argv, envp, &e->mask, e->tty);
 	if (e->pid < 0)
 		cli_error("exec: cannot start '%s': %s", e->argv[0], strerror(errno));
 	g_strfreev(envp);
@@ -308,6 +313,8 @@ static int el_ended(elastic *e, int status, bool *done)
 	bool stopped = e->kill_at >= 0 || e->restart_after_stop;
 	bool restart = e->restart_after_stop;
 
+	if (e->tty) /* the terminal is ours again until the next program */
+		tcsetpgrp(STDIN_FILENO, getpgrp());
 	cli_group_end(e->pid, (int64_t)(e->o->stop_timeout * 1000), e->argv[0]);
 	e->pid = -1;
 	e->kill_at = -1;
@@ -457,6 +464,17 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 	}
 	e.had_task = cr_result_task_id(res) >= 0;
 	sigprocmask(SIG_SETMASK, NULL, &e.mask);
+	/* On our terminal each program gets it (so it can read it and ^C
+	 * reaches it) and gives it back when it ends; handing it over from
+	 * what is then a background group needs SIGTTOU blocked. */
+	e.tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	if (e.tty) {
+		sigset_t ttou;
+
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		sigprocmask(SIG_BLOCK, &ttou, NULL);
+	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	el_ctx = ctx;
 	sigemptyset(&sa.sa_mask);
@@ -475,6 +493,9 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 		waitpid(e.pid, &status, 0);
 		cli_group_end(e.pid, (int64_t)(o->stop_timeout * 1000), argv[0]);
 	}
+	if (e.tty)
+		tcsetpgrp(STDIN_FILENO, getpgrp());
+	sigprocmask(SIG_SETMASK, &e.mask, NULL);
 	for (size_t k = 0; k < G_N_ELEMENTS(sigs); k++)
 		sigaction(sigs[k], &old[k], NULL);
 	el_ctx = NULL;

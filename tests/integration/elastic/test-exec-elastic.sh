@@ -142,6 +142,15 @@ cluster-resolver: warning: exec: 'sh' did not stop on SIGTERM; sending SIGKILL" 
 "$cli" -c "$conf" exec --elastic --format torch --dialect mpich -- true 2>"$tmp/err"
 check "bad format option: exit" 2 "$?"
 
+# ---- on a terminal the program's group is the foreground one, so it can
+# read it ----
+hosts 127.0.0.1:1
+got=$(printf 'hello\n' | timeout 60 script -qec \
+	"'$cli' -c '$conf' exec --elastic -- sh -c 'read x; echo got \$x; exit 5'" /dev/null)
+check "terminal: exit" 5 "$?"
+check "terminal: the program read it" "hello
+got hello" "$(printf '%s\n' "$got" | tr -d '\r')"
+
 # ---- usage ----
 "$cli" -c "$conf" exec --min-tasks 2 -- true 2>"$tmp/err"
 check "min-tasks without --elastic: exit" 2 "$?"
