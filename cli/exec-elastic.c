@@ -93,8 +93,9 @@ typedef struct elastic {
 	/* Too few tasks, or this one a spare: not running, waiting. */
 	int64_t min_wait_at; /* -1: not waiting for --min-tasks */
 	bool spare;
-	bool tty;   /* stdin is our terminal and we are its foreground job */
-	int env_rc; /* the last generation's variables: CLI_OK or the exit status */
+	bool tty;         /* stdin is our terminal and we are its foreground job */
+	int64_t start_ms; /* when the program started */
+	int env_rc;       /* the last generation's variables: CLI_OK or the exit status */
 } elastic;
 
 /* The tasks of the cluster, every job. */
@@ -191,6 +192,29 @@ static GPtrArray *el_pairs(elastic *e, const cr_result *res)
 	return pairs;
 }
 
+/* Tell the resolvers' supervise hooks (between two watches: no call may
+ * run beside one): STARTED after each start, EXITED after each end;
+ * RUNNING is not sent under --elastic. One asking to stop the program
+ * stops it for good. */
+static void el_tell(elastic *e, cr_supervise_phase phase, int exit_status)
+{
+	cr_supervise_event ev = { .struct_size = sizeof(ev),
+				  .phase = phase,
+				  .pid = e->pid,
+				  .exit_status = exit_status,
+				  .elapsed_ms = el_now() - e->start_ms };
+	cr_error err = CR_ERROR_INIT;
+	bool stop = false;
+
+	if (cr_context_supervise(e->ctx, e->cur, &ev, &stop, &err) != CR_OK)
+		cli_error("exec: %s", err.message);
+	if (stop && phase != CR_SUPERVISE_EXITED && e->pid >= 0) {
+		e->final = true;
+		kill(-e->pid, SIGTERM);
+		e->kill_at = el_now() + (int64_t)(e->o->stop_timeout * 1000);
+	}
+}
+
 static void el_start(elastic *e)
 {
 	char **envp = el_envp(e);
@@ -201,6 +225,9 @@ static void el_start(elastic *e)
 	g_strfreev(envp);
 	e->kill_at = -1;
 	e->restart_after_stop = false;
+	e->start_ms = el_now();
+	if (e->pid >= 0)
+		el_tell(e, CR_SUPERVISE_STARTED, -1);
 }
 
 static void el_stop(elastic *e, bool restart)
@@ -316,6 +343,7 @@ static int el_ended(elastic *e, int status, bool *done)
 	if (e->tty) /* the terminal is ours again until the next program */
 		tcsetpgrp(STDIN_FILENO, getpgrp());
 	cli_group_end(e->pid, (int64_t)(e->o->stop_timeout * 1000), e->argv[0]);
+	el_tell(e, CR_SUPERVISE_EXITED, code);
 	e->pid = -1;
 	e->kill_at = -1;
 	e->restart_after_stop = false;

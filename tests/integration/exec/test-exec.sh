@@ -187,6 +187,15 @@ for cmd in resolve master "exec -- true" "exec --supervise -- true"; do
 	check "$cmd, nothing on stdout" "" "$(cat "$tmp/out")"
 done
 
+# ---- exec --elastic tells the resolvers each start and end (no RUNNING) ----
+rm -f "$ev"
+"$cli" -c "$tmp/plain.conf" exec --elastic --max-restarts 1 -- sh -c 'exit 3' 2>"$tmp/err"
+check "elastic: exit" 3 "$?"
+check "elastic: events" "started (own group)
+exited 3
+started (own group)
+exited 3" "$(cat "$ev")"
+
 # ---- the supervisor owns the program's whole process group ----
 # gone PIDFILE: "gone" once the process is no more (reaped: we are its
 # subreaper), else "alive".
