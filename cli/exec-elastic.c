@@ -93,9 +93,10 @@ typedef struct elastic {
 	/* Too few tasks, or this one a spare: not running, waiting. */
 	int64_t min_wait_at; /* -1: not waiting for --min-tasks */
 	bool spare;
-	bool tty;         /* stdin is our terminal and we are its foreground job */
-	int64_t start_ms; /* when the program started */
-	int env_rc;       /* the last generation's variables: CLI_OK or the exit status */
+	bool tty;          /* stdin is our terminal and we are its foreground job */
+	int64_t start_ms;  /* when the program started */
+	bool start_failed; /* fork failed */
+	int env_rc;        /* the last generation's variables: CLI_OK or the exit status */
 } elastic;
 
 /* The tasks of the cluster, every job. */
@@ -220,8 +221,10 @@ static void el_start(elastic *e)
 	char **envp = el_envp(e);
 
 	e->pid = cli_program_start(e->cur, e->argv, envp, &e->mask, e->tty);
-	if (e->pid < 0)
+	if (e->pid < 0) {
 		cli_error("exec: cannot start '%s': %s", e->argv[0], strerror(errno));
+		e->start_failed = true;
+	}
 	g_strfreev(envp);
 	e->kill_at = -1;
 	e->restart_after_stop = false;
@@ -403,6 +406,8 @@ static int el_loop(elastic *e)
 			if (done)
 				return rc;
 		}
+		if (e->start_failed)
+			return 126; /* as --supervise */
 		if (e->pid < 0 && e->min_wait_at < 0 && !e->spare && e->cur_pairs == NULL)
 			return CLI_FAIL; /* nothing could be started */
 		if (e->kill_at >= 0 && now >= e->kill_at) {

@@ -75,6 +75,15 @@ check "exit 0 ends it: stderr" "" "$(cat "$tmp/err")"
 check "killed by a signal: exit" 137 "$?"
 check "killed by a signal: stderr" "" "$(cat "$tmp/err")"
 
+"$cli" -c "$conf" exec --elastic --max-restarts 2 -- /nonexistent/program 2>"$tmp/err"
+check "missing program: exit" 127 "$?"
+check "missing program: stderr" "cluster-resolver: exec: cannot run '/nonexistent/program': No such file or directory
+cluster-resolver: exec: '/nonexistent/program' exited with 127; restart 1 of 2
+cluster-resolver: exec: cannot run '/nonexistent/program': No such file or directory
+cluster-resolver: exec: '/nonexistent/program' exited with 127; restart 2 of 2
+cluster-resolver: exec: cannot run '/nonexistent/program': No such file or directory
+cluster-resolver: exec: '/nonexistent/program' exited with 127 after 2 restarts (--max-restarts)" "$(cat "$tmp/err")"
+
 # ---- --min-tasks: wait for the tasks, up to --min-wait ----
 hosts 127.0.0.1:1 127.0.0.2:1
 "$cli" -c "$conf" exec --elastic --min-tasks 3 --min-wait 0.2 -- true 2>"$tmp/err"
