@@ -65,6 +65,7 @@ typedef struct watch_state {
 	char digest[65];     /* its result_digest */
 	char *member_job;    /* the task this process follows, by job and address */
 	char *member_address;
+	int64_t retry_ms; /* after failed resolutions: the backoff before the next */
 } watch_state;
 #define RESULT_DIGEST_LEN 64
 watch_state *watch_state_new(void);

@@ -302,6 +302,24 @@ static void schedule_polls(cr_context *ctx)
 	}
 }
 
+/* After a failed resolution: every resolver that may change is tried again
+ * after a backoff (1 s doubling to 30 s, within its interval), not a whole
+ * interval later, so a source that comes back is seen soon. */
+static void retry_after_failure(cr_context *ctx)
+{
+	watch_state *ws = ctx->watch;
+	int64_t now = now_ms(ctx);
+
+	ws->retry_ms = ws->retry_ms == 0 ? BACKOFF_FIRST_MS : MIN(ws->retry_ms * 2, BACKOFF_MAX_MS);
+	for (guint i = 0; i < ctx->resolvers->len; i++) {
+		cr_instance *inst = g_ptr_array_index(ctx->resolvers, i);
+
+		if (inst->watch_interval_ms > 0)
+			inst->next_poll_ms =
+				now + MIN(jittered(ws->retry_ms), inst->watch_interval_ms);
+	}
+}
+
 cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **result,
 			   uint64_t *generation, cr_error *err)
 {
@@ -338,8 +356,11 @@ cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **resu
 			goto out;
 		st = cr_context_resolve(ctx, &res, err);
 		schedule_polls(ctx);
-		if (st != CR_OK)
+		if (st != CR_OK) {
+			retry_after_failure(ctx);
 			goto out;
+		}
+		ctx->watch->retry_ms = 0;
 		result_digest(res, digest);
 		if (strcmp(digest, ctx->watch->digest) != 0)
 			break;

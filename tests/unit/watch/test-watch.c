@@ -189,6 +189,30 @@ static void test_polled(void)
 	g_free(path);
 }
 
+/* A resolution that fails is the caller's error; the resolver is tried
+ * again after a backoff of about a second, not its 5 s interval. */
+static void test_failure(void)
+{
+	char *path = hosts_path("failure.hosts");
+	char *conf = watchy_config("watchy", path);
+	cr_error err = CR_ERROR_INIT;
+	cr_result *res = NULL;
+	uint64_t gen = 0;
+	cr_context *ctx;
+
+	write_hosts(path, "worker a:1\n");
+	ctx = context_for(conf);
+	expect(ctx, -1, 1, "{\"cluster\": {\"worker\": [\"a:1\"]}}");
+	g_assert_cmpint(unlink(path), ==, 0);
+	g_assert_cmpint(cr_context_watch(ctx, -1, &res, &gen, &err), ==, CR_ERR_NOT_FOUND);
+	g_assert_null(res);
+	write_hosts(path, "worker a:1\nworker b:1\n");
+	expect(ctx, 3500, 2, "{\"cluster\": {\"worker\": [\"a:1\", \"b:1\"]}}");
+	cr_context_free(ctx);
+	g_free(conf);
+	g_free(path);
+}
+
 static void test_static(void)
 {
 	cr_context *ctx;
@@ -249,6 +273,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/watch/member", test_member);
 	g_test_add_func("/watch/cancel", test_cancel);
 	g_test_add_func("/watch/polled", test_polled);
+	g_test_add_func("/watch/failure", test_failure);
 	g_test_add_func("/watch/static", test_static);
 	g_test_add_func("/watch/interval-key", test_interval_key);
 	rc = g_test_run();

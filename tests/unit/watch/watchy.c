@@ -3,8 +3,8 @@
  * watchy.c - a resolver for the tests of cr_context_watch: the tasks of one
  * file, `job address` a line, in file order. Its watch op (left out when
  * built with WATCHY_POLLED, so that the host polls it) answers "changed"
- * when the file's size or modification time differs from what the last
- * resolve read, and watches the host's cancel descriptor meanwhile.
+ * when the file is gone or its size or modification time differs from
+ * what the last resolve read, and watches the host's cancel descriptor meanwhile.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -79,9 +79,9 @@ static cr_status w_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, b
 
 		if (poll(&p, 1, 10) > 0 || cr_host->watch_cancelled(ctx))
 			return CR_OK;
-		if (stat(w->file, &now) == 0 && (now.st_size != w->seen.st_size ||
-						 now.st_mtim.tv_sec != w->seen.st_mtim.tv_sec ||
-						 now.st_mtim.tv_nsec != w->seen.st_mtim.tv_nsec)) {
+		if (stat(w->file, &now) != 0 || now.st_size != w->seen.st_size ||
+		    now.st_mtim.tv_sec != w->seen.st_mtim.tv_sec ||
+		    now.st_mtim.tv_nsec != w->seen.st_mtim.tv_nsec) {
 			*changed = true;
 			return CR_OK;
 		}
