@@ -7,6 +7,7 @@
  * headers, body), and gets the scripted answer. Credential header values
  * are compared but never written into a message.
  */
+#include <poll.h>
 #include <string.h>
 
 #include "testhost-private.h"
@@ -354,6 +355,34 @@ cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_re
 	for (guint i = 0; i < x->headers->len; i++)
 		g_ptr_array_add(reply->headers, g_strdup(g_ptr_array_index(x->headers, i)));
 	g_string_assign(reply->body, x->body);
+	return CR_OK;
+}
+
+static bool cancel_pending(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
+}
+
+cr_status th_http_stream_answer(cr_testhost *th, const cr_http_request *req, int cancel_fd,
+				cr_http_data_fn on_data, void *user_data, cr_http_response *reply,
+				cr_error *err)
+{
+	cr_status st = th_http_answer(th, req, reply, err);
+	GString *body;
+	size_t piece;
+
+	if (st != CR_OK || reply->status < 200 || reply->status >= 300)
+		return st;
+	/* A 2xx answer's body goes to the reader in pieces, not kept. */
+	body = g_string_new_len(reply->body->str, (gssize)reply->body->len);
+	g_string_truncate(reply->body, 0);
+	piece = th->stream_piece > 0 ? th->stream_piece : body->len;
+	for (size_t off = 0; off < body->len && !cancel_pending(cancel_fd); off += piece)
+		if (!on_data(body->str + off, MIN(piece, body->len - off), user_data))
+			break;
+	g_string_free(body, TRUE);
 	return CR_OK;
 }
 

@@ -305,6 +305,29 @@ CR_API cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const 
 				     cr_error *err);
 
 /**
+ * cr_testhost_watch:
+ * @timeout_ms: the watch's deadline, from the testhost's clock now.
+ * @changed: (out) what the plugin answered: true when the membership may
+ *     have changed, false at the deadline.
+ *
+ * Run the resolver's watch op (ABI 1.2) after a successful
+ * cr_testhost_resolve(), as cr_context_watch() does, in a round no one
+ * cancels. Its host->http_stream requests are answered from the HTTP
+ * script: a 2xx answer's body is handed to the plugin in pieces (see
+ * cr_testhost_set_stream_piece()), then the answer ends, as when a server
+ * closes the stream; a scripted transport failure is a dropped connection.
+ * Returns: CR_OK; CR_ERR_UNSUPPORTED (no watch op); CR_ERR_INVALID_ARG
+ * (not resolved yet); the plugin's error; CR_ERR_NETWORK on a script
+ * violation. Since: 1.2
+ */
+CR_API cr_status cr_testhost_watch(cr_testhost *th, int64_t timeout_ms, bool *changed,
+				   cr_error *err);
+
+/** The size of the pieces a streamed answer's body is handed over in
+ *  (0, the default: the whole body at once). Since: 1.2 */
+CR_API void cr_testhost_set_stream_piece(cr_testhost *th, size_t bytes);
+
+/**
  * cr_testhost_master:
  * @out: (out) (transfer none) what `cluster-resolver master` prints: the
  *     master URL of the task set with cr_testhost_set_task() (else this
