@@ -399,7 +399,8 @@ static cr_status stream(const http_module_host *host, cr_plugin_ctx *pctx,
 			rc = msg->data.result;
 	curl_easy_getinfo(s.curl, CURLINFO_RESPONSE_CODE, &r->status);
 	if (cancelled || s.stopped) {
-		host->debug(pctx, cancelled ? "stream: cancelled" : "stream: stopped by its reader");
+		host->debug(pctx,
+			    cancelled ? "stream: cancelled" : "stream: stopped by its reader");
 	} else if (mc != CURLM_OK) {
 		st = host->error_set(err, CR_ERR_INTERNAL, "%s %.*s: %s", req->method,
 				     url_shown(req->url), req->url, curl_multi_strerror(mc));

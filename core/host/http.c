@@ -207,8 +207,8 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 }
 
 cr_status http_stream_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
-			       cr_http_data_fn on_data, void *user_data, cr_http_response **resp,
-			       cr_error *err)
+			      cr_http_data_fn on_data, void *user_data, cr_http_response **resp,
+			      cr_error *err)
 {
 	cr_context *ctx = pctx != NULL ? pctx->ctx : NULL;
 	const io_ops *io;
@@ -226,8 +226,9 @@ cr_status http_stream_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
 		return error_set(err, CR_ERR_INVALID_ARG, "http_stream: no data callback");
 	io = ctx_io(ctx, &io_data);
 	if (io->http_stream == NULL)
-		return error_set(err, CR_ERR_UNSUPPORTED, "%s %.*s: streaming is not supported here",
-				 req->method, (int)strcspn(req->url, "?#"), req->url);
+		return error_set(err, CR_ERR_UNSUPPORTED,
+				 "%s %.*s: streaming is not supported here", req->method,
+				 (int)strcspn(req->url, "?#"), req->url);
 	/* The watch round's descriptor, while the instance is in its watch op. */
 	if (ctx != NULL && pctx->inst != NULL && pctx->inst->watching)
 		cancel_fd = ctx->round_fd;

@@ -40,12 +40,12 @@ struct cr_testhost {
 	GPtrArray *logs;   /* th_log_line * */
 	GString *log_text; /* cr_testhost_logs() */
 
-	GPtrArray *script;  /* th_exchange * (testhost-http.c) */
-	guint next;         /* index of the next expected exchange */
-	guint requests;     /* requests seen */
-	char *mismatch;     /* first script violation, kept for verify */
+	GPtrArray *script;   /* th_exchange * (testhost-http.c) */
+	guint next;          /* index of the next expected exchange */
+	guint requests;      /* requests seen */
+	char *mismatch;      /* first script violation, kept for verify */
 	size_t stream_piece; /* a streamed body's pieces, bytes; 0: whole */
-	bool call_mismatch; /* a violation happened during this run call */
+	bool call_mismatch;  /* a violation happened during this run call */
 
 	GPtrArray *spawns; /* th_spawn * (testhost-spawn.c) */
 	guint next_spawn;  /* index of the next expected spawn */

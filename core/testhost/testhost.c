@@ -345,7 +345,8 @@ cr_status cr_testhost_watch(cr_testhost *th, int64_t timeout_ms, bool *changed, 
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_watch: invalid argument");
 	if (ops->struct_size < offsetof(cr_resolver_ops, watch) + sizeof(ops->watch) ||
 	    ops->watch == NULL)
-		return error_set(err, CR_ERR_UNSUPPORTED, "cr-testhost: watch: '%s' has no watch op",
+		return error_set(err, CR_ERR_UNSUPPORTED,
+				 "cr-testhost: watch: '%s' has no watch op",
 				 th->inst->plugin->name);
 	if (!th->inst->created || th->inst->verdict != VERDICT_OK)
 		return error_set(err, CR_ERR_INVALID_ARG,
