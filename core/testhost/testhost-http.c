@@ -20,6 +20,7 @@ typedef struct th_exchange {
 	long status;
 	GPtrArray *headers; /* "name", "value", ... */
 	char *body;
+	size_t body_len;
 	cr_status fail; /* CR_OK, or a transport failure to report */
 	char *fail_message;
 } th_exchange;
@@ -222,6 +223,13 @@ static th_exchange *unanswered(cr_testhost *th, cr_error *err)
 cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *headers,
 			      const char *body, cr_error *err)
 {
+	return cr_testhost_respond_bytes(th, status, headers, body != NULL ? body : "",
+					 body != NULL ? strlen(body) : 0, err);
+}
+
+cr_status cr_testhost_respond_bytes(cr_testhost *th, long status, const char *const *headers,
+				    const void *body, size_t len, cr_error *err)
+{
 	th_exchange *x = unanswered(th, err);
 	cr_status st;
 
@@ -234,7 +242,11 @@ cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *h
 	}
 	x->answered = true;
 	x->status = status;
-	x->body = g_strdup(body != NULL ? body : "");
+	x->body = g_malloc(len + 1);
+	if (len > 0)
+		memcpy(x->body, body, len);
+	x->body[len] = '\0';
+	x->body_len = len;
 	return CR_OK;
 }
 
@@ -354,7 +366,8 @@ cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_re
 	reply->status = x->status;
 	for (guint i = 0; i < x->headers->len; i++)
 		g_ptr_array_add(reply->headers, g_strdup(g_ptr_array_index(x->headers, i)));
-	g_string_assign(reply->body, x->body);
+	g_string_truncate(reply->body, 0);
+	g_string_append_len(reply->body, x->body, (gssize)x->body_len);
 	return CR_OK;
 }
 

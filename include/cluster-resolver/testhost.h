@@ -184,6 +184,11 @@ CR_API cr_status cr_testhost_expect_body(cr_testhost *th, const char *body, cr_e
 CR_API cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *headers,
 				     const char *body, cr_error *err);
 
+/** As cr_testhost_respond() with @len bytes of @body, which may hold NUL
+ *  bytes (a protobuf answer). Since: 1.2 */
+CR_API cr_status cr_testhost_respond_bytes(cr_testhost *th, long status, const char *const *headers,
+					   const void *body, size_t len, cr_error *err);
+
 /**
  * cr_testhost_respond_error:
  * Answer the last expected request with a transport failure instead:

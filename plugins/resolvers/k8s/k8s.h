@@ -72,15 +72,15 @@ struct k8s {
 	long request_timeout_ms;
 	int64_t max_retry_wait_ms;
 	int64_t exec_timeout_ms;
-	int64_t list_timeout_ms; /* one whole list, all pages and retries */
-	int64_t max_pages;       /* pages of one list before it is endless */
-	bool accelerators;       /* per-task accelerators from container limits */
-	bool order_by_index;     /* order = "index" (else "name") */
-	bool table;              /* list_format = "auto": Table rows when enough */
-	bool protobuf;           /* full pods: ask for protobuf before JSON */
-	bool from_cache;         /* list from the watch cache (resourceVersion=0) */
-	int64_t start_jitter_ms; /* random wait before the first list, at most */
-	int64_t watch_timeout_s; /* timeoutSeconds of one watch request */
+	int64_t list_timeout_ms;     /* one whole list, all pages and retries */
+	int64_t max_pages;           /* pages of one list before it is endless */
+	bool accelerators;           /* per-task accelerators from container limits */
+	bool order_by_index;         /* order = "index" (else "name") */
+	bool table;                  /* list_format = "auto": Table rows when enough */
+	bool protobuf;               /* full pods: ask for protobuf before JSON */
+	bool from_cache;             /* list from the watch cache (resourceVersion=0) */
+	int64_t start_jitter_ms;     /* random wait before the first list, at most */
+	int64_t watch_timeout_s;     /* timeoutSeconds of one watch request */
 	struct k8s_watched *watched; /* (owned, nullable) the last resolve's lists */
 	enum k8s_address address;
 	enum k8s_not_running not_running;
@@ -94,8 +94,8 @@ struct k8s {
  * resolution reads of it (k8s_pod_digest), by "namespace/name".
  */
 struct k8s_watch_list {
-	char *selector; /* NULL: none */
-	char *version;  /* NULL: the server gave none */
+	char *selector;   /* NULL: none */
+	char *version;    /* NULL: the server gave none */
 	GHashTable *pods; /* char * -> guint64 digest, in a pointer */
 };
 

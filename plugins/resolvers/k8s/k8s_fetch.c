@@ -106,17 +106,16 @@ cr_status k8s_answer_error(const char *endpoint, const cr_http_response *resp, i
 			reason = json_object_get_string(v);
 		if (pb && json_object_object_get_ex(pb, "message", &v))
 			msg = json_object_get_string(v);
-	} else if (body && len &&
-		   cr_host->json_parse(body, len, endpoint, &root, NULL) == CR_OK) {
+	} else if (body && len && cr_host->json_parse(body, len, endpoint, &root, NULL) == CR_OK) {
 		reason = cr_host->json_string(cr_host->json_get(root, "/reason"));
 		msg = cr_host->json_string(cr_host->json_get(root, "/message"));
 	}
 	if (attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
 	/* long Status messages (410 Expired) would not fit the error record */
-	rc = cr_host->error_set(err, http_status_code(code), "%s: HTTP %ld%s%s: %.*s%s%s",
-				endpoint, code, reason ? " " : "", reason ? reason : "",
-				K8S_STATUS_MAX, msg ? msg : "(no Status in the answer)",
+	rc = cr_host->error_set(err, http_status_code(code), "%s: HTTP %ld%s%s: %.*s%s%s", endpoint,
+				code, reason ? " " : "", reason ? reason : "", K8S_STATUS_MAX,
+				msg ? msg : "(no Status in the answer)",
 				msg && strlen(msg) > K8S_STATUS_MAX ? "..." : "", tries);
 	cr_host->json_free(root);
 	json_object_put(pb);

@@ -52,11 +52,11 @@ struct k8s_collect {
 	const struct k8s_self *self;
 	GArray *pods; /* struct k8s_pod */
 	GStringChunk *chunk;
-	GPtrArray *values;     /* distinct namespaces and phases (in the chunk) */
-	GHashTable *value_ids; /* value -> its index in values + 1 */
-	GString *text;         /* scratch: a pod's "NAME\0HOST:PORT" */
-	GArray *uids;          /* every uid and its pod (k8s_uid.c) */
-	cr_plugin_ctx *ctx;    /* for warnings */
+	GPtrArray *values;            /* distinct namespaces and phases (in the chunk) */
+	GHashTable *value_ids;        /* value -> its index in values + 1 */
+	GString *text;                /* scratch: a pod's "NAME\0HOST:PORT" */
+	GArray *uids;                 /* every uid and its pod (k8s_uid.c) */
+	cr_plugin_ctx *ctx;           /* for warnings */
 	struct k8s_watch_list *watch; /* (nullable) where the pods' digests go */
 };
 
@@ -402,7 +402,8 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 			const char *sel = g_ptr_array_index(job->selectors, s);
 
 			rc = k8s_build_selector(&e, ctx, conn, namespace, sel, &listed,
-						watched ? k8s_watched_add(watched, sel) : NULL, err);
+						watched ? k8s_watched_add(watched, sel) : NULL,
+						err);
 		}
 	}
 	/* kept when the listing failed: what came before the failure */

@@ -93,14 +93,14 @@ struct k8s_stream {
 	const struct k8s_watch_list *list;
 	const char *endpoint;
 	enum k8s_framing framing;
-	GString *buf;   /* bytes of the event being received */
+	GString *buf; /* bytes of the event being received */
 	GString *scratch;
 	struct k8s_view_store store;
 	json_tokener *tok;
-	char *version; /* where the watch resumes */
+	char *version;  /* where the watch resumes */
 	int64_t events; /* of this stream */
-	bool changed;  /* a membership change, or 410: the host lists again */
-	cr_status rc;  /* a failure that ends the watch */
+	bool changed;   /* a membership change, or 410: the host lists again */
+	cr_status rc;   /* a failure that ends the watch */
 	cr_error *err;
 };
 
@@ -129,8 +129,8 @@ static void k8s_event_error(struct k8s_stream *s, int64_t code, const char *reas
 		return;
 	}
 	s->rc = cr_host->error_set(s->err, CR_ERR_BACKEND, "%s: ERROR event: %s%s%.200s",
-				   s->endpoint, reason ? reason : "(no reason)", message ? ": " : "",
-				   message ? message : "");
+				   s->endpoint, reason ? reason : "(no reason)",
+				   message ? ": " : "", message ? message : "");
 }
 
 /* ADDED, MODIFIED, DELETED or BOOKMARK of @pod. */
@@ -145,8 +145,9 @@ static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k
 	if (k8s_is(type, "BOOKMARK"))
 		return;
 	if (!k8s_is(type, "ADDED") && !k8s_is(type, "MODIFIED") && !k8s_is(type, "DELETED")) {
-		s->rc = cr_host->error_set(s->err, CR_ERR_PARSE, "%s: event %lld: unknown type '%.32s'",
-					   s->endpoint, (long long)s->events, type ? type : "");
+		s->rc = cr_host->error_set(s->err, CR_ERR_PARSE,
+					   "%s: event %lld: unknown type '%.32s'", s->endpoint,
+					   (long long)s->events, type ? type : "");
 		return;
 	}
 	if (!pod->name) {
@@ -271,11 +272,11 @@ static void k8s_stream_events(struct k8s_stream *s)
 				break;
 			n = (size_t)u[0] << 24 | (size_t)u[1] << 16 | (size_t)u[2] << 8 | u[3];
 			if (n > K8S_EVENT_MAX) {
-				s->rc = cr_host->error_set(s->err, CR_ERR_PARSE,
-							   "%s: event %lld announces %zu bytes (more "
-							   "than %zu)",
-							   s->endpoint, (long long)s->events + 1, n,
-							   K8S_EVENT_MAX);
+				s->rc = cr_host->error_set(
+					s->err, CR_ERR_PARSE,
+					"%s: event %lld announces %zu bytes (more "
+					"than %zu)",
+					s->endpoint, (long long)s->events + 1, n, K8S_EVENT_MAX);
 				break;
 			}
 			if (left - 4 < n)
@@ -287,8 +288,9 @@ static void k8s_stream_events(struct k8s_stream *s)
 	}
 	g_string_erase(s->buf, 0, (gssize)pos);
 	if (s->rc == CR_OK && s->buf->len > K8S_EVENT_MAX)
-		s->rc = cr_host->error_set(s->err, CR_ERR_PARSE, "%s: event %lld is larger than %zu bytes",
-					   s->endpoint, (long long)s->events + 1, K8S_EVENT_MAX);
+		s->rc = cr_host->error_set(s->err, CR_ERR_PARSE,
+					   "%s: event %lld is larger than %zu bytes", s->endpoint,
+					   (long long)s->events + 1, K8S_EVENT_MAX);
 }
 
 /* host->http_stream's reader: false ends the stream. */
@@ -433,8 +435,10 @@ static cr_status k8s_watch_once(struct k8s_watch_run *w, struct k8s_stream *s, i
 	}
 	code = cr_host->http_status(resp);
 	if (code == 410) {
-		cr_host->log(w->ctx, CR_LOG_INFO, "%s: HTTP 410: resourceVersion %s is too old; "
-			     "listing again", w->endpoint, s->version);
+		cr_host->log(w->ctx, CR_LOG_INFO,
+			     "%s: HTTP 410: resourceVersion %s is too old; "
+			     "listing again",
+			     w->endpoint, s->version);
 		s->changed = true;
 	} else if (code == 429 || (code >= 500 && code != 501)) {
 		cr_host->log(w->ctx, CR_LOG_INFO, "%s: HTTP %ld; reconnecting", w->endpoint, code);
@@ -442,8 +446,10 @@ static cr_status k8s_watch_once(struct k8s_watch_run *w, struct k8s_stream *s, i
 	} else if (code != 200) {
 		rc = k8s_answer_error(w->endpoint, resp, 1, err);
 	} else if (s->buf->len > 0) {
-		cr_host->log(w->ctx, CR_LOG_INFO, "%s: stream cut mid-event (%zu bytes); resuming "
-			     "from resourceVersion %s", w->endpoint, s->buf->len, s->version);
+		cr_host->log(w->ctx, CR_LOG_INFO,
+			     "%s: stream cut mid-event (%zu bytes); resuming "
+			     "from resourceVersion %s",
+			     w->endpoint, s->buf->len, s->version);
 	}
 	cr_host->http_response_free(resp);
 	return rc;
@@ -507,13 +513,17 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 			continue;
 		}
 		if (again && failures >= st->retries) {
+			char *last = g_strdup(err ? err->message : "");
+
 			rc = cr_host->error_set(err, CR_ERR_NETWORK,
 						"%s: still failing after %d reconnections: %s",
-						w.endpoint, failures + 1, err ? err->message : "");
+						w.endpoint, failures + 1, last);
+			g_free(last);
 			break;
 		}
 		/* nothing came: wait before asking again */
-		k8s_watch_sleep(ctx, MIN(k8s_backoff_ms(failures), deadline_ms - cr_host->now_ms(ctx)));
+		k8s_watch_sleep(ctx,
+				MIN(k8s_backoff_ms(failures), deadline_ms - cr_host->now_ms(ctx)));
 		failures++;
 		rc = CR_OK;
 	}
