@@ -441,6 +441,7 @@ static cr_status k8s_watch_once(struct k8s_watch_run *w, struct k8s_stream *s, i
 			     w->endpoint, s->version);
 		s->changed = true;
 	} else if (code == 429 || (code >= 500 && code != 501)) {
+		k8s_answer_error(w->endpoint, resp, 1, err); /* the last failure, named */
 		cr_host->log(w->ctx, CR_LOG_INFO, "%s: HTTP %ld; reconnecting", w->endpoint, code);
 		*again = true;
 	} else if (code != 200) {
@@ -516,8 +517,8 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 			char *last = g_strdup(err ? err->message : "");
 
 			rc = cr_host->error_set(err, CR_ERR_NETWORK,
-						"%s: still failing after %d reconnections: %s",
-						w.endpoint, failures + 1, last);
+						"%s (still failing after %d reconnections)", last,
+						failures + 1);
 			g_free(last);
 			break;
 		}

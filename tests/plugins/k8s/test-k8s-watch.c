@@ -219,7 +219,7 @@ static const watch_case cases[] = {
 	    { WATCH("100"), 0, NULL },
 	    { WATCH("100"), 0, NULL } },
 	  600000, CR_ERR_NETWORK, false,
-	  ENDPOINT ": still failing after 2 reconnections: GET " WATCH("100") ": connection refused" },
+	  "GET " WATCH("100") ": connection refused (still failing after 2 reconnections)" },
 	{ "forbidden", "", {
 	    { WATCH("100"), 403, STATUS(403, "Forbidden", "pods is forbidden: User \\\"u\\\" cannot watch resource \\\"pods\\\"") } },
 	  600000, CR_ERR_AUTH, false,
