@@ -11,8 +11,10 @@
  * "N SECONDS" (wall clock) for each generation as soon as it is returned;
  * --cancel-after calls cr_context_watch_cancel() from another thread MS
  * after the first generation and prints "cancelled within 100 ms" when the
- * watch returned in time (else how long it took). A failure prints its
- * message on stderr and exits 1.
+ * watch returned in time (else how long it took); --notice appends the
+ * wall-clock time of each "membership changed" the plugin logs (bench:
+ * when the watch noticed, before the host lists again). A failure prints
+ * its message on stderr and exits 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 #include <cluster-resolver/cluster-resolver.h>
 
 static int64_t cancel_after_ms = -1;
+static FILE *notice;
 static gint64 cancelled_at; /* monotonic us */
 
 static gpointer canceller(gpointer data)
@@ -34,7 +37,22 @@ static gpointer canceller(gpointer data)
 	return NULL;
 }
 
-/* "JOB=ADDR,ADDR JOB=ADDR" in cluster order, from the JSON format. */
+/* --notice: the time of each change the plugin noticed; warnings and
+ * errors as the default handler writes them. */
+static void on_log(cr_log_level level, const char *source, const char *message, void *data)
+{
+	(void)data;
+	if (strstr(message, "membership changed") != NULL) {
+		fprintf(notice, "%.6f\n", (double)g_get_real_time() / 1e6);
+		fflush(notice);
+	}
+	if (level <= CR_LOG_WARNING)
+		fprintf(stderr, "cluster-resolver: %s: %s%s%s\n",
+			level == CR_LOG_ERROR ? "error" : "warning", source ? source : "",
+			source ? ": " : "", message);
+}
+
+/* The result as the JSON format writes it, after "generation N: ". */
 static void print_cluster(const cr_result *res, uint64_t gen)
 {
 	char *text = NULL;
@@ -76,12 +94,18 @@ int main(int argc, char **argv)
 			times = argv[i + 1];
 		else if (strcmp(argv[i], "--cancel-after") == 0)
 			cancel_after_ms = strtoll(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--notice") == 0)
+			notice = fopen(argv[i + 1], "a");
 	}
 	ctx = cr_context_new(&err);
 	if (ctx == NULL || cr_context_load_config(ctx, argv[1], &err) != CR_OK) {
 		fprintf(stderr, "%s\n", err.message);
 		cr_context_free(ctx);
 		return 1;
+	}
+	if (notice != NULL) {
+		cr_context_set_log_handler(ctx, on_log, NULL);
+		cr_context_set_log_level(ctx, CR_LOG_DEBUG);
 	}
 	for (long n = 0; n < count; n++) {
 		cr_result *res = NULL;
@@ -124,5 +148,7 @@ int main(int argc, char **argv)
 	if (thread != NULL)
 		g_thread_join(thread);
 	cr_context_free(ctx);
+	if (notice != NULL)
+		fclose(notice);
 	return rc;
 }
