@@ -16,7 +16,10 @@
  *     names (cr_testhost_set_root());
  *   - HTTP: nothing leaves the process. Requests are checked, in order,
  *     against a script of expected method, URL and headers, and answered
- *     with the scripted status, headers and body;
+ *     with the scripted status, headers and body. A streamed request (host->http_stream, ABI 1.2) gets the same
+ *     scripted answer, its body handed over in pieces
+ *     (cr_testhost_set_stream_piece()); cr_testhost_watch() runs a
+ *     resolver's watch op;
  *   - child processes (host->spawn): nothing runs. Spawns are checked, in
  *     order, against a script of expected argv and environment entries,
  *     and answered with the scripted exit status and output, a timeout or
