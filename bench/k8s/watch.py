@@ -127,7 +127,16 @@ def latency():
     wait(lambda: any(a.startswith('kubectl/') for a in fx.agents().values()), 600,
          "kubectl's watch")
     rvs = []
+
+    def plugin_watches():
+        return sum(1 for r in fx.requests() if r['query'].get('watch') and
+                   r['user_agent'].startswith('cluster-resolver'))
     for k in range(1, EVENTS + 1):
+        # steady state: the plugin's watch (after the re-list of the last
+        # generation) is open before the event is made
+        n = k
+        wait(lambda: plugin_watches() >= n, 120, 'watch %d' % k)
+        time.sleep(0.05)
         before = len(fx.events())
         fx.op(op='ip', namespace='bench', name=fx_name(k % PODS), ip='10.250.%d.%d' % (k >> 8, k & 255))
         wait(lambda: len(lines(times)) >= k + 1, 120, 'generation %d' % (k + 1))
@@ -137,10 +146,12 @@ def latency():
     kc.terminate()
     d.wait()
     agents = fx.agents()
+    # the time an event was written to the watch that read it: kubectl's
+    # one, the plugin's latest (a stream it had ended may be written first)
     emit = {}
     for e in fx.events():
         who = 'kubectl' if agents.get(e['conn'], '').startswith('kubectl/') else 'plugin'
-        emit.setdefault((who, e['rv']), e['t'])
+        emit[(who, e['rv'])] = e['t']
     gen_t = [float(x.split()[1]) for x in lines(times)][1:]
     notice_t = [float(x) for x in lines(notice)]
     p_notice = [1000 * (notice_t[i] - emit[('plugin', rv)]) for i, rv in enumerate(rvs)]
