@@ -23,8 +23,13 @@
 3. The API server's bill per hour for a job of CR_WATCH_BILL_PODS pods,
    each pod a watcher: watch with bookmarks (one bookmark a minute, the
    requests the host's resync makes) against listing every watch_interval
-   (30 s): requests and bytes measured from the fixture's logs over
-   CR_WATCH_BILL_SECONDS, scaled to an hour and to every watcher.
+   (30 s): a list's requests and bytes and a bookmark's size measured from
+   the fixture's logs (a watch of CR_WATCH_BILL_SECONDS with a bookmark a
+   minute), scaled to an hour and to every watcher: watch requests are one
+   per watch_interval (the host's resync), bytes a bookmark a minute plus
+   ~250 bytes of status line and headers per answer. A membership change
+   costs each watcher one list in both (not counted).
+CR_WATCH_ONLY=latency,memory,bill runs only those parts.
 """
 import json
 import os
@@ -218,7 +223,8 @@ def bill():
     times = os.path.join(TMP, 'bill-times')
     d = driver(fx, 2, ['--times', times])
     wait(lambda: len(lines(times)) >= 1, 600, 'the first generation')
-    lists = [r for r in fx.requests() if r['path'].endswith('/pods')]
+    lists = [r for r in fx.requests() if r['path'].endswith('/pods') and
+             not r['query'].get('watch')]
     list_reqs, list_bytes = len(lists), sum(r.get('bytes', 0) for r in lists)
     n0 = len(fx.requests())
     t0 = time.monotonic()
@@ -229,6 +235,8 @@ def bill():
     took = time.monotonic() - t0
     watches = [r for r in fx.requests()[n0:] if r['query'].get('watch')]
     ev_bytes = sum(e['bytes'] for e in fx.events())
+    marks = [e['bytes'] for e in fx.events() if e['type'] == 'BOOKMARK']
+    mark_bytes = sum(marks) / len(marks) if marks else 0
     fx.op(op='ip', namespace='bench', name=fx_name(0), ip='10.251.0.2')
     d.wait()
     fx.stop()
@@ -238,18 +246,28 @@ def bill():
     # Bytes: the events and bookmarks written in the window, scaled, and
     # each answer's status line and headers (~250 bytes).
     w_reqs = 3600.0 / INTERVAL
-    w_bytes = ev_bytes * 3600.0 / took + w_reqs * 250
+    w_bytes = mark_bytes * 60 + w_reqs * 250  # a bookmark a minute
     l_reqs = list_reqs * 3600.0 / INTERVAL
     l_bytes = list_bytes * 3600.0 / INTERVAL
     return dict(list_reqs=list_reqs, list_bytes=list_bytes, watch_reqs_h=w_reqs,
                 window=took, window_watches=len(watches), window_bytes=ev_bytes,
+                mark_bytes=mark_bytes,
                 watch_bytes_h=w_bytes, relist_reqs_h=l_reqs, relist_bytes_h=l_bytes)
 
 
 def main():
-    p_notice, p_gen, k_print = latency()
-    r10, r100 = memory()
-    b = bill()
+    only = os.environ.get('CR_WATCH_ONLY', 'latency,memory,bill').split(',')
+    if 'latency' in only:
+        report_latency(*latency())
+    if 'memory' in only:
+        r10, r100 = memory()
+        print('  memory: RSS after heartbeat 10,000 %.1f MiB, after %d %.1f MiB: growth %d KiB'
+              % (r10 / 1024.0, BEATS, r100 / 1024.0, r100 - r10))
+    if 'bill' in only:
+        report_bill(bill())
+
+
+def report_latency(p_notice, p_gen, k_print):
     print('k8s watch benchmark: %d realistic pods, %d membership-changing events' %
           (PODS, EVENTS))
     print('  latency from the fixture writing an event (ms)     median      p99')
@@ -257,14 +275,15 @@ def main():
                      ('new generation returned (after a re-list)', p_gen),
                      ('kubectl get pods --watch prints it', k_print)):
         print('  %-48s %7.2f  %7.2f   (%d events)' % (name, pct(xs, 50), pct(xs, 99), len(xs)))
-    print('  memory: RSS after heartbeat 10,000 %.1f MiB, after %d %.1f MiB: growth %d KiB' %
-          (r10 / 1024.0, BEATS, r100 / 1024.0, r100 - r10))
+
+
+def report_bill(b):
     w = BILL_PODS
     print("  the API server's bill per hour, %d-pod job, %d watchers:" % (BILL_PODS, w))
     print('    one list: %d requests, %.2f MB; one watcher over %.0f s: %d watch requests, '
-          '%d bytes of events and bookmarks' % (b['list_reqs'], b['list_bytes'] / 1e6,
-                                                b['window'], b['window_watches'],
-                                                b['window_bytes']))
+          '%d bytes of bookmarks (%d each)' % (b['list_reqs'], b['list_bytes'] / 1e6,
+                                               b['window'], b['window_watches'],
+                                               b['window_bytes'], b['mark_bytes']))
     print('    watch + bookmarks: %8.0f requests, %10.2f MB' % (b['watch_reqs_h'] * w,
                                                               b['watch_bytes_h'] * w / 1e6))
     print('    re-list every %d s: %8.0f requests, %10.2f MB' % (INTERVAL, b['relist_reqs_h'] * w,
