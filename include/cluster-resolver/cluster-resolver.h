@@ -174,6 +174,21 @@ CR_API cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result
 CR_API void cr_context_watch_cancel(cr_context *ctx);
 
 /**
+ * cr_result_keep_tasks:
+ * @result: a result (changed in place).
+ * @max_tasks: how many tasks to keep.
+ * @err: (nullable) error record.
+ *
+ * Keep the first @max_tasks tasks in cluster order (the jobs in their
+ * order, each job's tasks by ascending index) and drop the others; every
+ * job stays declared, and the kept tasks keep their indices. This
+ * process's task is not changed (it may now be outside the cluster).
+ * `exec --elastic --max-tasks M` uses it. Returns: CR_OK,
+ * CR_ERR_INVALID_ARG (no result). Since: ABI 1.2
+ */
+CR_API cr_status cr_result_keep_tasks(cr_result *result, size_t max_tasks, cr_error *err);
+
+/**
  * cr_context_plugins_json:
  * Describe the plugins found on the search path (name, kind, file, ABI,
  * version, schema) as a JSON array; broken files are listed with their
@@ -323,7 +338,9 @@ CR_API cr_status cr_context_supervise(cr_context *ctx, const cr_result *result,
  * @options: (nullable) NULL-terminated "key=value" strings for the format.
  * (out) (transfer full) *@out (NUL-terminated except for binary formats,
  * @len bytes). Returns: CR_OK, CR_ERR_INVALID_ARG (unknown format or
- * option), CR_ERR_NOT_FOUND (format needs an identity), CR_ERR_BACKEND (the
+ * option), CR_ERR_NOT_FOUND (format needs an identity; for hosts, hostfile
+ * and horovod, no task in the chosen jobs, which `resolve` prints as
+ * nothing with a warning: an empty membership), CR_ERR_BACKEND (the
  * cluster cannot be written in that format, e.g. rank 0's address has no
  * port; since release 1.1.0, CR_ERR_INVALID_ARG before). Since: ABI 1.0
  */
