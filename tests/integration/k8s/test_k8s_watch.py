@@ -6,7 +6,8 @@ outside the selector cost no list; the watch resumes from the last version
 (a bookmark's too) after a dropped connection, a stream cut mid-event and a
 silent stream's timeoutSeconds; garbage fails the watch op and the host
 lists again; 410 Expired lists again; a cancel returns within 100 ms. The
-requests the fixture saw are checked exactly (list or watch, version)."""
+requests the fixture saw are checked exactly (list or watch, version).
+Last, `cluster-resolver watch --format json` prints each generation once."""
 import json
 import os
 import select
@@ -195,6 +196,39 @@ def cancel(res):
     fx.stop()
 
 
+def cli(res):
+    """`cluster-resolver watch --format json` on the same timeline."""
+    fx = fixture()
+    path = os.path.join(fx.dir, 'cli.conf')
+    with open(path, 'w') as f:
+        f.write(fx.subst(CONF % ('protobuf', 300)))
+    p = subprocess.Popen([os.environ['CR_CLI'], '--config', path, 'watch', '--format', 'json',
+                          '--count', '3', '--timeout', '30'],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=h.base_env(fx))
+    w = Watcher.__new__(Watcher)
+    w.proc, w.buf = p, b''
+    got = [w.line()]
+    wait_watches(fx, 1)
+    fx.op(op='touch', name='w-0')
+    fx.op(op='delete', name='w-1')
+    got.append(w.line())
+    wait_watches(fx, 2)
+    fx.op(op='add', pod={'name': 'w-7', 'labels': {'job-name': 'w'}, 'phase': 'Running',
+                         'podIP': '10.0.0.7'})
+    got.append(w.line())
+    rc, rest, err = w.finish()
+
+    def line(n, *addrs):
+        return ('{"cluster": {"worker": [%s]}, "rpc_layer": "grpc", "master": "", '
+                '"num_accelerators": {}, "generation": %d}'
+                % (', '.join('"%s:2222"' % a for a in addrs), n))
+    want = [line(1, '10.0.0.1', '10.0.0.2'), line(2, '10.0.0.1'), line(3, '10.0.0.1', '10.0.0.7')]
+    res.check('cluster-resolver watch --format json: each generation once',
+              got == want and rc == 0 and rest == '' and err == '',
+              'got %r\nwant %r\nrc %s rest %r stderr %s' % (got, want, rc, rest, err))
+    fx.stop()
+
+
 def main():
     h.ensure_hermetic()
     h.need('CR_K8S_WATCH_DRIVER')
@@ -204,6 +238,7 @@ def main():
     faults(res)
     silent(res)
     cancel(res)
+    cli(res)
     res.finish()
 
 
