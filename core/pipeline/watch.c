@@ -238,6 +238,7 @@ static trigger wait_round(cr_context *ctx, int64_t deadline)
 			t = TRIGGER_RESOLVE;
 			goto out;
 		}
+		now = now_ms(ctx); /* the backoff ends below are judged after the wait */
 		if (fds[1].revents & POLLIN) {
 			drain(report_fd);
 			now = now_ms(ctx);
