@@ -40,16 +40,18 @@ struct cr_testhost {
 	GPtrArray *logs;   /* th_log_line * */
 	GString *log_text; /* cr_testhost_logs() */
 
-	GPtrArray *script;   /* th_exchange * (testhost-http.c) */
-	guint next;          /* index of the next expected exchange */
-	guint requests;      /* requests seen */
-	char *mismatch;      /* first script violation, kept for verify */
-	size_t stream_piece; /* a streamed body's pieces, bytes; 0: whole */
-	bool call_mismatch;  /* a violation happened during this run call */
+	GPtrArray *script;  /* th_exchange * (testhost-http.c) */
+	guint next;         /* index of the next expected exchange */
+	guint requests;     /* requests seen */
+	char *mismatch;     /* first script violation, kept for verify */
+	bool call_mismatch; /* a violation happened during this run call */
 
 	GPtrArray *spawns; /* th_spawn * (testhost-spawn.c) */
 	guint next_spawn;  /* index of the next expected spawn */
 	guint spawn_count; /* spawns seen */
+
+	/* Since 1.2, at the end so that the struct only grows. */
+	size_t stream_piece; /* a streamed body's pieces, bytes; 0: whole */
 };
 
 /* Where the testhost's clock starts: far from 0, so that a plugin's
