@@ -13,8 +13,9 @@
  * number, which stays open across the exec and nowhere else.
  *
  * With --supervise the program runs as a child instead (exec-supervise.c,
- * which also holds the two steps both ways share: keeping the passed
- * descriptors open across exec, and reporting a failed exec).
+ * which also holds the steps every way shares: the variables, keeping the
+ * passed descriptors open across exec, and reporting a failed exec); with
+ * --elastic it runs supervised and follows the membership (exec-elastic.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,61 +25,44 @@
 #include "commands.h"
 
 #define EXEC_USAGE                                                                                 \
-	"usage: exec [--format F[,F...]] [--jobs J[,J...]] [--supervise [--stop-timeout S]] -- "   \
-	"PROGRAM [ARGS]"
+	"usage: exec [--format F[,F...]] [--jobs J[,J...]] [--supervise [--stop-timeout S]] "      \
+	"[--elastic [--min-tasks N] [--max-tasks M] [--settle S] [--max-restarts K] [--min-wait "  \
+	"S]] -- PROGRAM [ARGS]"
 
-/* Set the variables of @format, one of @formats. */
-static int exec_set_format(const cr_result *res, const char *const *formats, const char *format)
-{
-	cr_error err = CR_ERROR_INIT;
-	char **opts = cli_format_options(formats, format);
-	char **pairs = NULL;
-	cr_status st;
-
-	st = cr_result_env_vars(res, format, (const char *const *)opts, &pairs, &err);
-	g_strfreev(opts);
-	if (st != CR_OK) {
-		cli_error("exec: %s", err.message);
-		return cli_exit_status(st, CLI_PHASE_OUTPUT);
-	}
-	for (size_t i = 0; pairs[i] != NULL && pairs[i + 1] != NULL; i += 2)
-		setenv(pairs[i], pairs[i + 1], 1);
-	cr_strv_free(pairs);
-	return CLI_OK;
-}
-
+/* Put the variables into our own environment (execvp passes it on). */
 static int exec_set_env(const cr_result *res, const char *const *formats)
 {
-	int rc = CLI_OK;
+	GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
+	int rc = cli_exec_env(res, formats, pairs);
 
-	for (size_t f = 0; rc == CLI_OK && formats[f] != NULL; f++)
-		rc = exec_set_format(res, formats, formats[f]);
-	for (size_t k = 0; rc == CLI_OK && k < cr_result_num_env(res); k++) {
-		const char *name, *value;
-
-		if (cr_result_env(res, k, &name, &value))
-			setenv(name, value, 1);
-	}
-	for (size_t k = 0; rc == CLI_OK && k < cr_result_num_fds(res); k++) {
-		const char *name;
-		char num[16];
-		int fd;
-
-		if (cr_result_fd(res, k, &fd, &name)) {
-			snprintf(num, sizeof(num), "%d", fd);
-			setenv(name, num, 1);
-		}
-	}
+	for (guint i = 0; rc == CLI_OK && i + 1 < pairs->len; i += 2)
+		setenv(g_ptr_array_index(pairs, i), g_ptr_array_index(pairs, i + 1), 1);
+	g_ptr_array_unref(pairs);
 	return rc;
 }
 
-static gboolean exec_supervise;
-static char *exec_stop_timeout;
+static gboolean exec_supervise, exec_elastic;
+static char *exec_stop_timeout, *exec_min_tasks, *exec_max_tasks, *exec_settle, *exec_max_restarts,
+	*exec_min_wait;
 static const GOptionEntry exec_entries[] = {
 	{ "supervise", 0, 0, G_OPTION_ARG_NONE, &exec_supervise,
 	  "run PROGRAM as a child: signals forwarded, resolvers told when it ends", NULL },
 	{ "stop-timeout", 0, 0, G_OPTION_ARG_STRING, &exec_stop_timeout,
-	  "with --supervise: seconds between SIGTERM and SIGKILL (default 10)", "S" },
+	  "with --supervise or --elastic: seconds between SIGTERM and SIGKILL (default 10)", "S" },
+	{ "elastic", 0, 0, G_OPTION_ARG_NONE, &exec_elastic,
+	  "follow the membership (implies --supervise): restart PROGRAM with each new "
+	  "generation of the cluster, and after a failure",
+	  NULL },
+	{ "min-tasks", 0, 0, G_OPTION_ARG_STRING, &exec_min_tasks,
+	  "with --elastic: run only with at least N tasks in the cluster (default 1)", "N" },
+	{ "max-tasks", 0, 0, G_OPTION_ARG_STRING, &exec_max_tasks,
+	  "with --elastic: use only the first M tasks in cluster order (default: all)", "M" },
+	{ "settle", 0, 0, G_OPTION_ARG_STRING, &exec_settle,
+	  "with --elastic: seconds a new generation must hold before a restart (default 5)", "S" },
+	{ "max-restarts", 0, 0, G_OPTION_ARG_STRING, &exec_max_restarts,
+	  "with --elastic: restarts after PROGRAM fails (exits non-zero) (default 0)", "K" },
+	{ "min-wait", 0, 0, G_OPTION_ARG_STRING, &exec_min_wait,
+	  "with --elastic: seconds to wait for --min-tasks before failing (default 600)", "S" },
 	G_OPTION_ENTRY_NULL
 };
 static const cli_command exec_cmd = {
@@ -94,25 +78,78 @@ static const cli_command exec_cmd = {
 		    "      torchrun --nproc_per_node 8 train.py\n"
 		    "  cluster-resolver exec --format torchrun --rdzv c10d -- torchrun "
 		    "--nproc_per_node 8 train.py\n"
-		    "  cluster-resolver exec --supervise --stop-timeout 30 -- ./server\n",
+		    "  cluster-resolver exec --supervise --stop-timeout 30 -- ./server\n"
+		    "  cluster-resolver exec --elastic --min-tasks 2 --max-restarts 3 -- python "
+		    "train.py\n",
 	.entries = exec_entries,
 	.format_entries = cli_exec_format_entries,
 	.max_args = CLI_ARGS_AFTER_DASHDASH,
 	.values = cli_exec_format_value_words,
 };
 
-static bool exec_parse_timeout(const char *text, double *out)
+/* Seconds 0..86400 for @what ("stop timeout"); NULL: keep *@out. */
+static bool exec_parse_seconds(const char *what, const char *text, double *out)
 {
 	char *end = NULL;
 	double v;
 
+	if (text == NULL)
+		return true;
 	errno = 0;
 	v = strtod(text, &end);
 	if (errno != 0 || end == text || *end != '\0' || !(v >= 0 && v <= 86400)) {
-		cli_error("exec: invalid stop timeout \"%s\": expected seconds 0..86400", text);
+		cli_error("exec: invalid %s \"%s\": expected seconds 0..86400", what, text);
 		return false;
 	}
 	*out = v;
+	return true;
+}
+
+/* A count @min..2147483647 for --@what; NULL: keep *@out. */
+static bool exec_parse_count(const char *what, const char *text, int64_t min, int64_t *out)
+{
+	char *end = NULL;
+	long long v;
+
+	if (text == NULL)
+		return true;
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (text[0] == '\0' || text[strspn(text, "0123456789")] != '\0' || errno != 0 || v < min ||
+	    v > 2147483647) {
+		cli_error("exec: invalid --%s \"%s\": expected an integer %lld..2147483647", what,
+			  text, (long long)min);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* The --elastic options into @eo; false after a usage message. */
+static bool exec_elastic_options(cli_elastic_opts *eo)
+{
+	const char *given = exec_min_tasks      ? "--min-tasks"
+			    : exec_max_tasks    ? "--max-tasks"
+			    : exec_settle       ? "--settle"
+			    : exec_max_restarts ? "--max-restarts"
+			    : exec_min_wait     ? "--min-wait"
+						: NULL;
+
+	if (!exec_elastic && given != NULL) {
+		cli_error("exec: %s needs --elastic", given);
+		return false;
+	}
+	if (!exec_parse_count("min-tasks", exec_min_tasks, 1, &eo->min_tasks) ||
+	    !exec_parse_count("max-tasks", exec_max_tasks, 1, &eo->max_tasks) ||
+	    !exec_parse_count("max-restarts", exec_max_restarts, 0, &eo->max_restarts) ||
+	    !exec_parse_seconds("settle time", exec_settle, &eo->settle) ||
+	    !exec_parse_seconds("minimum wait", exec_min_wait, &eo->min_wait))
+		return false;
+	if (eo->max_tasks > 0 && eo->max_tasks < eo->min_tasks) {
+		cli_error("exec: --max-tasks %lld is below --min-tasks %lld",
+			  (long long)eo->max_tasks, (long long)eo->min_tasks);
+		return false;
+	}
 	return true;
 }
 
@@ -123,6 +160,7 @@ int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 	cr_result *res = NULL;
 	char **formats = NULL;
 	double stop_timeout = CLI_STOP_TIMEOUT;
+	cli_elastic_opts eo = { .min_tasks = 1, .settle = 5, .min_wait = 600 };
 	int rc;
 
 	if (!cli_parse(&exec_cmd, in, &o, &argc, &argv, &rc))
@@ -132,14 +170,25 @@ int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 		cli_error("exec: no program given (" EXEC_USAGE ")");
 		return CLI_USAGE;
 	}
-	if (exec_stop_timeout != NULL && !exec_parse_timeout(exec_stop_timeout, &stop_timeout))
+	if (!exec_parse_seconds("stop timeout", exec_stop_timeout, &stop_timeout))
 		return CLI_USAGE;
-	if (exec_stop_timeout != NULL && !exec_supervise) {
+	if (exec_stop_timeout != NULL && !exec_supervise && !exec_elastic) {
 		cli_error("exec: --stop-timeout needs --supervise");
 		return CLI_USAGE;
 	}
+	if (!exec_elastic_options(&eo))
+		return CLI_USAGE;
 	if (!cli_format_list("exec", cli_var_format_names, &formats))
 		return CLI_USAGE;
+	if (exec_elastic) {
+		eo.stop_timeout = stop_timeout;
+		rc = cli_open(&o, &ctx);
+		if (rc == CLI_OK)
+			rc = cli_elastic(ctx, &argv[2], (const char *const *)formats, &eo);
+		g_strfreev(formats);
+		cr_context_free(ctx);
+		return rc;
+	}
 	rc = cli_resolve(&o, &ctx, &res);
 	if (rc == CLI_OK)
 		rc = exec_set_env(res, (const char *const *)formats);

@@ -37,7 +37,11 @@ static int resolve_print(const cr_result *res, const char *const *formats)
 		cr_status st = cr_result_format(res, formats[f], (const char *const *)opts, &text,
 						&len, &err);
 
-		if (st != CR_OK) {
+		if (st == CR_ERR_NOT_FOUND && cli_format_lists_hosts(formats[f])) {
+			/* An empty membership is a normal moment of an elastic
+			 * job: Horovod's discovery script reads "no hosts yet". */
+			cli_error("warning: %s; printing nothing", err.message);
+		} else if (st != CR_OK) {
 			cli_error("%s", err.message);
 			rc = cli_exit_status(st, CLI_PHASE_OUTPUT);
 		} else {

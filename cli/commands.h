@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <signal.h>
+#include <sys/types.h>
+
 #include <glib.h>
 
 #include "common.h"
@@ -98,16 +101,50 @@ bool cli_format_list(const char *command, const char *const *accepted, char ***f
  * for the library to refuse); job_id defaults to $SLURM_JOB_ID. */
 char **cli_format_options(const char *const *formats, const char *format);
 
+/* Whether @format lists the world's hosts (hosts, hostfile, horovod): for
+ * those an empty world (CR_ERR_NOT_FOUND) is printed as nothing, with a
+ * warning, and is no failure. */
+bool cli_format_lists_hosts(const char *format);
+
 /* exec, with or without --supervise (exec-supervise.c): clear FD_CLOEXEC
  * on the result's passed descriptors (just before execvp); report a failed
  * execvp and give its exit status (127, 126). */
 void cli_exec_keep_fds(const cr_result *res);
 int cli_exec_failed(const char *program, int error);
+/* The variables exec gives the program for @res: those of each of
+ * @formats (cr_result_env_vars), the resolvers' (cr_result_env) and one
+ * per passed descriptor, appended to @pairs as name, value (g_strdup'd).
+ * CLI_OK, or the exit status after a message. */
+int cli_exec_env(const cr_result *res, const char *const *formats, GPtrArray *pairs);
+/* Start @argv as a child in its own process group (the terminal's
+ * foreground group when @tty) with @envp (NULL: our environment) and the
+ * signal mask @mask; SIGTERM reaches it if we die. The pid, or -1 (errno). */
+pid_t cli_program_start(const cr_result *res, char **argv, char **envp, const sigset_t *mask,
+			bool tty);
+/* After the program (leader of group @pgid) was reaped: SIGTERM to what
+ * is left of its group, SIGKILL after @stop_timeout_ms, reaping all of it
+ * (we are its subreaper). */
+void cli_group_end(pid_t pgid, int64_t stop_timeout_ms, const char *program);
 /* exec --supervise: run @argv as a child in its own process group, tell
  * the resolvers, forward signals; the child's exit status (128+N for a
  * signal). The default stop timeout is 10 seconds. */
 #define CLI_STOP_TIMEOUT 10.0
 int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_timeout);
+
+/* exec --elastic (exec-elastic.c): run @argv supervised with the
+ * variables of @formats for each generation of the cluster (the first
+ * comes from cr_context_watch on @ctx), restarting it as the options say;
+ * the program's final status, or 1 (too few tasks, a failed start). */
+typedef struct cli_elastic_opts {
+	int64_t min_tasks;    /* default 1 */
+	int64_t max_tasks;    /* 0: no limit */
+	double settle;        /* seconds, default 5 */
+	int64_t max_restarts; /* default 0 */
+	double stop_timeout;  /* seconds, default CLI_STOP_TIMEOUT */
+	double min_wait;      /* seconds, default 600 */
+} cli_elastic_opts;
+int cli_elastic(cr_context *ctx, char **argv, const char *const *formats,
+		const cli_elastic_opts *o);
 
 int cli_cmd_resolve(const cli_opts *o, int argc, char **argv);
 int cli_cmd_master(const cli_opts *o, int argc, char **argv);
@@ -118,6 +155,7 @@ int cli_cmd_plugins(const cli_opts *o, int argc, char **argv);
 int cli_cmd_check_config(const cli_opts *o, int argc, char **argv);
 int cli_cmd_hostlist(const cli_opts *o, int argc, char **argv);
 int cli_cmd_reservation(const cli_opts *o, int argc, char **argv);
+int cli_cmd_watch(const cli_opts *o, int argc, char **argv);
 /* `completion bash|zsh`: the script for the commands of @table (@n lines). */
 int cli_cmd_completion(const cli_opts *o, int argc, char **argv, const cli_command_entry *table,
 		       size_t n);

@@ -16,6 +16,13 @@
  * gets SIGTERM from the kernel (PR_SET_PDEATHSIG), as on a stop, rather
  * than running on unsupervised.
  *
+ * We own the program's whole process group: when the program ends (or we
+ * stop it), whatever it left in its group (a background job) gets SIGTERM,
+ * then SIGKILL after the stop timeout, and is reaped: we are the child
+ * subreaper (PR_SET_CHILD_SUBREAPER), so orphans of the program come to
+ * us. What leaves the group escapes: a daemon that calls setsid() (or
+ * setpgid()) is no longer ours, as under any shell.
+ *
  * On a terminal where we are the foreground job the program's group gets
  * the terminal (so it can read it, and ^C reaches it directly), and gets
  * it back after ^Z: when the program stops, we stop too, and when the
@@ -76,10 +83,60 @@ int cli_exec_failed(const char *program, int error)
 	return error == ENOENT ? 127 : 126;
 }
 
+/* Set the variables of @format, one of @formats, into @pairs. */
+static int env_add_format(const cr_result *res, const char *const *formats, const char *format,
+			  GPtrArray *pairs)
+{
+	cr_error err = CR_ERROR_INIT;
+	char **opts = cli_format_options(formats, format);
+	char **vars = NULL;
+	cr_status st;
+
+	st = cr_result_env_vars(res, format, (const char *const *)opts, &vars, &err);
+	g_strfreev(opts);
+	if (st != CR_OK) {
+		cli_error("exec: %s", err.message);
+		return cli_exit_status(st, CLI_PHASE_OUTPUT);
+	}
+	for (size_t i = 0; vars[i] != NULL && vars[i + 1] != NULL; i += 2) {
+		g_ptr_array_add(pairs, g_strdup(vars[i]));
+		g_ptr_array_add(pairs, g_strdup(vars[i + 1]));
+	}
+	cr_strv_free(vars);
+	return CLI_OK;
+}
+
+int cli_exec_env(const cr_result *res, const char *const *formats, GPtrArray *pairs)
+{
+	int rc = CLI_OK;
+
+	for (size_t f = 0; rc == CLI_OK && formats[f] != NULL; f++)
+		rc = env_add_format(res, formats, formats[f], pairs);
+	for (size_t k = 0; rc == CLI_OK && k < cr_result_num_env(res); k++) {
+		const char *name, *value;
+
+		if (cr_result_env(res, k, &name, &value)) {
+			g_ptr_array_add(pairs, g_strdup(name));
+			g_ptr_array_add(pairs, g_strdup(value));
+		}
+	}
+	for (size_t k = 0; rc == CLI_OK && k < cr_result_num_fds(res); k++) {
+		const char *name;
+		int fd;
+
+		if (cr_result_fd(res, k, &fd, &name)) {
+			g_ptr_array_add(pairs, g_strdup(name));
+			g_ptr_array_add(pairs, g_strdup_printf("%d", fd));
+		}
+	}
+	return rc;
+}
+
 /* In the child: SIGTERM when @parent dies, own group (the terminal's
- * foreground one if we had it), descriptors kept, original mask, exec. */
-static void child_exec(const cr_result *res, char **argv, const sigset_t *mask, bool tty,
-		       pid_t parent)
+ * foreground one if we had it), descriptors kept, original mask, exec
+ * (with @envp, or our environment when NULL). */
+static void child_exec(const cr_result *res, char **argv, char **envp, const sigset_t *mask,
+		       bool tty, pid_t parent)
 {
 	/* Kept across exec. A parent already gone is as if it died now. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -90,8 +147,83 @@ static void child_exec(const cr_result *res, char **argv, const sigset_t *mask, 
 		tcsetpgrp(STDIN_FILENO, getpid());
 	cli_exec_keep_fds(res);
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	execvp(argv[0], argv);
+	if (envp != NULL)
+		execvpe(argv[0], argv, envp);
+	else
+		execvp(argv[0], argv);
 	_exit(cli_exec_failed(argv[0], errno));
+}
+
+pid_t cli_program_start(const cr_result *res, char **argv, char **envp, const sigset_t *mask,
+			bool tty)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	pid_t self = getpid(), pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		/* The child runs with default dispositions, as exec would give
+		 * it for handled signals; ignored ones stay ignored. */
+		for (int sig = 1; sig < NSIG; sig++) {
+			struct sigaction cur;
+
+			if (sigaction(sig, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN &&
+			    cur.sa_handler != SIG_DFL)
+				sigaction(sig, &dfl, NULL);
+		}
+		child_exec(res, argv, envp, mask, tty, self);
+	}
+	if (pid < 0)
+		return -1;
+	/* Both sides set the group (and the terminal's), so nothing reaches
+	 * the wrong group in between. */
+	setpgid(pid, pid);
+	if (tty)
+		tcsetpgrp(STDIN_FILENO, pid);
+	return pid;
+}
+
+/* Whether any process of group @pgid is left. */
+static bool group_alive(pid_t pgid)
+{
+	return kill(-pgid, 0) == 0 || errno == EPERM;
+}
+
+void cli_group_end(pid_t pgid, int64_t stop_timeout_ms, const char *program)
+{
+	int64_t kill_at = now_ms() + stop_timeout_ms, give_up = -1;
+	struct timespec tick = { 0, 10 * 1000000 };
+	int status;
+
+	if (!group_alive(pgid)) {
+		while (waitpid(-1, &status, WNOHANG) > 0)
+			;
+		return;
+	}
+	kill(-pgid, SIGTERM);
+	kill(-pgid, SIGCONT);
+	for (;;) {
+		int64_t now;
+
+		/* We are the subreaper of what the program left: reap it. */
+		while (waitpid(-1, &status, WNOHANG) > 0)
+			;
+		if (!group_alive(pgid))
+			return;
+		now = now_ms();
+		if (give_up < 0 && now >= kill_at) {
+			cli_error("warning: exec: what '%s' left in its group did not stop on "
+				  "SIGTERM; sending SIGKILL",
+				  program);
+			kill(-pgid, SIGKILL);
+			/* What is not our child is reaped by its own parent. */
+			give_up = now + 5000;
+		}
+		if (give_up >= 0 && now >= give_up)
+			return;
+		nanosleep(&tick, NULL);
+	}
 }
 
 /* The parent's copies of the passed descriptors now point at /dev/null:
@@ -196,7 +328,6 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
 			 .stop_timeout_ms = (int64_t)(stop_timeout * 1000) };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t set, block, old;
-	pid_t self = getpid();
 	int rc;
 
 	/* An inherited SIG_IGN for SIGCHLD would reap the child for us. */
@@ -209,27 +340,24 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
 	sigaddset(&block, SIGTTOU);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	s.tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
-	fflush(NULL);
-	s.pid = fork();
+	/* What the program leaves running when it ends (a background job, a
+	 * double fork) comes to us, so that we can reap it. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	s.pid = cli_program_start(res, argv, NULL, &old, s.tty);
 	if (s.pid < 0) {
 		rc = errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		cli_error("exec: cannot start '%s': %s", argv[0], strerror(rc));
 		return 126;
 	}
-	if (s.pid == 0)
-		child_exec(res, argv, &old, s.tty, self);
-	/* Both sides set the group (and the terminal's), so nothing reaches
-	 * the wrong group in between. */
-	setpgid(s.pid, s.pid);
-	if (s.tty)
-		tcsetpgrp(STDIN_FILENO, s.pid);
 	s.start_ms = now_ms();
 	drop_parent_fds(res);
 	tell(&s, CR_SUPERVISE_STARTED, -1);
 	rc = supervise_loop(&s, &set);
 	if (s.tty)
 		tcsetpgrp(STDIN_FILENO, getpgrp());
+	/* Nothing of the program's group outlives it. */
+	cli_group_end(s.pid, s.stop_timeout_ms, s.program);
 	tell(&s, CR_SUPERVISE_EXITED, rc);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;

@@ -187,3 +187,9 @@ char **cli_format_options(const char *const *formats, const char *format)
 	g_ptr_array_add(opts, NULL);
 	return (char **)g_ptr_array_free(opts, FALSE);
 }
+
+bool cli_format_lists_hosts(const char *format)
+{
+	return strcmp(format, "hosts") == 0 || strcmp(format, "hostfile") == 0 ||
+	       strcmp(format, "horovod") == 0;
+}

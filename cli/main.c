@@ -23,6 +23,8 @@ static const char usage_text[] =
 	"env\n"
 	"       [--supervise [--stop-timeout S]]  ... as a child: signals forwarded, resolvers "
 	"told\n"
+	"  watch [--format F] [--count N] [--timeout S]  print the cluster, then each new\n"
+	"                                generation as the membership changes\n"
 	"  explain [--json]              why the cluster came out as it did: each resolver's\n"
 	"                                verdict, reason and facts, then the merged result\n"
 	"  plugins [--json] [NAME...]    list installed plugins, their ABI and options\n"
@@ -49,11 +51,17 @@ static const char usage_text[] =
 static int cmd_completion(const cli_opts *o, int argc, char **argv);
 
 static const cli_command_entry commands[] = {
-	{ "resolve", cli_cmd_resolve },           { "master", cli_cmd_master },
-	{ "accelerators", cli_cmd_accelerators }, { "exec", cli_cmd_exec },
-	{ "explain", cli_cmd_explain },           { "plugins", cli_cmd_plugins },
-	{ "check-config", cli_cmd_check_config }, { "hostlist", cli_cmd_hostlist },
-	{ "completion", cmd_completion },         { "reservation", cli_cmd_reservation },
+	{ "resolve", cli_cmd_resolve },
+	{ "master", cli_cmd_master },
+	{ "accelerators", cli_cmd_accelerators },
+	{ "exec", cli_cmd_exec },
+	{ "explain", cli_cmd_explain },
+	{ "plugins", cli_cmd_plugins },
+	{ "check-config", cli_cmd_check_config },
+	{ "hostlist", cli_cmd_hostlist },
+	{ "completion", cmd_completion },
+	{ "reservation", cli_cmd_reservation },
+	{ "watch", cli_cmd_watch },
 };
 
 /* `completion` is made from the other commands: it is given this table. */

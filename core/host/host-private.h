@@ -55,7 +55,12 @@ struct cr_instance {
 	const config_setting_t *setting; /* the group; never NULL */
 	void *state;
 	bool created;
-	bool declined; /* the last probe/resolve/enumerate said CR_DECLINED */
+	bool declined;             /* the last probe/resolve/enumerate said CR_DECLINED */
+	bool watching;             /* inside its watch op (the host's watch slots answer) */
+	int64_t watch_interval_ms; /* when polled: its interval; 0: never polled */
+	int64_t next_poll_ms;      /* cr_context_watch: when it is due again (now_ms) */
+	int64_t backoff_ms;        /* after a failed watch op: the wait before the next */
+	int64_t watch_after_ms;    /* its watch op is not called again before this */
 	struct cr_plugin_ctx pctx;
 	http_conn *http; /* its connection (made by the HTTP module on first use) */
 	/* The last run, for `explain`. */
@@ -76,6 +81,7 @@ typedef struct plan_entry {
 	const config_setting_t *group;     /* the entry's group (borrowed from the plan) */
 	const config_setting_t *plugin_at; /* its `plugin` key, for load errors */
 	char *where;                       /* "FILE:LINE" of the group */
+	int64_t watch_interval_ms;         /* set by the loader (schema_watch_interval) */
 } plan_entry;
 
 typedef struct cr_plan {
@@ -185,6 +191,17 @@ const cr_option *schema_core_key(const cr_plugin_desc *desc, const char *key);
 /* A bound as the messages and `plugins` show it: an integer when it is
  * one, else %g, in the C locale. @buf has G_ASCII_DTOSTR_BUF_SIZE bytes. */
 const char *schema_bound_text(char *buf, double v);
+/* A resolver's `watch_interval` (seconds, a host key of its group): the
+ * plugin's declared default and floor (ABI 1.2; the host's for older
+ * plugins), never below WATCH_INTERVAL_FLOOR_S nor above
+ * WATCH_INTERVAL_MAX_S. *@ms: how often cr_context_watch resolves it again
+ * when it has no watch op (the longest one watch call lasts when it has);
+ * 0 for a static source or an accelerator. Refusals name FILE:LINE. */
+#define WATCH_INTERVAL_DEFAULT_S 60u
+#define WATCH_INTERVAL_FLOOR_S 5u
+#define WATCH_INTERVAL_MAX_S 86400
+cr_status schema_watch_interval(const cr_plugin_desc *desc, const config_setting_t *g,
+				const char *label, int64_t *ms, cr_error *err);
 /* Check @g's keys against @desc's schema (loader-schema.c); @label names
  * the instance in messages. */
 cr_status schema_check_group(const cr_plugin_desc *desc, const config_setting_t *g,
@@ -205,6 +222,10 @@ const io_ops *ctx_io(cr_context *ctx, void **data);
 /* The host table's http_request, through the context's I/O seam. */
 cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response **resp,
 		       cr_error *err);
+/* The host table's http_stream (ABI 1.2), through the context's I/O seam. */
+cr_status http_stream_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
+			      cr_http_data_fn on_data, void *user_data, cr_http_response **resp,
+			      cr_error *err);
 long http_status(const cr_http_response *resp);
 const char *http_body(const cr_http_response *resp, size_t *len);
 const char *http_header(const cr_http_response *resp, const char *name);
@@ -246,6 +267,17 @@ struct cr_context {
 	const io_ops *io; /* the I/O seam (io.h): io_real(), or a test host's */
 	void *io_data;
 	http_pool *http_pool; /* spare answer bodies (http.c) */
+
+	/* cr_context_watch (pipeline/watch.c): a cancel that any thread or a
+	 * signal handler may ask for (a flag and an eventfd, made with the
+	 * context), and the round of watch ops in progress, which the host
+	 * table's watch slots read. */
+	int cancel_fd;             /* eventfd, readable while a cancel is pending */
+	gint cancel_pending;       /* atomic */
+	int round_fd;              /* eventfd of the round in progress, else -1 */
+	gint round_cancelled;      /* atomic */
+	struct watch_state *watch; /* (owned, nullable) what the last generation was */
+	bool watch_running;        /* a cr_context_watch is in progress */
 };
 
 /* ---- result builders (builder.c): what plugins hand in ------------------ */

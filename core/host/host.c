@@ -388,6 +388,22 @@ static cr_status host_spawn(cr_plugin_ctx *pctx, const char *const *argv, const 
 	return io->spawn(io_data, argv, env, timeout_ms, output_cap, out, err);
 }
 
+/* ---- watch (ABI 1.2): what pipeline/watch.c set on the context -------- */
+
+static int host_watch_cancel_fd(cr_plugin_ctx *pctx)
+{
+	if (pctx == NULL || pctx->ctx == NULL || pctx->inst == NULL || !pctx->inst->watching)
+		return -1;
+	return pctx->ctx->round_fd;
+}
+
+static bool host_watch_cancelled(cr_plugin_ctx *pctx)
+{
+	if (pctx == NULL || pctx->ctx == NULL || pctx->inst == NULL || !pctx->inst->watching)
+		return false;
+	return g_atomic_int_get(&pctx->ctx->round_cancelled) != 0;
+}
+
 static const cr_host_api the_host = {
 	.struct_size = sizeof(cr_host_api),
 	.abi_major = CR_ABI_MAJOR,
@@ -461,6 +477,10 @@ static const cr_host_api the_host = {
 	.result_pass_fd = host_result_pass_fd,
 	.now_ms = host_now_ms,
 	.result_set_fact_string = host_result_set_fact_string,
+	/* Since: ABI 1.2 */
+	.watch_cancel_fd = host_watch_cancel_fd,
+	.watch_cancelled = host_watch_cancelled,
+	.http_stream = http_stream_perform,
 };
 
 const cr_host_api *host_api(void)

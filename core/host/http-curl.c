@@ -13,9 +13,15 @@
  * request with other material gets a fresh handle, so a connection made
  * with one set of credentials is never used with another.
  *
+ * A streamed answer (a Kubernetes watch) gets an easy handle of its own in
+ * a multi handle, so that the wait for its next bytes also watches the
+ * caller's cancel descriptor (curl_multi_poll's extra descriptors); the
+ * handle, and with it the connection, is closed when the stream ends.
+ *
  * A module of its own (http-module.h) so that only a process that makes an
  * HTTP request loads libcurl and OpenSSL.
  */
+#include <poll.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -290,9 +296,134 @@ static cr_status perform(const http_module_host *host, cr_plugin_ctx *pctx, http
 	return st;
 }
 
+/* ---- streamed answers ---------------------------------------------------- */
+
+#define STREAM_POLL_MS 100 /* the longest wait between looks at the cancel fd */
+
+struct stream {
+	CURL *curl;
+	cr_http_response *r;
+	cr_http_data_fn on_data;
+	void *user;
+	bool decided; /* whether the answer is 2xx is known */
+	bool streamed;
+	bool stopped; /* on_data said stop */
+};
+
+static size_t on_stream_body(char *data, size_t size, size_t nmemb, void *user)
+{
+	struct stream *s = user;
+	size_t n = size * nmemb;
+
+	if (!s->decided) {
+		long code = 0;
+
+		curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
+		s->decided = true;
+		s->streamed = code >= 200 && code < 300;
+	}
+	if (!s->streamed)
+		return on_body(data, size, nmemb, s->r); /* an error's message: kept */
+	if (n > 0 && !s->on_data(data, n, s->user)) {
+		s->stopped = true;
+		return 0; /* aborts the transfer */
+	}
+	return n;
+}
+
+static bool fd_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
+}
+
+/* The URL as messages name it: without its query, which may be long. */
+static int url_shown(const char *url)
+{
+	return (int)strcspn(url, "?#");
+}
+
+static cr_status stream(const http_module_host *host, cr_plugin_ctx *pctx,
+			const cr_http_request *req, int cancel_fd, cr_http_data_fn on_data,
+			void *user_data, cr_http_response *r, cr_error *err)
+{
+	struct stream s = { .r = r, .on_data = on_data, .user = user_data };
+	struct curl_slist *hdrs = NULL;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	bool cancelled = false;
+	CURLcode rc = CURLE_OK;
+	CURLMcode mc = CURLM_OK;
+	int running = 1;
+	CURLM *multi;
+	CURLMsg *msg;
+	int left;
+	cr_status st = CR_OK;
+
+	(void)pctx;
+	once_init();
+	s.curl = curl_easy_init();
+	multi = curl_multi_init();
+	if (s.curl == NULL || multi == NULL) {
+		curl_easy_cleanup(s.curl);
+		curl_multi_cleanup(multi);
+		return host->error_set(err, CR_ERR_INTERNAL, "%.*s: cannot initialise libcurl",
+				       url_shown(req->url), req->url);
+	}
+	for (const char *const *h = req->headers; h != NULL && *h != NULL; h++)
+		hdrs = curl_slist_append(hdrs, *h);
+	apply_request(s.curl, req, hdrs, r, errbuf);
+	curl_easy_setopt(s.curl, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : 0L);
+	curl_easy_setopt(s.curl, CURLOPT_WRITEFUNCTION, on_stream_body);
+	curl_easy_setopt(s.curl, CURLOPT_WRITEDATA, &s);
+	curl_easy_setopt(s.curl, CURLOPT_FORBID_REUSE, 1L);
+	curl_multi_add_handle(multi, s.curl);
+	while (running > 0 && mc == CURLM_OK) {
+		if (fd_readable(cancel_fd)) {
+			cancelled = true;
+			break;
+		}
+		mc = curl_multi_perform(multi, &running);
+		if (mc != CURLM_OK || running == 0)
+			break;
+		if (cancel_fd >= 0) {
+			struct curl_waitfd extra = { .fd = cancel_fd, .events = CURL_WAIT_POLLIN };
+
+			mc = curl_multi_poll(multi, &extra, 1, STREAM_POLL_MS, NULL);
+		} else {
+			mc = curl_multi_poll(multi, NULL, 0, STREAM_POLL_MS, NULL);
+		}
+	}
+	while ((msg = curl_multi_info_read(multi, &left)) != NULL)
+		if (msg->msg == CURLMSG_DONE)
+			rc = msg->data.result;
+	curl_easy_getinfo(s.curl, CURLINFO_RESPONSE_CODE, &r->status);
+	if (cancelled || s.stopped) {
+		host->debug(pctx,
+			    cancelled ? "stream: cancelled" : "stream: stopped by its reader");
+	} else if (mc != CURLM_OK) {
+		st = host->error_set(err, CR_ERR_INTERNAL, "%s %.*s: %s", req->method,
+				     url_shown(req->url), req->url, curl_multi_strerror(mc));
+	} else if (r->too_big) {
+		st = host->error_set(err, CR_ERR_IO, "%s %.*s: response larger than %zu bytes",
+				     req->method, url_shown(req->url), req->url, r->max_body);
+	} else if (rc != CURLE_OK) {
+		st = host->error_set(err, curl_status(rc), "%s %.*s: %s", req->method,
+				     url_shown(req->url), req->url,
+				     errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc));
+	}
+	/* Removing an unfinished transfer closes its connection. */
+	curl_multi_remove_handle(multi, s.curl);
+	curl_easy_cleanup(s.curl);
+	curl_multi_cleanup(multi);
+	curl_slist_free_all(hdrs);
+	return st;
+}
+
 static const http_module the_module = {
 	.struct_size = sizeof(http_module),
 	.perform = perform,
+	.stream = stream,
 	.conn_free = conn_free,
 };
 

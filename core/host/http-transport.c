@@ -110,6 +110,17 @@ cr_status http_transport(cr_plugin_ctx *pctx, const cr_http_request *req, cr_htt
 	return m->perform(&module_host, pctx, conn, req, reply, err);
 }
 
+cr_status http_transport_stream(cr_plugin_ctx *pctx, const cr_http_request *req, int cancel_fd,
+				cr_http_data_fn on_data, void *user_data, cr_http_response *reply,
+				cr_error *err)
+{
+	const http_module *m = module_get(err);
+
+	if (m == NULL)
+		return CR_ERR_PLUGIN;
+	return m->stream(&module_host, pctx, req, cancel_fd, on_data, user_data, reply, err);
+}
+
 void http_conn_free(http_conn *conn)
 {
 	/* A handle exists only if the module made it; read without the lock

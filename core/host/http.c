@@ -206,6 +206,48 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 	return CR_OK;
 }
 
+cr_status http_stream_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
+			      cr_http_data_fn on_data, void *user_data, cr_http_response **resp,
+			      cr_error *err)
+{
+	cr_context *ctx = pctx != NULL ? pctx->ctx : NULL;
+	const io_ops *io;
+	void *io_data;
+	cr_http_response *r;
+	cr_status st;
+	int cancel_fd = -1;
+
+	if (resp != NULL)
+		*resp = NULL;
+	st = request_check(req, resp, err);
+	if (st != CR_OK)
+		return st;
+	if (on_data == NULL)
+		return error_set(err, CR_ERR_INVALID_ARG, "http_stream: no data callback");
+	io = ctx_io(ctx, &io_data);
+	if (io->http_stream == NULL)
+		return error_set(err, CR_ERR_UNSUPPORTED,
+				 "%s %.*s: streaming is not supported here", req->method,
+				 (int)strcspn(req->url, "?#"), req->url);
+	/* The watch round's descriptor, while the instance is in its watch op. */
+	if (ctx != NULL && pctx->inst != NULL && pctx->inst->watching)
+		cancel_fd = ctx->round_fd;
+	r = response_new(req, NULL);
+	if (pctx != NULL && pctx->inst != NULL)
+		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s (streamed)", req->method,
+			req->url);
+	st = io->http_stream(io_data, pctx, req, cancel_fd, on_data, user_data, r, err);
+	if (st == CR_OK && r->body->len > r->max_body)
+		st = error_set(err, CR_ERR_IO, "%s %.*s: response larger than %zu bytes",
+			       req->method, (int)strcspn(req->url, "?#"), req->url, r->max_body);
+	if (st != CR_OK) {
+		http_response_free(r);
+		return st;
+	}
+	*resp = r;
+	return CR_OK;
+}
+
 long http_status(const cr_http_response *resp)
 {
 	return resp != NULL ? resp->status : 0;

@@ -133,6 +133,14 @@ static cr_status real_spawn(void *data, const char *const *argv, const char *con
 	return io_spawn_real(argv, env, timeout_ms, output_cap, out, err);
 }
 
+static cr_status real_http_stream(void *data, cr_plugin_ctx *pctx, const cr_http_request *req,
+				  int cancel_fd, cr_http_data_fn on_data, void *user_data,
+				  cr_http_response *reply, cr_error *err)
+{
+	(void)data;
+	return http_transport_stream(pctx, req, cancel_fd, on_data, user_data, reply, err);
+}
+
 static const io_ops real_ops = {
 	.getenv = real_getenv,
 	.read_file = real_read_file,
@@ -141,6 +149,7 @@ static const io_ops real_ops = {
 	.now_ms = real_now_ms,
 	.sleep_ms = real_sleep_ms,
 	.spawn = real_spawn,
+	.http_stream = real_http_stream,
 };
 
 const io_ops *io_real(void)

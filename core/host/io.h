@@ -33,6 +33,13 @@ struct cr_http_response {
  *              name @path as the plugin gave it.
  *   http:      fill @reply (status, headers, body) for @req, already
  *              checked; @pctx is the calling instance (its connections).
+ *   http_stream: as http, but a 2xx answer's body goes to @on_data piece
+ *              by piece as it arrives (@reply's body stays empty) until
+ *              the answer ends, @on_data returns false, @cancel_fd (-1:
+ *              none) becomes readable (POLLIN; checked at least every
+ *              100 ms) or @req's timeout_ms passes (0: none); an answer
+ *              that is not 2xx is kept whole in @reply instead. Stopping
+ *              early is CR_OK; the connection is closed, never reused.
  *   now_ms:    monotonic milliseconds.
  *   sleep_ms:  wait (or let the clock advance) @ms > 0 milliseconds.
  *   spawn:     as host->spawn, arguments already checked.
@@ -49,6 +56,9 @@ typedef struct io_ops {
 	cr_status (*spawn)(void *data, const char *const *argv, const char *const *env,
 			   int64_t timeout_ms, size_t output_cap, cr_spawn_result **out,
 			   cr_error *err);
+	cr_status (*http_stream)(void *data, cr_plugin_ctx *pctx, const cr_http_request *req,
+				 int cancel_fd, cr_http_data_fn on_data, void *user_data,
+				 cr_http_response *reply, cr_error *err);
 } io_ops;
 
 /* The real world (io-real.c); its @data is unused. */
@@ -78,5 +88,9 @@ cr_status spawn_cap_error(cr_error *err, const char *argv0, size_t output_cap);
 /* http.c: the real transport, the libcurl module loaded on first use. */
 cr_status http_transport(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response *reply,
 			 cr_error *err);
+/* http-transport.c: the real http_stream, through the same module. */
+cr_status http_transport_stream(cr_plugin_ctx *pctx, const cr_http_request *req, int cancel_fd,
+				cr_http_data_fn on_data, void *user_data, cr_http_response *reply,
+				cr_error *err);
 
 #endif /* CR_IO_H */

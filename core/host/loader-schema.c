@@ -12,7 +12,7 @@
 #include "host/host-private.h"
 
 /* Keys of a resolver/accelerator group that belong to the host. */
-static const char *const host_keys[] = { "plugin", "name", "policy", NULL };
+static const char *const host_keys[] = { "plugin", "name", "policy", "watch_interval", NULL };
 
 bool schema_is_host_key(const char *s)
 {
@@ -271,5 +271,61 @@ cr_status schema_check_group(const cr_plugin_desc *desc, const config_setting_t 
 			return error_set(err, CR_ERR_CONFIG, "%s:%d: %s: missing required key '%s'",
 					 AT(g), label, o->name);
 	}
+	return CR_OK;
+}
+
+/* What the plugin declared of its polling (ABI 1.2); an older descriptor
+ * has no such fields: the host's defaults. */
+static void declared_interval(const cr_plugin_desc *desc, uint32_t *def, uint32_t *min)
+{
+	*def = 0;
+	*min = 0;
+	if (desc->struct_size >=
+	    offsetof(cr_plugin_desc, watch_interval_min_s) + sizeof(uint32_t)) {
+		*def = desc->watch_interval_s;
+		*min = desc->watch_interval_min_s;
+	}
+	if (*def == 0)
+		*def = WATCH_INTERVAL_DEFAULT_S;
+	if (*min < WATCH_INTERVAL_FLOOR_S)
+		*min = WATCH_INTERVAL_FLOOR_S;
+	if (*def != CR_WATCH_STATIC && *def < *min)
+		*def = *min;
+}
+
+cr_status schema_watch_interval(const cr_plugin_desc *desc, const config_setting_t *g,
+				const char *label, int64_t *ms, cr_error *err)
+{
+	const config_setting_t *s =
+		g != NULL ? config_setting_get_member(g, "watch_interval") : NULL;
+	uint32_t def, min;
+	long long v;
+
+	declared_interval(desc, &def, &min);
+	*ms = desc->kind == CR_PLUGIN_RESOLVER && def != CR_WATCH_STATIC ? (int64_t)def * 1000 : 0;
+	if (s == NULL)
+		return CR_OK;
+	if (desc->kind != CR_PLUGIN_RESOLVER)
+		return error_set(err, CR_ERR_CONFIG,
+				 "%s:%d: %s: watch_interval is a resolver's key (an accelerator "
+				 "is not watched)",
+				 AT(s), label);
+	if (def == CR_WATCH_STATIC)
+		return error_set(err, CR_ERR_CONFIG,
+				 "%s:%d: %s: watch_interval: its membership cannot change during a "
+				 "run, so it is never polled",
+				 AT(s), label);
+	if (config_setting_type(s) != CONFIG_TYPE_INT &&
+	    config_setting_type(s) != CONFIG_TYPE_INT64)
+		return error_set(err, CR_ERR_CONFIG,
+				 "%s:%d: %s: watch_interval must be an integer (seconds)", AT(s),
+				 label);
+	v = config_setting_get_int64(s);
+	if (v < (long long)min || v > WATCH_INTERVAL_MAX_S)
+		return error_set(err, CR_ERR_CONFIG,
+				 "%s:%d: %s: watch_interval must be between %u and %d seconds, "
+				 "not %lld",
+				 AT(s), label, min, WATCH_INTERVAL_MAX_S, v);
+	*ms = (int64_t)v * 1000;
 	return CR_OK;
 }

@@ -372,6 +372,9 @@ cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, cr_error 
 	label = g_strdup_printf("%s '%s'", kind_name(e->kind),
 				e->name != NULL ? e->name : plugin->name);
 	st = schema_check_group(plugin->desc, e->group, label, err);
+	if (st == CR_OK)
+		st = schema_watch_interval(plugin->desc, e->group, label, &e->watch_interval_ms,
+					   err);
 	g_free(label);
 	if (st == CR_OK)
 		*out = plugin;

@@ -6,8 +6,11 @@
  * accelerator layer -> GPUs per task (gpus.c). Each stage it calls only
  * calls the stages below it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -34,7 +37,6 @@ cr_context *cr_context_new(cr_error *err)
 {
 	cr_context *ctx = g_new0(cr_context, 1);
 
-	(void)err;
 	ctx->log_fn = stderr_log;
 	ctx->log_level = CR_LOG_WARNING;
 	loader_init(&ctx->loader);
@@ -46,6 +48,14 @@ cr_context *cr_context_new(cr_error *err)
 	ctx->builtin = g_new0(config_t, 1);
 	config_init(ctx->builtin);
 	config_name_set(ctx->builtin, "(built-in)");
+	ctx->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ctx->round_fd = -1;
+	if (ctx->cancel_fd < 0) {
+		error_set(err, CR_ERR_IO, "cannot make the context's cancel descriptor: %s",
+			  g_strerror(errno));
+		cr_context_free(ctx);
+		return NULL;
+	}
 	return ctx;
 }
 
@@ -64,6 +74,9 @@ void cr_context_free(cr_context *ctx)
 	g_free(ctx->task_type);
 	g_free(ctx->rpc_layer);
 	http_pool_close(ctx->http_pool);
+	watch_state_free(ctx->watch);
+	if (ctx->cancel_fd >= 0)
+		close(ctx->cancel_fd);
 	g_free(ctx);
 }
 
@@ -115,6 +128,7 @@ static cr_status load_entry(cr_context *ctx, plan_entry *e, cr_instance **out, c
 			    e->group);
 	(*out)->where = g_strdup(e->where);
 	(*out)->policy = e->policy;
+	(*out)->watch_interval_ms = e->watch_interval_ms;
 	return CR_OK;
 }
 
@@ -424,6 +438,12 @@ static union_overrides overrides_of(const cr_context *ctx)
 		o.task_type = ctx->plan->task_type;
 	if (o.task_id < 0)
 		o.task_id = ctx->plan->task_id;
+	/* A watched context pins the first generation only: then the member
+	 * is followed (member.c). */
+	if (member_pins_dropped(ctx)) {
+		o.task_type = NULL;
+		o.task_id = -1;
+	}
 	if (!o.rpc_layer_set) {
 		o.rpc_layer = ctx->plan->rpc_layer;
 		o.rpc_layer_set = ctx->plan->rpc_layer_set;
@@ -450,6 +470,8 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 	if (st == CR_OK)
 		st = union_merge(u, &over, &res, err);
 	union_free(u);
+	if (st == CR_OK)
+		member_follow(ctx, res);
 	if (st == CR_OK && !ctx->accelerators_listed)
 		st = auto_accelerators(ctx, err);
 	if (st == CR_OK)

@@ -83,6 +83,29 @@ void union_take(union_state *u, cr_result_builder *b);
  * answers' tasks move into the result: after this @u is only fit to free. */
 cr_status union_merge(union_state *u, const union_overrides *over, cr_result **out, cr_error *err);
 
+/* ---- watching (member.c, watch.c) --------------------------------------- */
+typedef struct watch_state {
+	uint64_t generation; /* of the last result returned; 0 before the first */
+	char digest[65];     /* its result_digest */
+	char *member_job;    /* the task this process follows, by job and address */
+	char *member_address;
+	int64_t retry_ms; /* after failed resolutions: the backoff before the next */
+} watch_state;
+#define RESULT_DIGEST_LEN 64
+watch_state *watch_state_new(void);
+void watch_state_free(watch_state *ws);
+/* Whether the first generation is out: a task override no longer pins. */
+bool member_pins_dropped(const cr_context *ctx);
+/* Remember @res's own task (job and address) as the member to follow. */
+void member_remember(watch_state *ws, const cr_result *res);
+/* After the first generation: give @res the identity of the member (see
+ * cr_context_watch), or none when it left. Called by cr_context_resolve
+ * between the union and the accelerator layer. */
+void member_follow(cr_context *ctx, cr_result *res);
+/* SHA-256 (hex) of @res's canonical text: jobs by name, tasks by index with
+ * their addresses and accelerators, identity, rpc layer, own counts. */
+void result_digest(const cr_result *res, char out[RESULT_DIGEST_LEN + 1]);
+
 /* ---- instances (instance.c), the context (context.c; its state is in
  * host/host-private.h) ------------------------------------------------------ */
 cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugin, const char *name,

@@ -106,6 +106,40 @@ const char *cr_result_environment(const cr_result *r)
 	return r != NULL ? r->environment : NULL;
 }
 
+cr_status cr_result_keep_tasks(cr_result *r, size_t max_tasks, cr_error *err)
+{
+	cr_spec *kept;
+	size_t left = max_tasks;
+	cr_status st = CR_OK;
+
+	if (r == NULL)
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_result_keep_tasks: no result");
+	kept = cr_spec_new();
+	for (size_t j = 0; st == CR_OK && j < cr_spec_num_jobs(r->spec); j++) {
+		const char *job = cr_spec_job_name(r->spec, j);
+		const int32_t *idx = NULL;
+		size_t n = 0;
+
+		st = cr_spec_add_job(kept, job, err);
+		if (st == CR_OK)
+			st = cr_spec_task_indices(r->spec, job, &idx, &n, err);
+		for (size_t t = 0; st == CR_OK && t < n && left > 0; t++, left--) {
+			const char *address = NULL;
+
+			st = cr_spec_task_address(r->spec, job, idx[t], &address, err);
+			if (st == CR_OK)
+				st = cr_spec_add_task(kept, job, idx[t], address, err);
+		}
+	}
+	if (st != CR_OK) {
+		cr_spec_free(kept);
+		return st;
+	}
+	cr_spec_free(r->spec);
+	r->spec = kept;
+	return CR_OK;
+}
+
 char *format_master_url(const char *address, const char *rpc_layer)
 {
 	/* TensorFlow gives "grpc://" for an empty address; we give "" (fix). */

@@ -7,6 +7,7 @@
  * headers, body), and gets the scripted answer. Credential header values
  * are compared but never written into a message.
  */
+#include <poll.h>
 #include <string.h>
 
 #include "testhost-private.h"
@@ -19,6 +20,7 @@ typedef struct th_exchange {
 	long status;
 	GPtrArray *headers; /* "name", "value", ... */
 	char *body;
+	size_t body_len;
 	cr_status fail; /* CR_OK, or a transport failure to report */
 	char *fail_message;
 } th_exchange;
@@ -221,6 +223,13 @@ static th_exchange *unanswered(cr_testhost *th, cr_error *err)
 cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *headers,
 			      const char *body, cr_error *err)
 {
+	return cr_testhost_respond_bytes(th, status, headers, body != NULL ? body : "",
+					 body != NULL ? strlen(body) : 0, err);
+}
+
+cr_status cr_testhost_respond_bytes(cr_testhost *th, long status, const char *const *headers,
+				    const void *body, size_t len, cr_error *err)
+{
 	th_exchange *x = unanswered(th, err);
 	cr_status st;
 
@@ -233,7 +242,11 @@ cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *h
 	}
 	x->answered = true;
 	x->status = status;
-	x->body = g_strdup(body != NULL ? body : "");
+	x->body = g_malloc(len + 1);
+	if (len > 0)
+		memcpy(x->body, body, len);
+	x->body[len] = '\0';
+	x->body_len = len;
 	return CR_OK;
 }
 
@@ -353,7 +366,36 @@ cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_re
 	reply->status = x->status;
 	for (guint i = 0; i < x->headers->len; i++)
 		g_ptr_array_add(reply->headers, g_strdup(g_ptr_array_index(x->headers, i)));
-	g_string_assign(reply->body, x->body);
+	g_string_truncate(reply->body, 0);
+	g_string_append_len(reply->body, x->body, (gssize)x->body_len);
+	return CR_OK;
+}
+
+static bool cancel_pending(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
+}
+
+cr_status th_http_stream_answer(cr_testhost *th, const cr_http_request *req, int cancel_fd,
+				cr_http_data_fn on_data, void *user_data, cr_http_response *reply,
+				cr_error *err)
+{
+	cr_status st = th_http_answer(th, req, reply, err);
+	GString *body;
+	size_t piece;
+
+	if (st != CR_OK || reply->status < 200 || reply->status >= 300)
+		return st;
+	/* A 2xx answer's body goes to the reader in pieces, not kept. */
+	body = g_string_new_len(reply->body->str, (gssize)reply->body->len);
+	g_string_truncate(reply->body, 0);
+	piece = th->stream_piece > 0 ? th->stream_piece : body->len;
+	for (size_t off = 0; off < body->len && !cancel_pending(cancel_fd); off += piece)
+		if (!on_data(body->str + off, MIN(piece, body->len - off), user_data))
+			break;
+	g_string_free(body, TRUE);
 	return CR_OK;
 }
 

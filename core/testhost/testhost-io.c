@@ -3,7 +3,7 @@
  * testhost-io.c - cr-testhost's side of the I/O seam (io.h): the only way
  * a plugin under test reaches anything. The environment is the test's
  * table (the process's only when inherited), files are read under the
- * test's root, HTTP and spawn answer from the scripts, and the clock is
+ * test's root, HTTP (streamed too) and spawn answer from the scripts, and the clock is
  * the testhost's own: a sleep advances it at once.
  */
 #include <string.h>
@@ -71,6 +71,14 @@ static cr_status th_spawn(void *data, const char *const *argv, const char *const
 	return th_spawn_answer(data, argv, env, timeout_ms, output_cap, out, err);
 }
 
+static cr_status th_http_stream(void *data, cr_plugin_ctx *pctx, const cr_http_request *req,
+				int cancel_fd, cr_http_data_fn on_data, void *user_data,
+				cr_http_response *reply, cr_error *err)
+{
+	(void)pctx;
+	return th_http_stream_answer(data, req, cancel_fd, on_data, user_data, reply, err);
+}
+
 static const io_ops th_io = {
 	.getenv = th_getenv,
 	.read_file = th_read_file,
@@ -79,6 +87,7 @@ static const io_ops th_io = {
 	.now_ms = th_now_ms,
 	.sleep_ms = th_sleep_ms,
 	.spawn = th_spawn,
+	.http_stream = th_http_stream,
 };
 
 void th_io_init(cr_testhost *th)

@@ -49,6 +49,9 @@ struct cr_testhost {
 	GPtrArray *spawns; /* th_spawn * (testhost-spawn.c) */
 	guint next_spawn;  /* index of the next expected spawn */
 	guint spawn_count; /* spawns seen */
+
+	/* Since 1.2, at the end so that the struct only grows. */
+	size_t stream_piece; /* a streamed body's pieces, bytes; 0: whole */
 };
 
 /* Where the testhost's clock starts: far from 0, so that a plugin's
@@ -68,6 +71,11 @@ void th_script_init(cr_testhost *th);
 void th_script_free(cr_testhost *th);
 cr_status th_http_answer(cr_testhost *th, const cr_http_request *req, cr_http_response *reply,
 			 cr_error *err);
+/* As th_http_answer for host->http_stream: a 2xx body goes to @on_data in
+ * pieces of th->stream_piece bytes, while @cancel_fd is not readable. */
+cr_status th_http_stream_answer(cr_testhost *th, const cr_http_request *req, int cancel_fd,
+				cr_http_data_fn on_data, void *user_data, cr_http_response *reply,
+				cr_error *err);
 /* CR_OK when every expected request was made; else CR_ERR_NOT_FOUND
  * naming the first one not made. */
 cr_status th_http_verify(cr_testhost *th, cr_error *err);

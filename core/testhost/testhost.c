@@ -330,6 +330,46 @@ cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **
 	return end_call(th, st, text, out, err);
 }
 
+cr_status cr_testhost_watch(cr_testhost *th, int64_t timeout_ms, bool *changed, cr_error *err)
+{
+	const cr_resolver_ops *ops;
+	int saved_fd;
+	cr_status st = begin_call(th, CR_PLUGIN_RESOLVER, "watch", NULL, err);
+
+	if (changed != NULL)
+		*changed = false;
+	if (st != CR_OK)
+		return st;
+	ops = th->inst->plugin->desc->resolver;
+	if (changed == NULL || timeout_ms < 0)
+		return error_set(err, CR_ERR_INVALID_ARG, "cr_testhost_watch: invalid argument");
+	if (ops->struct_size < offsetof(cr_resolver_ops, watch) + sizeof(ops->watch) ||
+	    ops->watch == NULL)
+		return error_set(err, CR_ERR_UNSUPPORTED,
+				 "cr-testhost: watch: '%s' has no watch op",
+				 th->inst->plugin->name);
+	if (!th->inst->created || th->inst->verdict != VERDICT_OK)
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "cr-testhost: watch: the plugin has not resolved yet");
+	/* A round no one cancels: the testhost's watch ends by the script. */
+	saved_fd = th->ctx->round_fd;
+	th->ctx->round_fd = -1;
+	g_atomic_int_set(&th->ctx->round_cancelled, 0);
+	th->inst->watching = true;
+	st = ops->watch(th->inst->state, &th->inst->pctx, th->clock_ms + timeout_ms, changed, err);
+	th->inst->watching = false;
+	th->ctx->round_fd = saved_fd;
+	if (st != CR_OK)
+		*changed = false;
+	return end_call(th, st, NULL, NULL, err);
+}
+
+void cr_testhost_set_stream_piece(cr_testhost *th, size_t bytes)
+{
+	if (th != NULL)
+		th->stream_piece = bytes;
+}
+
 cr_status cr_testhost_master(cr_testhost *th, const char **out, cr_error *err)
 {
 	cr_result *res = NULL;

@@ -136,6 +136,63 @@ CR_API cr_status cr_context_set_rpc_layer(cr_context *ctx, const char *rpc_layer
 CR_API cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err);
 
 /**
+ * cr_context_watch:
+ * @ctx: a context; the first call resolves (as cr_context_resolve()).
+ * @timeout_ms: how long to wait for a new generation; < 0 waits until one
+ *     comes or the watch is cancelled.
+ * @result: (out) (transfer full) the new generation's result, or NULL when
+ *     none came before @timeout_ms passed or the watch was cancelled.
+ * @generation: (out) (nullable) its generation: 1 for the first result,
+ *     one more for each result that differs from the one before.
+ * @err: (nullable) error record.
+ *
+ * The membership as a stream. The first call returns the current result
+ * (generation 1) at once; each later call blocks until the cluster, this
+ * process's identity, the rpc layer or a task's accelerators differ from
+ * the last result returned (compared through a canonical digest: reordered
+ * answers, heartbeats and a re-listed identical cluster are no change).
+ * Resolvers with a watch op are watched; the others are resolved again
+ * every `watch_interval` seconds (with a 10% jitter); static sources are
+ * not polled. A task set with cr_context_set_task() pins the first
+ * generation only: later ones follow that member, the task whose address
+ * it had (or the identity a resolver reports), and its index is derived
+ * again; a result whose own task left has no task (cr_result_task_id()
+ * -1). Returns: CR_OK (also with *@result NULL), or the error of a
+ * resolution that failed (after the resolver's own retries).
+ *
+ * Thread safety: one thread watches a context at a time; no other call on
+ * @ctx may run during a watch except cr_context_watch_cancel().
+ *
+ * Since: ABI 1.2
+ */
+CR_API cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **result,
+				  uint64_t *generation, cr_error *err);
+
+/**
+ * cr_context_watch_cancel:
+ * Make the cr_context_watch() running on @ctx (or the next one, if none
+ * runs) return promptly with no result. Safe from any thread and from a
+ * signal handler (it only sets a flag and writes to a descriptor).
+ * Since: ABI 1.2
+ */
+CR_API void cr_context_watch_cancel(cr_context *ctx);
+
+/**
+ * cr_result_keep_tasks:
+ * @result: a result (changed in place).
+ * @max_tasks: how many tasks to keep.
+ * @err: (nullable) error record.
+ *
+ * Keep the first @max_tasks tasks in cluster order (the jobs in their
+ * order, each job's tasks by ascending index) and drop the others; every
+ * job stays declared, and the kept tasks keep their indices. This
+ * process's task is not changed (it may now be outside the cluster).
+ * `exec --elastic --max-tasks M` uses it. Returns: CR_OK,
+ * CR_ERR_INVALID_ARG (no result). Since: ABI 1.2
+ */
+CR_API cr_status cr_result_keep_tasks(cr_result *result, size_t max_tasks, cr_error *err);
+
+/**
  * cr_context_plugins_json:
  * Describe the plugins found on the search path (name, kind, file, ABI,
  * version, schema) as a JSON array; broken files are listed with their
@@ -285,7 +342,9 @@ CR_API cr_status cr_context_supervise(cr_context *ctx, const cr_result *result,
  * @options: (nullable) NULL-terminated "key=value" strings for the format.
  * (out) (transfer full) *@out (NUL-terminated except for binary formats,
  * @len bytes). Returns: CR_OK, CR_ERR_INVALID_ARG (unknown format or
- * option), CR_ERR_NOT_FOUND (format needs an identity), CR_ERR_BACKEND (the
+ * option), CR_ERR_NOT_FOUND (format needs an identity; for hosts, hostfile
+ * and horovod, no task in the chosen jobs, which `resolve` prints as
+ * nothing with a warning: an empty membership), CR_ERR_BACKEND (the
  * cluster cannot be written in that format, e.g. rank 0's address has no
  * port; since release 1.1.0, CR_ERR_INVALID_ARG before). Since: ABI 1.0
  */

@@ -283,6 +283,30 @@ typedef struct cr_host_api {
 	 *  to build. Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.1 */
 	cr_status (*result_set_fact_string)(cr_result_builder *b, const char *key,
 					    const char *value, cr_error *err);
+	/** During a resolver's watch op: a descriptor that becomes readable
+	 *  (POLLIN) when the host cancels the watch; poll it beside the
+	 *  plugin's own descriptors, never read or close it. -1 outside a
+	 *  watch. Since: ABI 1.2 */
+	int (*watch_cancel_fd)(cr_plugin_ctx *ctx);
+	/** Whether the watch this instance is in has been cancelled (false
+	 *  outside a watch). Since: ABI 1.2 */
+	bool (*watch_cancelled)(cr_plugin_ctx *ctx);
+	/** A streaming HTTP request (a Kubernetes watch): as http_request, but
+	 *  the body is not kept: each piece goes to @on_data as it arrives,
+	 *  until the server ends the answer, @on_data returns false, the
+	 *  watch is cancelled, or @req's timeout_ms passes (0: no whole-request
+	 *  deadline; the connect timeout still holds). (out) (transfer full)
+	 *  *@resp: the status and headers (its body is empty), also when an
+	 *  error status came; free with http_response_free. The body of an
+	 *  answer that is not 2xx is kept instead (up to max_body) and not
+	 *  streamed, so its message can be read. Returns: CR_OK when the
+	 *  answer ended, @on_data stopped it or the watch was cancelled;
+	 *  CR_ERR_TIMEOUT at the deadline; CR_ERR_NETWORK when the connection
+	 *  failed or dropped mid-answer (naming the URL without its query).
+	 *  Since: ABI 1.2 */
+	cr_status (*http_stream)(cr_plugin_ctx *ctx, const cr_http_request *req,
+				 cr_http_data_fn on_data, void *user_data, cr_http_response **resp,
+				 cr_error *err);
 } cr_host_api;
 
 /**

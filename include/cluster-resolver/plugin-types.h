@@ -264,6 +264,13 @@ typedef enum cr_json_type {
 typedef bool (*cr_json_each_fn)(const char *key, const cr_json *value, void *user_data);
 
 /**
+ * cr_http_data_fn: callback for host->http_stream: the next @len bytes of
+ * the answer's body as they arrive (@data is not NUL-terminated and is
+ * valid during the call only). Return false to end the request. Since: ABI 1.2
+ */
+typedef bool (*cr_http_data_fn)(const char *data, size_t len, void *user_data);
+
+/**
  * cr_spawn_result:
  * @struct_size: sizeof(cr_spawn_result) as the host made it; fields are only
  *     appended.

@@ -90,6 +90,21 @@ extern "C" {
  *     SIGKILL after the exec's stop timeout, 10 s by default). A 1.0
  *     plugin's shorter ops table has no such slot. Returns: CR_OK, or an
  *     error, which the host logs (the program is not stopped for it).
+ * @watch: (nullable) Since: ABI 1.2. Called by cr_context_watch() after a
+ *     successful @resolve of this instance: block until the membership it
+ *     reported may have changed (*@changed true), or until @deadline_ms on
+ *     host->now_ms's clock passes (*@changed false). The host then resolves
+ *     the instance again and compares the whole cluster, so a false alarm
+ *     costs one resolve, never a new generation. The host may cancel a
+ *     watch at any time (the user stopped, another source changed): the
+ *     plugin learns it from host->watch_cancel_fd (a descriptor that
+ *     becomes readable, to poll beside its own) or host->watch_cancelled,
+ *     and from host->http_stream, which returns by itself; it must then
+ *     return within 100 ms, with every connection, descriptor and thread
+ *     it made for the watch released (the answer is ignored). Returns:
+ *     CR_OK, or an error naming the endpoint, which the host logs before
+ *     resolving again after a backoff. NULL: the host polls the resolver
+ *     instead, every watch_interval seconds (see #cr_plugin_desc).
  *
  * Since: ABI 1.0
  */
@@ -103,6 +118,8 @@ typedef struct cr_resolver_ops {
 			    const char *rpc_layer, cr_text *out, cr_error *err);
 	cr_status (*supervise)(void *state, cr_plugin_ctx *ctx, const cr_supervise_event *ev,
 			       bool *stop, cr_error *err); /* Since: ABI 1.1 */
+	cr_status (*watch)(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
+			   cr_error *err); /* Since: ABI 1.2 */
 } cr_resolver_ops;
 
 /**
@@ -143,6 +160,14 @@ typedef enum cr_plugin_kind {
  * @resolver: ops when @kind is CR_PLUGIN_RESOLVER, else NULL.
  * @accelerator: ops when @kind is CR_PLUGIN_ACCELERATOR, else NULL.
  * @flags: reserved, 0.
+ * @watch_interval_s: Since: ABI 1.2. For a resolver without a @watch op,
+ *     how often cr_context_watch() resolves it again by default, in
+ *     seconds (0: the host's default, 60); CR_WATCH_STATIC for a source
+ *     whose membership cannot change during a run (TF_CONFIG, a Slurm
+ *     step): never polled. A configuration may set `watch_interval` per
+ *     instance, from @watch_interval_min_s up to 86400.
+ * @watch_interval_min_s: Since: ABI 1.2. The smallest `watch_interval`
+ *     the plugin accepts (0: the host's floor, 5 s; never below it).
  *
  * The static const descriptor a plugin returns from its entry point.
  *
@@ -161,7 +186,13 @@ typedef struct cr_plugin_desc {
 	const cr_resolver_ops *resolver;
 	const cr_accel_ops *accelerator;
 	uint64_t flags;
+	uint32_t watch_interval_s;     /* Since: ABI 1.2 */
+	uint32_t watch_interval_min_s; /* Since: ABI 1.2 */
 } cr_plugin_desc;
+
+/** CR_WATCH_STATIC: a #cr_plugin_desc watch_interval_s for a source that
+ *  never changes during a run. Since: ABI 1.2 */
+#define CR_WATCH_STATIC UINT32_MAX
 
 /**
  * cr_plugin_entry_fn:

@@ -16,7 +16,10 @@
  *     names (cr_testhost_set_root());
  *   - HTTP: nothing leaves the process. Requests are checked, in order,
  *     against a script of expected method, URL and headers, and answered
- *     with the scripted status, headers and body;
+ *     with the scripted status, headers and body. A streamed request (host->http_stream, ABI 1.2) gets the same
+ *     scripted answer, its body handed over in pieces
+ *     (cr_testhost_set_stream_piece()); cr_testhost_watch() runs a
+ *     resolver's watch op;
  *   - child processes (host->spawn): nothing runs. Spawns are checked, in
  *     order, against a script of expected argv and environment entries,
  *     and answered with the scripted exit status and output, a timeout or
@@ -184,6 +187,11 @@ CR_API cr_status cr_testhost_expect_body(cr_testhost *th, const char *body, cr_e
 CR_API cr_status cr_testhost_respond(cr_testhost *th, long status, const char *const *headers,
 				     const char *body, cr_error *err);
 
+/** As cr_testhost_respond() with @len bytes of @body, which may hold NUL
+ *  bytes (a protobuf answer). Since: 1.2 */
+CR_API cr_status cr_testhost_respond_bytes(cr_testhost *th, long status, const char *const *headers,
+					   const void *body, size_t len, cr_error *err);
+
 /**
  * cr_testhost_respond_error:
  * Answer the last expected request with a transport failure instead:
@@ -303,6 +311,29 @@ CR_API cr_status cr_testhost_probe(cr_testhost *th, cr_error *err);
  */
 CR_API cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **out,
 				     cr_error *err);
+
+/**
+ * cr_testhost_watch:
+ * @timeout_ms: the watch's deadline, from the testhost's clock now.
+ * @changed: (out) what the plugin answered: true when the membership may
+ *     have changed, false at the deadline.
+ *
+ * Run the resolver's watch op (ABI 1.2) after a successful
+ * cr_testhost_resolve(), as cr_context_watch() does, in a round no one
+ * cancels. Its host->http_stream requests are answered from the HTTP
+ * script: a 2xx answer's body is handed to the plugin in pieces (see
+ * cr_testhost_set_stream_piece()), then the answer ends, as when a server
+ * closes the stream; a scripted transport failure is a dropped connection.
+ * Returns: CR_OK; CR_ERR_UNSUPPORTED (no watch op); CR_ERR_INVALID_ARG
+ * (not resolved yet); the plugin's error; CR_ERR_NETWORK on a script
+ * violation. Since: 1.2
+ */
+CR_API cr_status cr_testhost_watch(cr_testhost *th, int64_t timeout_ms, bool *changed,
+				   cr_error *err);
+
+/** The size of the pieces a streamed answer's body is handed over in
+ *  (0, the default: the whole body at once). Since: 1.2 */
+CR_API void cr_testhost_set_stream_piece(cr_testhost *th, size_t bytes);
 
 /**
  * cr_testhost_master:

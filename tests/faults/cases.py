@@ -179,3 +179,53 @@ CASES = [
          tpu=dict(msg=T + 'response larger than 268435456 bytes'),
          aws=dict(msg=A + 'response larger than 268435456 bytes')),
 ]
+
+
+# ---- watch variants (k8s): watch_faults.py ---------------------------------
+# Each fault is served to the k8s plugin's watch requests only ("watch":
+# true), after a first list of 6 pods, while cr_context_watch waits 4 s for
+# a second generation (k8s-watch-driver). A case says:
+#     out       stdout after the first generation's line, exactly
+#     warn      the pattern (@URL@, @N@) of every stderr line: the host's
+#               warning for a failed watch op, then its backoff; None: none
+#     requests  the pod requests the fixture saw, in order, from the start
+#               ('list' or 'watch'); a trailing '...' allows more
+KW = ("cluster-resolver: warning: resolver 'k8s': watch failed: GET @URL@/api/v1/namespaces/"
+      "train/pods?labelSelector=job-name=worker (watch): ")
+KW_SENT = ("cluster-resolver: warning: resolver 'k8s': watch failed: GET @URL@/api/v1/namespaces/"
+           "train/pods: ")
+NEXT = '; resolving again, next watch in @N@ ms'
+NO_CHANGE = ['no change within 4000 ms']
+
+WATCH_CASES = [
+    dict(name='watch-5xx', faults=[{'status': 503, 'count': -1, 'watch': True}],
+         out=NO_CHANGE,
+         warn=KW[:-2] + ': HTTP 503 ServiceUnavailable: the server is currently unable to '
+         'handle the request (still failing after 2 reconnections)' + NEXT,
+         requests=['list', 'watch', 'watch', 'list', 'watch', '...']),
+    dict(name='watch-410', faults=[{'status': 410, 'count': 1, 'watch': True}],
+         out=NO_CHANGE, warn=None, requests=['list', 'watch', 'list', 'watch', '...']),
+    dict(name='watch-403', faults=[{'status': 403, 'count': -1, 'watch': True,
+                                    'message': 'pods is forbidden: cannot watch'}],
+         out=NO_CHANGE, warn=KW + 'HTTP 403 Forbidden: pods is forbidden: cannot watch' + NEXT,
+         requests=['list', 'watch', 'list', '...']),
+    dict(name='watch-dropped-mid-event', faults=[{'truncate': True, 'count': 1, 'watch': True}],
+         out=NO_CHANGE, warn=None, requests=['list', 'watch', 'watch', '...']),
+    dict(name='watch-garbage', faults=[{'body': '{"type":"MODIFIED","object":{"kind":tru\n',
+                                        'count': 1, 'watch': True}],
+         out=NO_CHANGE, warn=KW + 'event 1 is not a JSON watch event' + NEXT,
+         requests=['list', 'watch', 'list', 'watch', '...']),
+    dict(name='watch-error-event', faults=[{
+        'body': '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":'
+                '"Failure","message":"etcdserver: request timed out","reason":'
+                '"InternalError","code":500}}\n', 'count': 1, 'watch': True}],
+         out=NO_CHANGE, warn=KW + 'ERROR event: InternalError: etcdserver: request timed out'
+         + NEXT, requests=['list', 'watch', 'list', 'watch', '...']),
+    dict(name='watch-error-event-410', faults=[{
+        'body': '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":'
+                '"Failure","message":"too old resource version: 1 (2)","reason":"Expired",'
+                '"code":410}}\n', 'count': 1, 'watch': True}],
+         out=NO_CHANGE, warn=None, requests=['list', 'watch', 'list', 'watch', '...']),
+    dict(name='watch-ends-at-once', faults=[{'body': '', 'count': 2, 'watch': True}],
+         out=NO_CHANGE, warn=None, requests=['list', 'watch', 'watch', 'watch', '...']),
+]

@@ -514,6 +514,10 @@ static const cr_plugin_desc aws_desc = {
 	.resolver = &aws_ops,
 	.accelerator = NULL,
 	.flags = 0,
+	/* Polled (no watch in the API): every 30 s by default, 10 s at least,
+	 * so that a job of many tasks stays inside the API's rate limits. */
+	.watch_interval_s = 30,
+	.watch_interval_min_s = 10,
 };
 
 CR_PLUGIN_DEFINE(aws_desc)

@@ -71,6 +71,10 @@ static const cr_option k8s_options[] = {
 		  "list from the API server's watch cache (resourceVersion=0)"),
 	CR_OPTION_RANGE("start_jitter", CR_OPT_FLOAT, "0", 0,
 			"wait a random 0..start_jitter seconds before the first list", 0, 3600),
+	CR_OPTION_RANGE("watch_timeout", CR_OPT_INT, "300", 0,
+			"timeoutSeconds of one watch request; a silent stream is reconnected "
+			"after it",
+			1, 3600),
 	CR_OPTIONS_END
 };
 
@@ -111,6 +115,7 @@ static void k8s_free(struct k8s *st)
 					 TRUE);
 		g_array_free(st->jobs, TRUE);
 	}
+	k8s_watched_free(st->watched);
 	g_free(st);
 }
 
@@ -244,6 +249,7 @@ static void k8s_read_scalars(cr_plugin_ctx *ctx, struct k8s *st)
 	st->accelerators = cr_host->opt_bool(ctx, "accelerators");
 	st->from_cache = cr_host->opt_bool(ctx, "list_from_cache");
 	st->start_jitter_ms = k8s_seconds_ms(ctx, "start_jitter");
+	st->watch_timeout_s = cr_host->opt_int(ctx, "watch_timeout");
 }
 
 static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
@@ -327,6 +333,7 @@ static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	struct k8s *st = state;
 	struct k8s_conn conn = { 0 };
 	struct k8s_self self;
+	struct k8s_watched *watched;
 	const char *ns;
 	cr_status rc;
 
@@ -354,7 +361,13 @@ static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 			goto out;
 	}
 	k8s_self_init(st, ctx, &conn, &self);
-	rc = k8s_build(st, ctx, &conn, ns, &self, b, err);
+	watched = k8s_watched_new(ns);
+	rc = k8s_build(st, ctx, &conn, ns, &self, b, watched, err);
+	if (rc == CR_OK) { /* where the next watch starts */
+		k8s_watched_free(st->watched);
+		st->watched = g_steal_pointer(&watched);
+	}
+	k8s_watched_free(watched);
 	g_free(self.namespace);
 	if (rc == CR_OK && st->rpc_layer && *st->rpc_layer)
 		rc = cr_host->result_set_rpc_layer(b, st->rpc_layer, err);
@@ -370,6 +383,8 @@ static const cr_resolver_ops k8s_ops = {
 	.probe = k8s_probe,
 	.resolve = k8s_resolve,
 	.master = NULL,
+	.supervise = NULL,
+	.watch = k8s_watch,
 };
 
 static const cr_plugin_desc k8s_desc = {
@@ -385,6 +400,9 @@ static const cr_plugin_desc k8s_desc = {
 	.resolver = &k8s_ops,
 	.accelerator = NULL,
 	.flags = 0,
+	/* With its watch op the host never polls it; a fallback interval. */
+	.watch_interval_s = 30,
+	.watch_interval_min_s = 5,
 };
 
 CR_PLUGIN_DEFINE(k8s_desc)

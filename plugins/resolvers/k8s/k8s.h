@@ -72,17 +72,37 @@ struct k8s {
 	long request_timeout_ms;
 	int64_t max_retry_wait_ms;
 	int64_t exec_timeout_ms;
-	int64_t list_timeout_ms; /* one whole list, all pages and retries */
-	int64_t max_pages;       /* pages of one list before it is endless */
-	bool accelerators;       /* per-task accelerators from container limits */
-	bool order_by_index;     /* order = "index" (else "name") */
-	bool table;              /* list_format = "auto": Table rows when enough */
-	bool protobuf;           /* full pods: ask for protobuf before JSON */
-	bool from_cache;         /* list from the watch cache (resourceVersion=0) */
-	int64_t start_jitter_ms; /* random wait before the first list, at most */
+	int64_t list_timeout_ms;     /* one whole list, all pages and retries */
+	int64_t max_pages;           /* pages of one list before it is endless */
+	bool accelerators;           /* per-task accelerators from container limits */
+	bool order_by_index;         /* order = "index" (else "name") */
+	bool table;                  /* list_format = "auto": Table rows when enough */
+	bool protobuf;               /* full pods: ask for protobuf before JSON */
+	bool from_cache;             /* list from the watch cache (resourceVersion=0) */
+	int64_t start_jitter_ms;     /* random wait before the first list, at most */
+	int64_t watch_timeout_s;     /* timeoutSeconds of one watch request */
+	struct k8s_watched *watched; /* (owned, nullable) the last resolve's lists */
 	enum k8s_address address;
 	enum k8s_not_running not_running;
 	enum k8s_auth_mode auth;
+};
+
+/**
+ * struct k8s_watch_list - one list of the last resolve (a job's selector),
+ * as its watch (k8s_watch.c) starts from it: the list's resourceVersion
+ * and, for every pod that counts for membership, a digest of what the
+ * resolution reads of it (k8s_pod_digest), by "namespace/name".
+ */
+struct k8s_watch_list {
+	char *selector;   /* NULL: none */
+	char *version;    /* NULL: the server gave none */
+	GHashTable *pods; /* char * -> guint64 digest, in a pointer */
+};
+
+/** What the last successful resolve listed (state->watched). */
+struct k8s_watched {
+	char *namespace;  /* NULL: all namespaces */
+	GPtrArray *lists; /* struct k8s_watch_list *, in resolve order */
 };
 
 /** An exec credential plugin from a kubeconfig user. */
@@ -150,6 +170,7 @@ extern const char *const k8s_acc_keys[K8S_ACC_KEYS];
  */
 struct k8s_pod_view {
 	const char *name, *ns, *uid, *phase;
+	const char *version; /* metadata.resourceVersion */
 	const char *pod_ip, *host_ip, *hostname, *subdomain;
 	const char *index[K8S_INDEX_KEYS]; /* the values of the index keys */
 	const char *const *sts_owners;     /* names of its StatefulSet owners */
@@ -181,19 +202,30 @@ const char *k8s_view_from_json(struct k8s_view_store *s, json_object *pod, struc
 
 /** Called for each pod of a list, in the server's order. */
 typedef cr_status (*k8s_pod_fn)(const struct k8s_pod_view *pod, void *user_data, cr_error *err);
-/** Told a page's continue token (NULL on the last page) as soon as it is
- *  read. */
-typedef void (*k8s_next_fn)(void *pager, const char *next);
+/** Told a page's continue token (NULL on the last page) and its list's
+ *  resourceVersion (NULL: none) as soon as they are read. */
+typedef void (*k8s_next_fn)(void *pager, const char *next, const char *version);
 /** Called when a list restarts from the beginning after 410 Gone. */
 typedef void (*k8s_restart_fn)(void *user_data);
 
 /* k8s_fetch.c */
+/* SERVER/api/v1[/namespaces/NS]/pods (transfer full). */
+char *k8s_pods_path(const struct k8s_conn *conn, const char *ns);
+/* Append "?KEY=VALUE" or "&KEY=VALUE", the value escaped. */
+void k8s_query_add(GString *q, const char *key, const char *value);
+/* "ENDPOINT: HTTP 403 Forbidden: pods is forbidden..." from an answer's
+ * Status (JSON or protobuf). */
+cr_status k8s_answer_error(const char *endpoint, const cr_http_response *resp, int attempts,
+			   cr_error *err);
+bool k8s_is_protobuf(const cr_http_response *resp);
 /* @table: ask for the Table form (one row per pod: name, status, IP); the
  * list falls back to full pods when the server refuses it or a row is not
  * enough (see k8s_page.c). Only for a namespace (rows carry none). */
+/* (out) (nullable) *@version: the list's resourceVersion, where a watch
+ * starts (NULL when the server gave none). */
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 			const char *namespace, const char *selector, bool table, k8s_pod_fn fn,
-			k8s_restart_fn restart, void *user_data, cr_error *err);
+			k8s_restart_fn restart, void *user_data, char **version, cr_error *err);
 
 /* k8s_page.c */
 struct k8s_pager;
@@ -201,6 +233,8 @@ struct k8s_pager;
 struct k8s_pager *k8s_pager_start(const char *endpoint, const char *namespace, const char *text,
 				  size_t len, bool proto, k8s_pod_fn fn, void *ud);
 char *k8s_pager_next(struct k8s_pager *w);
+/* After k8s_pager_next: the list's resourceVersion, or NULL. (transfer full) */
+char *k8s_pager_version(struct k8s_pager *w);
 cr_status k8s_pager_finish(struct k8s_pager *w, bool *need_full, cr_error *err);
 /* The whole page at once on the caller's thread (fuzzing, tests). */
 cr_status k8s_page_read(const char *endpoint, const char *namespace, const char *text, size_t len,
@@ -213,6 +247,14 @@ cr_status k8s_pb_page(const char *endpoint, const uint8_t *buf, size_t len, k8s_
 		      void *pager, struct k8s_view_store *store, k8s_pod_fn fn, void *ud,
 		      cr_error *err);
 json_object *k8s_pb_status(const char *buf, size_t len);
+/* One protobuf watch event (a frame's bytes, its length prefix gone):
+ * *@type its type (transfer full); a Pod's view in *@pod (pod->name NULL
+ * when the object is not a Pod) living in @store; a Status object as
+ * {"reason", "message"} in *@status (transfer full, NULL when none).
+ * Returns: CR_OK, CR_ERR_PARSE naming @endpoint and the offset. */
+cr_status k8s_pb_event(const char *endpoint, const uint8_t *buf, size_t len,
+		       struct k8s_view_store *store, char **type, struct k8s_pod_view *pod,
+		       json_object **status, cr_error *err);
 
 /* k8s_pods.c */
 struct k8s_self {
@@ -222,8 +264,25 @@ struct k8s_self {
 	char *namespace;      /* POD_NAMESPACE or the service account's; owned */
 	bool found;
 };
+/* @watched: (nullable) filled with each list's version and pods. */
 cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 		    const char *namespace, struct k8s_self *self, cr_result_builder *b,
+		    struct k8s_watched *watched, cr_error *err);
+/* Whether the pod counts for membership (not_running = "skip" drops the
+ * pods not Running), and the digest of what a resolution reads of it:
+ * phase, address, and index and accelerators where configured. @scratch
+ * is reused. */
+bool k8s_pod_counts(const struct k8s *st, const struct k8s_pod_view *pod);
+guint64 k8s_pod_digest(const struct k8s *st, const struct k8s_pod_view *pod, const char *ns,
+		       GString *scratch);
+/* "namespace/name" of a pod (transfer full). */
+char *k8s_pod_key(const struct k8s_pod_view *pod, const char *ns);
+
+/* k8s_watch.c */
+struct k8s_watched *k8s_watched_new(const char *namespace);
+struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w, const char *selector);
+void k8s_watched_free(struct k8s_watched *w);
+cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
 		    cr_error *err);
 cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 			   const char *namespace, cr_error *err);

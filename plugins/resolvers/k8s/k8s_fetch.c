@@ -29,7 +29,7 @@ struct k8s_req {
 	int64_t deadline_ms;  /* now_ms() by which the whole list must end */
 };
 
-static void k8s_query_add(GString *q, const char *key, const char *value)
+void k8s_query_add(GString *q, const char *key, const char *value)
 {
 	char *esc = g_uri_escape_string(value, NULL, FALSE);
 
@@ -37,7 +37,7 @@ static void k8s_query_add(GString *q, const char *key, const char *value)
 	g_free(esc);
 }
 
-static char *k8s_pods_path(const struct k8s_conn *conn, const char *ns)
+char *k8s_pods_path(const struct k8s_conn *conn, const char *ns)
 {
 	char *esc, *path;
 
@@ -78,7 +78,7 @@ static char *k8s_list_url(const struct k8s *st, const char *base, const char *se
 }
 
 /* The answer is in Kubernetes' protobuf encoding (by its Content-Type). */
-static bool k8s_is_protobuf(const cr_http_response *resp)
+bool k8s_is_protobuf(const cr_http_response *resp)
 {
 	const char *type = cr_host->http_header(resp, "Content-Type");
 	size_t n = strlen(K8S_PROTOBUF);
@@ -88,8 +88,8 @@ static bool k8s_is_protobuf(const cr_http_response *resp)
 }
 
 /* "ENDPOINT: HTTP 403 Forbidden: pods is forbidden: ..." from a Status. */
-static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response *resp, int attempts,
-				cr_error *err)
+cr_status k8s_answer_error(const char *endpoint, const cr_http_response *resp, int attempts,
+			   cr_error *err)
 {
 	long code = cr_host->http_status(resp);
 	size_t len = 0;
@@ -106,21 +106,26 @@ static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response 
 			reason = json_object_get_string(v);
 		if (pb && json_object_object_get_ex(pb, "message", &v))
 			msg = json_object_get_string(v);
-	} else if (body && len &&
-		   cr_host->json_parse(body, len, r->endpoint, &root, NULL) == CR_OK) {
+	} else if (body && len && cr_host->json_parse(body, len, endpoint, &root, NULL) == CR_OK) {
 		reason = cr_host->json_string(cr_host->json_get(root, "/reason"));
 		msg = cr_host->json_string(cr_host->json_get(root, "/message"));
 	}
 	if (attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
 	/* long Status messages (410 Expired) would not fit the error record */
-	rc = cr_host->error_set(err, http_status_code(code), "%s: HTTP %ld%s%s: %.*s%s%s",
-				r->endpoint, code, reason ? " " : "", reason ? reason : "",
-				K8S_STATUS_MAX, msg ? msg : "(no Status in the answer)",
+	rc = cr_host->error_set(err, http_status_code(code), "%s: HTTP %ld%s%s: %.*s%s%s", endpoint,
+				code, reason ? " " : "", reason ? reason : "", K8S_STATUS_MAX,
+				msg ? msg : "(no Status in the answer)",
 				msg && strlen(msg) > K8S_STATUS_MAX ? "..." : "", tries);
 	cr_host->json_free(root);
 	json_object_put(pb);
 	return rc;
+}
+
+static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response *resp, int attempts,
+				cr_error *err)
+{
+	return k8s_answer_error(r->endpoint, resp, attempts, err);
 }
 
 static bool k8s_retryable(long code)
@@ -222,10 +227,12 @@ static char *k8s_endpoint(const struct k8s_conn *conn, const char *base, const c
 
 /* Start the list again from the beginning: after a 410 on a continue
  * token, or with full pods instead of Table rows. */
-static void k8s_list_restart(GHashTable *seen, char **cont, int64_t *pages, k8s_restart_fn restart,
-			     void *user_data)
+static void k8s_list_restart(GHashTable *seen, char **cont, char **version, int64_t *pages,
+			     k8s_restart_fn restart, void *user_data)
 {
 	g_clear_pointer(cont, g_free);
+	if (version)
+		g_clear_pointer(version, g_free);
 	g_hash_table_remove_all(seen);
 	*pages = 0;
 	restart(user_data);
@@ -244,7 +251,7 @@ static void k8s_list_restart(GHashTable *seen, char **cont, int64_t *pages, k8s_
  */
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 			const char *namespace, const char *selector, bool table, k8s_pod_fn fn,
-			k8s_restart_fn restart, void *user_data, cr_error *err)
+			k8s_restart_fn restart, void *user_data, char **version, cr_error *err)
 {
 	char *base = k8s_pods_path(conn, namespace);
 	char *endpoint = k8s_endpoint(conn, base, selector);
@@ -281,18 +288,18 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 				     "full pods",
 				     endpoint);
 			r.table = false;
-			k8s_list_restart(seen, &cont, &pages, restart, user_data);
+			k8s_list_restart(seen, &cont, version, &pages, restart, user_data);
 		} else if (code == 406 && r.proto) {
 			cr_host->log(ctx, CR_LOG_INFO,
 				     "%s: the server refuses protobuf (HTTP 406); listing JSON",
 				     endpoint);
 			r.proto = false;
-			k8s_list_restart(seen, &cont, &pages, restart, user_data);
+			k8s_list_restart(seen, &cont, version, &pages, restart, user_data);
 		} else if (code == 410 && cont && !restarted) {
 			cr_host->log(ctx, CR_LOG_INFO, "%s: continue token expired, listing again",
 				     endpoint);
 			restarted = true;
-			k8s_list_restart(seen, &cont, &pages, restart, user_data);
+			k8s_list_restart(seen, &cont, version, &pages, restart, user_data);
 		} else if (code != 200) {
 			rc = k8s_http_error(&r, resp, attempts, err);
 			break;
@@ -302,6 +309,8 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 					       k8s_is_protobuf(resp), fn, user_data);
 			g_free(cont);
 			cont = k8s_pager_next(page);
+			if (version && !*version) /* every page of a list has the first's */
+				*version = k8s_pager_version(page);
 			pages++;
 			/* A server that hands back a token it gave before, or pages
 			 * without end, would be followed for ever. */
@@ -329,7 +338,7 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 				r.table = false;
 				endless = NULL;
 				rc = CR_OK;
-				k8s_list_restart(seen, &cont, &pages, restart, user_data);
+				k8s_list_restart(seen, &cont, version, &pages, restart, user_data);
 			} else {
 				if (need_full) /* rows where full pods were asked for */
 					rc = cr_host->error_set(

@@ -52,6 +52,7 @@ struct k8s_pager {
 	GCond cond;
 	bool next_known; /* `next` is final: metadata seen, or the walk ended */
 	char *next;
+	char *version; /* the list's resourceVersion */
 	cr_status rc;
 	cr_error err;
 };
@@ -112,13 +113,14 @@ static bool k8s_walk_char(struct k8s_pager *w, char c)
 }
 
 /* The continue token is known (NULL: this is the last page). */
-static void k8s_pager_set_next(void *pager, const char *next)
+static void k8s_pager_set_next(void *pager, const char *next, const char *version)
 {
 	struct k8s_pager *w = pager;
 
 	g_mutex_lock(&w->lock);
 	if (!w->next_known) {
 		w->next = next && *next ? g_strdup(next) : NULL;
+		w->version = version && *version ? g_strdup(version) : NULL;
 		w->next_known = true;
 		g_cond_signal(&w->cond);
 	}
@@ -234,7 +236,7 @@ static cr_status k8s_walk_items(struct k8s_pager *w, bool rows)
  * from `metadata`, anything else parsed and dropped. */
 static cr_status k8s_walk_member(struct k8s_pager *w)
 {
-	json_object *key = NULL, *val = NULL, *cont = NULL;
+	json_object *key = NULL, *val = NULL, *cont = NULL, *rv = NULL;
 	const char *name;
 	cr_status rc;
 
@@ -265,7 +267,11 @@ static cr_status k8s_walk_member(struct k8s_pager *w)
 			if (json_pointer_get(val, "/continue", &cont) != 0 ||
 			    !json_object_is_type(cont, json_type_string))
 				cont = NULL;
-			k8s_pager_set_next(w, cont ? json_object_get_string(cont) : NULL);
+			if (json_pointer_get(val, "/resourceVersion", &rv) != 0 ||
+			    !json_object_is_type(rv, json_type_string))
+				rv = NULL;
+			k8s_pager_set_next(w, cont ? json_object_get_string(cont) : NULL,
+					   rv ? json_object_get_string(rv) : NULL);
 		}
 	}
 	json_object_put(val);
@@ -379,6 +385,16 @@ char *k8s_pager_next(struct k8s_pager *w)
 	return next;
 }
 
+char *k8s_pager_version(struct k8s_pager *w)
+{
+	char *version;
+
+	g_mutex_lock(&w->lock);
+	version = g_strdup(w->version);
+	g_mutex_unlock(&w->lock);
+	return version;
+}
+
 /**
  * k8s_pager_finish:
  * Wait for the walk to end and free it. *@need_full is set when the page
@@ -400,6 +416,7 @@ cr_status k8s_pager_finish(struct k8s_pager *w, bool *need_full, cr_error *err)
 	json_tokener_free(w->tok);
 	k8s_view_store_clear(&w->store);
 	g_free(w->next);
+	g_free(w->version);
 	g_mutex_clear(&w->lock);
 	g_cond_clear(&w->cond);
 	g_free(w);

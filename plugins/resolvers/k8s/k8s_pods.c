@@ -52,11 +52,12 @@ struct k8s_collect {
 	const struct k8s_self *self;
 	GArray *pods; /* struct k8s_pod */
 	GStringChunk *chunk;
-	GPtrArray *values;     /* distinct namespaces and phases (in the chunk) */
-	GHashTable *value_ids; /* value -> its index in values + 1 */
-	GString *text;         /* scratch: a pod's "NAME\0HOST:PORT" */
-	GArray *uids;          /* every uid and its pod (k8s_uid.c) */
-	cr_plugin_ctx *ctx;    /* for warnings */
+	GPtrArray *values;            /* distinct namespaces and phases (in the chunk) */
+	GHashTable *value_ids;        /* value -> its index in values + 1 */
+	GString *text;                /* scratch: a pod's "NAME\0HOST:PORT" */
+	GArray *uids;                 /* every uid and its pod (k8s_uid.c) */
+	cr_plugin_ctx *ctx;           /* for warnings */
+	struct k8s_watch_list *watch; /* (nullable) where the pods' digests go */
 };
 
 static const char *k8s_pod_addr(const struct k8s_pod *p)
@@ -160,12 +161,12 @@ static int64_t k8s_pod_index(const struct k8s_pod_view *pod)
 
 /* Append the pod's "host:port" to @out (nothing when it lacks the field);
  * no fixed buffer, so a long name is kept whole for the spec to judge. */
-static void k8s_pod_address(struct k8s_collect *c, const struct k8s_pod_view *pod, const char *ns,
+static void k8s_pod_address(const struct k8s *st, const struct k8s_pod_view *pod, const char *ns,
 			    GString *out)
 {
 	const char *host = NULL, *hn, *sd;
 
-	switch (c->st->address) {
+	switch (st->address) {
 	case K8S_ADDR_POD_IP:
 		host = pod->pod_ip;
 		break;
@@ -180,15 +181,42 @@ static void k8s_pod_address(struct k8s_collect *c, const struct k8s_pod_view *po
 		sd = pod->subdomain;
 		if (hn && sd && *hn && *sd) {
 			g_string_append_printf(out, "%s.%s.%s.svc%s%s:%lld", hn, sd, ns,
-					       *c->st->cluster_domain ? "." : "",
-					       c->st->cluster_domain, (long long)c->st->port);
+					       *st->cluster_domain ? "." : "", st->cluster_domain,
+					       (long long)st->port);
 			return;
 		}
 		break;
 	}
 	if (host && *host)
 		g_string_append_printf(out, strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
-				       (long long)c->st->port);
+				       (long long)st->port);
+}
+
+bool k8s_pod_counts(const struct k8s *st, const struct k8s_pod_view *pod)
+{
+	return st->not_running != K8S_NR_SKIP || (pod->phase && strcmp(pod->phase, "Running") == 0);
+}
+
+guint64 k8s_pod_digest(const struct k8s *st, const struct k8s_pod_view *pod, const char *ns,
+		       GString *scratch)
+{
+	guint64 h = 14695981039346656037ULL; /* FNV-1a */
+
+	g_string_assign(scratch, pod->phase ? pod->phase : "");
+	g_string_append_c(scratch, '\n');
+	k8s_pod_address(st, pod, ns, scratch);
+	if (st->order_by_index)
+		g_string_append_printf(scratch, "\n%lld", (long long)k8s_pod_index(pod));
+	if (st->accelerators)
+		g_string_append_printf(scratch, "\n%d:%d", (int)pod->accel, (int)pod->accel_kind);
+	for (gsize i = 0; i < scratch->len; i++)
+		h = (h ^ (guchar)scratch->str[i]) * 1099511628211ULL;
+	return h;
+}
+
+char *k8s_pod_key(const struct k8s_pod_view *pod, const char *ns)
+{
+	return g_strconcat(ns ? ns : "", "/", pod->name ? pod->name : "", NULL);
 }
 
 static bool k8s_pod_is_self(const struct k8s_self *self, const struct k8s_pod_view *pod,
@@ -223,7 +251,7 @@ static cr_status k8s_collect_pod(const struct k8s_pod_view *pod, void *ud, cr_er
 		k8s_uid_add(c->uids, pod->uid, c->pods->len);
 	g_string_assign(c->text, pod->name);
 	g_string_append_c(c->text, '\0');
-	k8s_pod_address(c, pod, ns, c->text);
+	k8s_pod_address(c->st, pod, ns, c->text);
 	p.name = g_string_chunk_insert_len(c->chunk, c->text->str, (gssize)c->text->len);
 	p.ns = k8s_value_id(c, ns);
 	p.phase = k8s_value_id(c, pod->phase ? pod->phase : "");
@@ -236,6 +264,9 @@ static cr_status k8s_collect_pod(const struct k8s_pod_view *pod, void *ud, cr_er
 	if (c->self)
 		p.self = k8s_pod_is_self(c->self, pod, ns);
 	g_array_append_val(c->pods, p);
+	if (c->watch && k8s_pod_counts(c->st, pod))
+		g_hash_table_replace(c->watch->pods, k8s_pod_key(pod, ns),
+				     (gpointer)(uintptr_t)k8s_pod_digest(c->st, pod, ns, c->text));
 	return CR_OK;
 }
 
@@ -248,6 +279,8 @@ static void k8s_collect_restart(void *ud)
 	g_hash_table_remove_all(c->value_ids);
 	g_array_set_size(c->uids, 0);
 	g_string_chunk_clear(c->chunk);
+	if (c->watch)
+		g_hash_table_remove_all(c->watch->pods);
 }
 
 /* ---- building ----------------------------------------------------------- */
@@ -308,7 +341,8 @@ static bool k8s_table_enough(const struct k8s *st, const char *ns, const struct 
  * not running included), for explain's "pods_listed". */
 static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				    const struct k8s_conn *conn, const char *ns,
-				    const char *selector, int64_t *listed, cr_error *err)
+				    const char *selector, int64_t *listed,
+				    struct k8s_watch_list *watch, cr_error *err)
 {
 	struct k8s_collect c = { e->st,
 				 e->self,
@@ -318,11 +352,13 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				 g_hash_table_new(g_str_hash, g_str_equal),
 				 g_string_sized_new(256),
 				 k8s_uids_new(),
-				 ctx };
+				 ctx,
+				 watch };
 	cr_status rc;
 
 	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_table_enough(e->st, ns, e->self),
-			   k8s_collect_pod, k8s_collect_restart, &c, err);
+			   k8s_collect_pod, k8s_collect_restart, &c, watch ? &watch->version : NULL,
+			   err);
 	*listed += c.pods->len;
 	if (rc == CR_OK) {
 		k8s_uid_dedup(&c);
@@ -350,7 +386,7 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
  */
 cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 		    const char *namespace, struct k8s_self *self, cr_result_builder *b,
-		    cr_error *err)
+		    struct k8s_watched *watched, cr_error *err)
 {
 	cr_status rc = CR_OK;
 	int64_t listed = 0;
@@ -362,9 +398,13 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 		struct k8s_emit e = { st, NULL, b, job->name, 0, self };
 
 		rc = cr_host->result_add_job(b, job->name, err);
-		for (guint s = 0; rc == CR_OK && s < job->selectors->len; s++)
-			rc = k8s_build_selector(&e, ctx, conn, namespace,
-						g_ptr_array_index(job->selectors, s), &listed, err);
+		for (guint s = 0; rc == CR_OK && s < job->selectors->len; s++) {
+			const char *sel = g_ptr_array_index(job->selectors, s);
+
+			rc = k8s_build_selector(&e, ctx, conn, namespace, sel, &listed,
+						watched ? k8s_watched_add(watched, sel) : NULL,
+						err);
+		}
 	}
 	/* kept when the listing failed: what came before the failure */
 	snprintf(count, sizeof(count), "%lld", (long long)listed);
@@ -420,7 +460,7 @@ static cr_status k8s_pending_pass(const struct k8s *st, cr_plugin_ctx *ctx,
 		for (guint s = 0; rc == CR_OK && s < job->selectors->len && w->count == 0; s++)
 			rc = k8s_list_pods(st, ctx, conn, ns, g_ptr_array_index(job->selectors, s),
 					   k8s_table_enough(st, ns, NULL), k8s_count_pending,
-					   k8s_pending_reset, w, err);
+					   k8s_pending_reset, w, NULL, err);
 	}
 	return rc;
 }

@@ -12,6 +12,13 @@
  *                 hostname 16, subdomain 17 }
  *     PodStatus { phase 1, hostIP 5, podIP 6, podIPs 12: { ip 1 } }
  *
+ * A watch streams frames (a 4-byte big-endian length, then the bytes) of
+ *
+ *     WatchEvent   { type 1, object 2: RawExtension { raw 1 } }
+ *
+ * without an envelope; raw is the object in its envelope (Pod, or the
+ * Status of an ERROR event).
+ *
  * Maps are repeated { key 1, value 2 } entries; a Quantity is { string 1 }.
  * Every nested message is length-prefixed, so what the plugin does not
  * read (managedFields, volumes, env, probes, conditions, container
@@ -33,6 +40,7 @@
 enum {
 	LIST_METADATA = 1,
 	LIST_ITEMS = 2,
+	LISTMETA_VERSION = 2,
 	LISTMETA_CONTINUE = 3,
 	POD_METADATA = 1,
 	POD_SPEC = 2,
@@ -40,6 +48,7 @@ enum {
 	META_NAME = 1,
 	META_NAMESPACE = 3,
 	META_UID = 5,
+	META_VERSION = 6,
 	META_LABELS = 11,
 	META_ANNOTATIONS = 12,
 	META_OWNERS = 13,
@@ -66,7 +75,8 @@ enum {
 #define WANT_POD (PB_FIELD(POD_METADATA) | PB_FIELD(POD_SPEC) | PB_FIELD(POD_STATUS))
 #define WANT_META                                                                                  \
 	(PB_FIELD(META_NAME) | PB_FIELD(META_NAMESPACE) | PB_FIELD(META_UID) |                     \
-	 PB_FIELD(META_LABELS) | PB_FIELD(META_ANNOTATIONS) | PB_FIELD(META_OWNERS))
+	 PB_FIELD(META_VERSION) | PB_FIELD(META_LABELS) | PB_FIELD(META_ANNOTATIONS) |             \
+	 PB_FIELD(META_OWNERS))
 #define WANT_SPEC (PB_FIELD(SPEC_CONTAINERS) | PB_FIELD(SPEC_HOSTNAME) | PB_FIELD(SPEC_SUBDOMAIN))
 #define WANT_STATUS                                                                                \
 	(PB_FIELD(STATUS_PHASE) | PB_FIELD(STATUS_HOST_IP) | PB_FIELD(STATUS_POD_IP) |             \
@@ -206,6 +216,8 @@ static bool pb_meta_field(struct pb_page *pg, struct pb_field *f, void *user)
 		return pb_string(pg, f, &pg->pod.ns);
 	case META_UID:
 		return pb_string(pg, f, &pg->pod.uid);
+	case META_VERSION:
+		return pb_string(pg, f, &pg->pod.version);
 	case META_LABELS:
 		return pb_index_entry(pg, f, false);
 	case META_ANNOTATIONS:
@@ -292,33 +304,38 @@ static bool pb_pod_field(struct pb_page *pg, struct pb_field *f, void *user)
 	return pb_is_msg(pg, f) && pb_walk_some(pg, f->sub, want[f->num], walk[f->num], user);
 }
 
+/* ListMeta: [0] continue, [1] resourceVersion. */
 static bool pb_continue_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	struct pb_field *cont = user;
+	struct pb_field *meta = user;
 
-	if (f->num != LISTMETA_CONTINUE)
+	if (f->num != LISTMETA_CONTINUE && f->num != LISTMETA_VERSION)
 		return true;
-	*cont = *f;
+	meta[f->num == LISTMETA_VERSION] = *f;
 	return pb_text(pg, f);
 }
 
 static bool pb_list_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
-	struct pb_field cont = { 0 };
+	struct pb_field meta[2] = { { 0 }, { 0 } };
 	cr_status rc;
 
 	(void)user;
 	if (f->num == LIST_METADATA) {
-		char *next;
+		char *text[2];
 
-		if (!pb_is_msg(pg, f) || !pb_walk_some(pg, f->sub, PB_FIELD(LISTMETA_CONTINUE),
-						       pb_continue_field, &cont))
+		if (!pb_is_msg(pg, f) ||
+		    !pb_walk_some(pg, f->sub,
+				  PB_FIELD(LISTMETA_CONTINUE) | PB_FIELD(LISTMETA_VERSION),
+				  pb_continue_field, meta))
 			return false;
-		next = cont.num ? g_strndup((const char *)cont.sub.p,
-					    (size_t)(cont.sub.end - cont.sub.p))
-				: NULL;
-		pg->on_next(pg->pager, next);
-		g_free(next);
+		for (int i = 0; i < 2; i++)
+			text[i] = meta[i].num ? g_strndup((const char *)meta[i].sub.p,
+							  (size_t)(meta[i].sub.end - meta[i].sub.p))
+					      : NULL;
+		pg->on_next(pg->pager, text[0], text[1]);
+		g_free(text[0]);
+		g_free(text[1]);
 		return true;
 	}
 	if (f->num != LIST_ITEMS)
@@ -385,5 +402,94 @@ bad:
 	if (pg.bad && !*pg.bad)
 		return err->code;
 	return cr_host->error_set(err, CR_ERR_PARSE, "%s: invalid protobuf at offset %zu: %s",
+				  endpoint, pg.bad_offset, pg.bad ? pg.bad : "not a message");
+}
+
+/* ---- watch events ------------------------------------------------------- */
+
+enum {
+	EVENT_TYPE = 1,
+	EVENT_OBJECT = 2,
+	RAWEXT_RAW = 1,
+};
+
+struct pb_event {
+	struct pb_field type, raw;
+	bool has_type, has_raw;
+};
+
+static bool pb_rawext_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	struct pb_event *ev = user;
+
+	if (f->num != RAWEXT_RAW)
+		return true;
+	if (f->wire != WIRE_LEN)
+		return pb_fail(pg, &f->sub, "RawExtension.raw is not length-delimited");
+	ev->raw = *f;
+	ev->has_raw = true;
+	return true;
+}
+
+static bool pb_event_field(struct pb_page *pg, struct pb_field *f, void *user)
+{
+	struct pb_event *ev = user;
+
+	switch (f->num) {
+	case EVENT_TYPE:
+		ev->type = *f;
+		ev->has_type = true;
+		return pb_text(pg, f);
+	case EVENT_OBJECT:
+		return pb_is_msg(pg, f) && pb_walk(pg, f->sub, pb_rawext_field, ev);
+	default:
+		return true;
+	}
+}
+
+cr_status k8s_pb_event(const char *endpoint, const uint8_t *buf, size_t len,
+		       struct k8s_view_store *store, char **type, struct k8s_pod_view *pod,
+		       json_object **status, cr_error *err)
+{
+	struct pb_page pg = { .endpoint = endpoint, .base = buf, .err = err, .store = store };
+	struct pb all = { buf, buf + len, buf };
+	struct pb_event ev = { 0 };
+	struct pb_unknown u = { 0 };
+	const uint8_t *obj;
+	size_t n;
+
+	*type = NULL;
+	*status = NULL;
+	memset(pod, 0, sizeof(*pod));
+	if (!pb_walk(&pg, all, pb_event_field, &ev))
+		goto bad;
+	if (!ev.has_type || !ev.has_raw) {
+		pg.bad = "a WatchEvent without type or object";
+		goto bad;
+	}
+	obj = ev.raw.sub.p;
+	n = (size_t)(ev.raw.sub.end - obj);
+	if (!pb_envelope(&pg, obj, n, &u))
+		goto bad;
+	*type = g_strndup((const char *)ev.type.sub.p, (size_t)(ev.type.sub.end - ev.type.sub.p));
+	if (pb_kind_is(&u, "Status")) {
+		*status = k8s_pb_status((const char *)obj, n);
+		return CR_OK;
+	}
+	if (u.encoded || !u.has_raw) {
+		pg.bad = "an event's object has a contentEncoding or no bytes";
+		goto bad;
+	}
+	if (!pb_kind_is(&u, "Pod"))
+		return CR_OK; /* pod->name NULL: not a pod */
+	k8s_view_begin(store, &pg.pod, (size_t)(u.raw.sub.end - u.raw.sub.p) + 1);
+	if (!pb_walk(&pg, u.raw.sub, pb_pod_field, NULL))
+		goto bad;
+	k8s_view_end(store, &pg.pod);
+	*pod = pg.pod;
+	return CR_OK;
+bad:
+	g_clear_pointer(type, g_free);
+	return cr_host->error_set(err, CR_ERR_PARSE, "%s: invalid protobuf event at offset %zu: %s",
 				  endpoint, pg.bad_offset, pg.bad ? pg.bad : "not a message");
 }

@@ -219,6 +219,7 @@ static void k8s_json_meta(struct k8s_json_read *r, struct k8s_view_store *s, jso
 	v->name = k8s_json_str(r, meta, "name", "metadata.name");
 	v->ns = k8s_json_str(r, meta, "namespace", "metadata.namespace");
 	v->uid = k8s_json_str(r, meta, "uid", "metadata.uid");
+	v->version = k8s_json_str(r, meta, "resourceVersion", "metadata.resourceVersion");
 	for (int i = 0; i < K8S_INDEX_KEYS; i++)
 		v->index[i] = k8s_json_str(
 			r,

@@ -478,6 +478,7 @@ static const cr_plugin_desc rsv_desc = {
 	.resolver = &rsv_ops,
 	.accelerator = NULL,
 	.flags = 0,
+	.watch_interval_s = CR_WATCH_STATIC, /* fixed for the run: not polled */
 };
 
 CR_PLUGIN_DEFINE(rsv_desc)

@@ -372,6 +372,7 @@ static const cr_plugin_desc sm_desc = {
 	.resolver = &sm_ops,
 	.accelerator = NULL,
 	.flags = 0,
+	.watch_interval_s = CR_WATCH_STATIC, /* fixed for the run: not polled */
 };
 
 CR_PLUGIN_DEFINE(sm_desc)

@@ -313,6 +313,7 @@ static const cr_plugin_desc slurm_desc = {
 	.resolver = &slurm_ops,
 	.accelerator = NULL,
 	.flags = 0,
+	.watch_interval_s = CR_WATCH_STATIC, /* fixed for the run: not polled */
 };
 
 CR_PLUGIN_DEFINE(slurm_desc)

@@ -249,6 +249,7 @@ static const cr_plugin_desc tfc_desc = {
 	.resolver = &tfc_ops,
 	.accelerator = NULL,
 	.flags = 0,
+	.watch_interval_s = CR_WATCH_STATIC, /* fixed for the run: not polled */
 };
 
 CR_PLUGIN_DEFINE(tfc_desc)

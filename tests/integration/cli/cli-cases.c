@@ -234,14 +234,14 @@ const crt_cli_case cli_cases[] = {
 	/* ---- plugins ---- */
 	{ "plugins-json", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "--json" },
 	  "[{\"name\": \"ranged\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/ranged.so\", "
-	  "\"abi\": \"1.1\", \"version\": \"0.1-test\", \"description\": \"test plugin with ranged options and facts\", "
+	  "\"abi\": \"1.2\", \"version\": \"0.1-test\", \"description\": \"test plugin with ranged options and facts\", "
 	  "\"options\": [{\"name\": \"mode\", \"type\": \"string\", \"default\": \"ok\", \"required\": false, \"secret\": false, \"help\": \"ok | decline | decline-silent | fail\"}, "
 	  "{\"name\": \"count\", \"type\": \"int\", \"default\": \"1\", \"required\": false, \"secret\": false, \"help\": \"tasks to report\", \"min\": 1, \"max\": 10}, "
 	  "{\"name\": \"timeout\", \"type\": \"float\", \"default\": \"1.5\", \"required\": false, \"secret\": false, \"help\": \"seconds (lower bound only)\", \"min\": 0.5}, "
 	  "{\"name\": \"depth\", \"type\": \"int\", \"required\": false, \"secret\": false, \"help\": \"levels (upper bound only)\", \"max\": 3}, "
 	  "{\"name\": \"ratio\", \"type\": \"float\", \"required\": false, \"secret\": false, \"help\": \"a fraction\", \"min\": 0.25, \"max\": 1e+30}]}, "
 	  "{\"name\": \"secretive\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/secretive.so\", "
-	  "\"abi\": \"1.1\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
+	  "\"abi\": \"1.2\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
 	  "\"options\": [{\"name\": \"token\", \"type\": \"string\", \"required\": true, \"secret\": true, \"help\": \"API token\"}, "
 	  "{\"name\": \"endpoint\", \"type\": \"string\", \"default\": \"127.0.0.1:1\", \"required\": false, \"secret\": false, \"help\": \"where the job runs\"}, "
 	  "{\"name\": \"retries\", \"type\": \"int\", \"default\": \"3\", \"required\": false, \"secret\": false, \"help\": \"how often to retry\"}, "
@@ -249,14 +249,14 @@ const crt_cli_case cli_cases[] = {
 	  "{\"name\": \"password\", \"type\": \"string\", \"default\": \"(secret)\", \"required\": false, \"secret\": true, \"help\": \"a secret with a default\"}]}]\n",
 	  "", 0 },
 	{ "plugins-text", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins" },
-	  "ranged       resolver    ABI 1.1  0.1-test @TESTPLUG@/ranged.so\n"
+	  "ranged       resolver    ABI 1.2  0.1-test @TESTPLUG@/ranged.so\n"
 	  "    test plugin with ranged options and facts\n"
 	  "    mode               string      ok | decline | decline-silent | fail [default: ok]\n"
 	  "    count              int         tasks to report [default: 1] [range: 1..10]\n"
 	  "    timeout            float       seconds (lower bound only) [default: 1.5] [min: 0.5]\n"
 	  "    depth              int         levels (upper bound only) [max: 3]\n"
 	  "    ratio              float       a fraction [range: 0.25..1e+30]\n"
-	  "secretive    resolver    ABI 1.1  0.1-test @TESTPLUG@/secretive.so\n"
+	  "secretive    resolver    ABI 1.2  0.1-test @TESTPLUG@/secretive.so\n"
 	  "    test plugin with a secret option\n"
 	  "    token              string      API token (required)\n"
 	  "    endpoint           string      where the job runs [default: 127.0.0.1:1]\n"
@@ -265,7 +265,7 @@ const crt_cli_case cli_cases[] = {
 	  "    password           string      a secret with a default [default: (secret)]\n",
 	  "", 0 },
 	{ "plugins-named-text", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "secretive" },
-	  "secretive    resolver    ABI 1.1  0.1-test @TESTPLUG@/secretive.so\n"
+	  "secretive    resolver    ABI 1.2  0.1-test @TESTPLUG@/secretive.so\n"
 	  "    test plugin with a secret option\n"
 	  "    token              string      API token (required)\n"
 	  "    endpoint           string      where the job runs [default: 127.0.0.1:1]\n"
@@ -275,7 +275,7 @@ const crt_cli_case cli_cases[] = {
 	  "", 0 },
 	{ "plugins-named-json", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "secretive", "--json" },
 	  "[{\"name\": \"secretive\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/secretive.so\", "
-	  "\"abi\": \"1.1\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
+	  "\"abi\": \"1.2\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
 	  "\"options\": [{\"name\": \"token\", \"type\": \"string\", \"required\": true, \"secret\": true, \"help\": \"API token\"}, "
 	  "{\"name\": \"endpoint\", \"type\": \"string\", \"default\": \"127.0.0.1:1\", \"required\": false, \"secret\": false, \"help\": \"where the job runs\"}, "
 	  "{\"name\": \"retries\", \"type\": \"int\", \"default\": \"3\", \"required\": false, \"secret\": false, \"help\": \"how often to retry\"}, "
@@ -514,7 +514,7 @@ const crt_cli_case cli_cases[] = {
 	{ "exit-unknown-format", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
 	  { "resolve", "--format", "yaml" }, "",
 	  PFX "unknown format 'yaml' (known: tf_config, json, clusterdef, env, torch, torchrun, jax, hostfile, horovod, hosts)\n", 2 },
-	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.1.0 (plugin ABI 1.1)\n", "", 0 },
+	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.1.0 (plugin ABI 1.2)\n", "", 0 },
 	{ NULL },
 };
 /* clang-format on */

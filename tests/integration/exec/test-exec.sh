@@ -187,6 +187,51 @@ for cmd in resolve master "exec -- true" "exec --supervise -- true"; do
 	check "$cmd, nothing on stdout" "" "$(cat "$tmp/out")"
 done
 
+# ---- exec --elastic tells the resolvers each start and end (no RUNNING) ----
+rm -f "$ev"
+"$cli" -c "$tmp/plain.conf" exec --elastic --max-restarts 1 -- sh -c 'exit 3' 2>"$tmp/err"
+check "elastic: exit" 3 "$?"
+check "elastic: events" "started (own group)
+exited 3
+started (own group)
+exited 3" "$(cat "$ev")"
+
+# ---- the supervisor owns the program's whole process group ----
+# gone PIDFILE: "gone" once the process is no more (reaped: we are its
+# subreaper), else "alive".
+gone() { kill -0 "$(cat "$1")" 2>/dev/null && echo alive || echo gone; }
+# What the program leaves running in its group when it ends is stopped and
+# reaped; the status stays the program's.
+"$cli" -c "$tmp/plain.conf" exec --supervise -- sh -c 'sleep 300 & echo $! >"$1"; exit 3' sh \
+	"$tmp/bg" >"$tmp/out" 2>"$tmp/err"
+check "left behind: exit" 3 "$?"
+check "left behind: the background sleep" gone "$(gone "$tmp/bg")"
+check "left behind: output" "" "$(cat "$tmp/out" "$tmp/err")"
+# The supervisor told to stop: the whole group goes, the sleep with it.
+rm -f "$tmp/bg"
+"$cli" -c "$tmp/plain.conf" exec --supervise -- sh -c 'sleep 300 & echo $! >"$1"; wait' sh \
+	"$tmp/bg" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+wait_for "$tmp/bg"
+kill -TERM "$pid"
+wait "$pid"
+check "stopped: exit" 143 "$?"
+check "stopped: the background sleep" gone "$(gone "$tmp/bg")"
+# One that ignores SIGTERM gets SIGKILL after the stop timeout.
+rm -f "$tmp/bg"
+"$cli" -c "$tmp/plain.conf" exec --supervise --stop-timeout 0.2 -- \
+	sh -c 'sh -c "trap \"\" TERM; echo \$\$ >\"\$1\"; exec sleep 300" sh "$1" &
+		while [ ! -s "$1" ]; do sleep 0.05; done; exit 4' sh "$tmp/bg" 2>"$tmp/err"
+check "deaf to SIGTERM: exit" 4 "$?"
+check "deaf to SIGTERM: the sleep" gone "$(gone "$tmp/bg")"
+check "deaf to SIGTERM: stderr" "cluster-resolver: warning: exec: what 'sh' left in its group did not stop on SIGTERM; sending SIGKILL" "$(cat "$tmp/err")"
+# A daemon that leaves the group (setsid) is not ours: it escapes.
+rm -f "$tmp/bg"
+"$cli" -c "$tmp/plain.conf" exec --supervise -- sh -c 'setsid sleep 300 & echo $! >"$1"; sleep 0.2; exit 0' sh "$tmp/bg"
+check "setsid daemon: exit" 0 "$?"
+check "setsid daemon: escapes" alive "$(gone "$tmp/bg")"
+kill "$(cat "$tmp/bg")" 2>/dev/null
+
 # ---- usage ----
 "$cli" -c "$tmp/plain.conf" exec --stop-timeout 1 -- true 2>"$tmp/err"
 check "stop timeout without supervise: exit" 2 "$?"

@@ -26,8 +26,12 @@ TOKEN = 'fixture-token-0123456789'
 class Fixture:
     """One fixture API server in its own temporary directory."""
 
-    def __init__(self, pods=None, extra=()):
+    def __init__(self, pods=None, extra=(), watch=False):
         self.dir = tempfile.mkdtemp(prefix='cr-k8s-')
+        self.watch_control = os.path.join(self.dir, 'watch.jsonl')
+        if watch:  # the watch timeline (k8s_fixture.py --watch-control)
+            open(self.watch_control, 'w').close()
+            extra = list(extra) + ['--watch-control', self.watch_control]
         self.control = os.path.join(self.dir, 'control.json')
         self.tokens = os.path.join(self.dir, 'accepted-tokens')
         self.mtime = 1_000_000_000
@@ -57,6 +61,11 @@ class Fixture:
             json.dump({'faults': faults}, f)
         self.mtime += 1
         os.utime(self.control, ns=(self.mtime, self.mtime))
+
+    def op(self, **op):
+        """Append one operation to the watch timeline."""
+        with open(self.watch_control, 'a') as f:
+            f.write(json.dumps(op) + '\n')
 
     def set_tokens(self, tokens):
         with open(self.tokens, 'w') as f:

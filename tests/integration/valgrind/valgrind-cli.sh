@@ -87,4 +87,14 @@ check format-twice 2 "" -- --config "$tmp/fmt.conf" resolve --format torch --for
 check command-help 0 "" -- exec --help
 check completion-bash 0 "" -- completion bash
 check plugins-named 0 "" -- plugins simple --json
+# watch and exec --elastic over a hosts_file (issue 26): the watch threads,
+# the digest, a restart after a failure and the generation's variables.
+printf 'worker 127.0.0.1:1\nworker 127.0.0.2:1\n' > "$tmp/hosts"
+printf 'accelerators = ( );\nresolvers = ( { plugin = "simple"; hosts_file = "%s"; } );\n' \
+	"$tmp/hosts" > "$tmp/elastic.conf"
+check watch 0 "127.0.0.1:1
+127.0.0.2:1" -- --config "$tmp/elastic.conf" watch --format hosts --timeout 0.5
+check exec-elastic 3 "1 0
+1 1" -- --config "$tmp/elastic.conf" --task-type worker --task-id 0 exec --elastic \
+	--max-restarts 1 -- sh -c 'echo "$CR_GENERATION $CR_RESTART_COUNT"; exit 3'
 exit $fail

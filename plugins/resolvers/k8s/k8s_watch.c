@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k8s_watch.c - the watch op: wait until the pods the last resolve listed
+ * may have changed.
+ *
+ * After the list, `GET .../pods?watch=1&resourceVersion=RV&
+ * allowWatchBookmarks=true&timeoutSeconds=T` with the list's selectors,
+ * through host->http_stream. Events come as JSON (one object a line) or
+ * protobuf (length-prefixed WatchEvent frames, k8s_proto.c); which one is
+ * told by the first byte ('{' or a frame length's high byte, 0), as the
+ * Content-Type is only known once the answer ends. Each pod of an event
+ * is read into the same view as a listed pod (k8s_view.c, k8s_proto.c) and
+ * compared with what the list said of it (k8s_pod_digest: phase, address,
+ * index, accelerators): an event that changes none of it (a status
+ * heartbeat, a new condition) is not a change and the watch goes on.
+ *
+ *   - every event and BOOKMARK moves the resourceVersion the watch resumes
+ *     from; a stream the server ends (timeoutSeconds), one cut mid-event
+ *     and a dropped connection are resumed from it, with capped, jittered
+ *     backoff when nothing came;
+ *   - 410 Gone / an ERROR event with reason Expired or Gone: the version is
+ *     too old; answered as a change, so the host lists again;
+ *   - any other ERROR event fails the watch naming its Status; garbage in
+ *     an event fails it naming the offset (the host lists again after its
+ *     backoff).
+ *
+ * One stream watches one list. A configuration with several selectors
+ * (jobs) cannot be watched with one request: its watch waits
+ * K8S_POLL_MS and answers "changed", so the host lists again and compares
+ * (polling).
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "k8s.h"
+
+#define K8S_EVENT_MAX ((size_t)16 << 20) /* one event's bytes, at most */
+#define K8S_BACKOFF_MIN_MS 200
+#define K8S_BACKOFF_MAX_MS 30000
+#define K8S_POLL_MS 30000
+#define K8S_SLACK_MS 5000 /* past timeoutSeconds before a silent stream is dropped */
+
+/* ---- what the last resolve listed ---------------------------------------- */
+
+struct k8s_watched *k8s_watched_new(const char *namespace)
+{
+	struct k8s_watched *w = g_new0(struct k8s_watched, 1);
+
+	w->namespace = g_strdup(namespace);
+	w->lists = g_ptr_array_new();
+	return w;
+}
+
+struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w, const char *selector)
+{
+	struct k8s_watch_list *l = g_new0(struct k8s_watch_list, 1);
+
+	l->selector = g_strdup(selector && *selector ? selector : NULL);
+	l->pods = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_ptr_array_add(w->lists, l);
+	return l;
+}
+
+void k8s_watched_free(struct k8s_watched *w)
+{
+	if (!w)
+		return;
+	for (guint i = 0; i < w->lists->len; i++) {
+		struct k8s_watch_list *l = g_ptr_array_index(w->lists, i);
+
+		g_free(l->selector);
+		g_free(l->version);
+		g_hash_table_unref(l->pods);
+		g_free(l);
+	}
+	g_ptr_array_unref(w->lists);
+	g_free(w->namespace);
+	g_free(w);
+}
+
+/* ---- one stream ----------------------------------------------------------- */
+
+enum k8s_framing {
+	K8S_FRAMING_UNKNOWN,
+	K8S_FRAMING_JSON,
+	K8S_FRAMING_PROTO,
+};
+
+struct k8s_stream {
+	const struct k8s *st;
+	cr_plugin_ctx *ctx;
+	const struct k8s_watch_list *list;
+	const char *endpoint;
+	enum k8s_framing framing;
+	GString *buf; /* bytes of the event being received */
+	GString *scratch;
+	struct k8s_view_store store;
+	json_tokener *tok;
+	char *version;  /* where the watch resumes */
+	int64_t events; /* of this stream */
+	bool changed;   /* a membership change, or 410: the host lists again */
+	cr_status rc;   /* a failure that ends the watch */
+	cr_error *err;
+};
+
+static bool k8s_is(const char *s, const char *what)
+{
+	return s && strcmp(s, what) == 0;
+}
+
+static void k8s_stream_version(struct k8s_stream *s, const char *version)
+{
+	if (version && *version && !k8s_is(s->version, version)) {
+		g_free(s->version);
+		s->version = g_strdup(version);
+	}
+}
+
+/* An ERROR event: 410 (Expired, Gone) is a change; anything else fails. */
+static void k8s_event_error(struct k8s_stream *s, int64_t code, const char *reason,
+			    const char *message)
+{
+	if (code == 410 || k8s_is(reason, "Expired") || k8s_is(reason, "Gone")) {
+		cr_host->log(s->ctx, CR_LOG_INFO,
+			     "%s: resourceVersion %s is too old (%s); listing again", s->endpoint,
+			     s->version ? s->version : "(none)", reason ? reason : "410");
+		s->changed = true;
+		return;
+	}
+	s->rc = cr_host->error_set(s->err, CR_ERR_BACKEND, "%s: ERROR event: %s%s%.200s",
+				   s->endpoint, reason ? reason : "(no reason)",
+				   message ? ": " : "", message ? message : "");
+}
+
+/* ADDED, MODIFIED, DELETED or BOOKMARK of @pod. */
+static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k8s_pod_view *pod)
+{
+	const char *ns = pod->ns ? pod->ns : "";
+	gpointer old = NULL;
+	bool known, counts;
+	char *key;
+
+	k8s_stream_version(s, pod->version);
+	if (k8s_is(type, "BOOKMARK"))
+		return;
+	if (!k8s_is(type, "ADDED") && !k8s_is(type, "MODIFIED") && !k8s_is(type, "DELETED")) {
+		s->rc = cr_host->error_set(s->err, CR_ERR_PARSE,
+					   "%s: event %lld: unknown type '%.32s'", s->endpoint,
+					   (long long)s->events, type ? type : "");
+		return;
+	}
+	if (!pod->name) {
+		s->rc = cr_host->error_set(s->err, CR_ERR_PARSE,
+					   "%s: event %lld (%s): the object is not a pod",
+					   s->endpoint, (long long)s->events, type);
+		return;
+	}
+	key = k8s_pod_key(pod, ns);
+	known = g_hash_table_lookup_extended(s->list->pods, key, NULL, &old);
+	counts = !k8s_is(type, "DELETED") && k8s_pod_counts(s->st, pod);
+	if (known != counts)
+		s->changed = true;
+	else if (counts)
+		s->changed = (guint64)(uintptr_t)old != k8s_pod_digest(s->st, pod, ns, s->scratch);
+	if (s->changed)
+		cr_host->log(s->ctx, CR_LOG_DEBUG, "%s: %s pod %s: membership changed", s->endpoint,
+			     type, key);
+	g_free(key);
+}
+
+/* One JSON event, @n bytes (a line). */
+static void k8s_json_event(struct k8s_stream *s, const char *text, size_t n)
+{
+	json_object *ev, *type = NULL, *obj = NULL, *v = NULL;
+	struct k8s_pod_view pod;
+	const char *t, *bad;
+
+	json_tokener_reset(s->tok);
+	ev = json_tokener_parse_ex(s->tok, text, (int)n);
+	if (!ev || json_tokener_get_error(s->tok) != json_tokener_success ||
+	    !json_object_is_type(ev, json_type_object) ||
+	    !json_object_object_get_ex(ev, "type", &type) ||
+	    !json_object_is_type(type, json_type_string) ||
+	    !json_object_object_get_ex(ev, "object", &obj) ||
+	    !json_object_is_type(obj, json_type_object)) {
+		s->rc = cr_host->error_set(s->err, CR_ERR_PARSE,
+					   "%s: event %lld is not a JSON watch event", s->endpoint,
+					   (long long)s->events);
+		json_object_put(ev);
+		return;
+	}
+	t = json_object_get_string(type);
+	if (k8s_is(t, "ERROR")) {
+		const char *reason = NULL, *msg = NULL;
+		int64_t code = 0;
+
+		if (json_object_object_get_ex(obj, "code", &v))
+			code = json_object_get_int64(v);
+		if (json_object_object_get_ex(obj, "reason", &v) &&
+		    json_object_is_type(v, json_type_string))
+			reason = json_object_get_string(v);
+		if (json_object_object_get_ex(obj, "message", &v) &&
+		    json_object_is_type(v, json_type_string))
+			msg = json_object_get_string(v);
+		k8s_event_error(s, code, reason, msg);
+	} else {
+		bad = k8s_view_from_json(&s->store, obj, &pod);
+		if (bad)
+			s->rc = cr_host->error_set(s->err, CR_ERR_PARSE,
+						   "%s: event %lld: %s is not UTF-8 without NUL",
+						   s->endpoint, (long long)s->events, bad);
+		else
+			k8s_event_pod(s, t, &pod);
+	}
+	json_object_put(ev);
+}
+
+/* One protobuf event (a frame without its length). */
+static void k8s_proto_event(struct k8s_stream *s, const uint8_t *buf, size_t n)
+{
+	struct k8s_pod_view pod;
+	json_object *status = NULL, *v;
+	char *type = NULL;
+
+	s->rc = k8s_pb_event(s->endpoint, buf, n, &s->store, &type, &pod, &status, s->err);
+	if (s->rc != CR_OK)
+		return;
+	if (k8s_is(type, "ERROR")) {
+		const char *reason = NULL, *msg = NULL;
+
+		if (status && json_object_object_get_ex(status, "reason", &v))
+			reason = json_object_get_string(v);
+		if (status && json_object_object_get_ex(status, "message", &v))
+			msg = json_object_get_string(v);
+		k8s_event_error(s, 0, reason, msg);
+	} else {
+		k8s_event_pod(s, type, &pod);
+	}
+	json_object_put(status);
+	g_free(type);
+}
+
+/* Read the complete events in s->buf; keep a partial one. */
+static void k8s_stream_events(struct k8s_stream *s)
+{
+	size_t pos = 0;
+
+	while (s->rc == CR_OK && !s->changed && pos < s->buf->len) {
+		const char *p = s->buf->str + pos;
+		size_t left = s->buf->len - pos;
+
+		if (s->framing == K8S_FRAMING_JSON) {
+			const char *nl = memchr(p, '\n', left);
+
+			if (!nl)
+				break;
+			size_t skip = 0;
+
+			while (p + skip < nl && g_ascii_isspace(p[skip]))
+				skip++;
+			if (p + skip < nl) {
+				s->events++;
+				k8s_json_event(s, p, (size_t)(nl - p));
+			}
+			pos += (size_t)(nl - p) + 1;
+		} else {
+			const uint8_t *u = (const uint8_t *)p;
+			size_t n;
+
+			if (left < 4)
+				break;
+			n = (size_t)u[0] << 24 | (size_t)u[1] << 16 | (size_t)u[2] << 8 | u[3];
+			if (n > K8S_EVENT_MAX) {
+				s->rc = cr_host->error_set(
+					s->err, CR_ERR_PARSE,
+					"%s: event %lld announces %zu bytes (more "
+					"than %zu)",
+					s->endpoint, (long long)s->events + 1, n, K8S_EVENT_MAX);
+				break;
+			}
+			if (left - 4 < n)
+				break;
+			s->events++;
+			k8s_proto_event(s, u + 4, n);
+			pos += 4 + n;
+		}
+	}
+	g_string_erase(s->buf, 0, (gssize)pos);
+	if (s->rc == CR_OK && s->buf->len > K8S_EVENT_MAX)
+		s->rc = cr_host->error_set(s->err, CR_ERR_PARSE,
+					   "%s: event %lld is larger than %zu bytes", s->endpoint,
+					   (long long)s->events + 1, K8S_EVENT_MAX);
+}
+
+/* host->http_stream's reader: false ends the stream. */
+static bool k8s_stream_data(const char *data, size_t len, void *user)
+{
+	struct k8s_stream *s = user;
+
+	if (s->framing == K8S_FRAMING_UNKNOWN) {
+		size_t i = 0;
+
+		while (i < len && g_ascii_isspace(data[i]))
+			i++;
+		if (i == len)
+			return true;
+		s->framing = data[i] == '{' ? K8S_FRAMING_JSON : K8S_FRAMING_PROTO;
+	}
+	g_string_append_len(s->buf, data, (gssize)len);
+	k8s_stream_events(s);
+	return s->rc == CR_OK && !s->changed;
+}
+
+/* ---- the watch op --------------------------------------------------------- */
+
+static char *k8s_watch_url(const struct k8s *st, const char *base, const char *selector,
+			   const char *version, int64_t timeout_s)
+{
+	GString *q = g_string_new(NULL);
+	char t[32];
+	char *url;
+
+	if (selector)
+		k8s_query_add(q, "labelSelector", selector);
+	if (st->field_selector && *st->field_selector)
+		k8s_query_add(q, "fieldSelector", st->field_selector);
+	k8s_query_add(q, "watch", "1");
+	k8s_query_add(q, "resourceVersion", version);
+	k8s_query_add(q, "allowWatchBookmarks", "true");
+	snprintf(t, sizeof(t), "%lld", (long long)timeout_s);
+	k8s_query_add(q, "timeoutSeconds", t);
+	url = g_strconcat(base, q->str, NULL);
+	g_string_free(q, TRUE);
+	return url;
+}
+
+/* Wait @ms, or less when the watch is cancelled. */
+static void k8s_watch_sleep(cr_plugin_ctx *ctx, int64_t ms)
+{
+	int fd = cr_host->watch_cancel_fd(ctx);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (ms <= 0)
+		return;
+	if (fd < 0) {
+		cr_host->sleep_ms(ctx, ms);
+		return;
+	}
+	while (poll(&p, 1, (int)MIN(ms, (int64_t)G_MAXINT)) < 0)
+		;
+}
+
+/* Capped exponential backoff, jittered to 50..100 %. */
+static int64_t k8s_backoff_ms(int failures)
+{
+	int64_t ms = (int64_t)K8S_BACKOFF_MIN_MS << MIN(failures, 10);
+
+	if (ms > K8S_BACKOFF_MAX_MS)
+		ms = K8S_BACKOFF_MAX_MS;
+	return ms / 2 + g_random_int_range(0, (gint32)(ms / 2) + 1);
+}
+
+/* Several lists: no one request watches them all; the host lists again
+ * every K8S_POLL_MS and compares. */
+static cr_status k8s_watch_poll(cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed)
+{
+	int64_t now = cr_host->now_ms(ctx);
+	int64_t until = MIN(deadline_ms, now + K8S_POLL_MS);
+
+	k8s_watch_sleep(ctx, until - now);
+	*changed = !cr_host->watch_cancelled(ctx) && until < deadline_ms;
+	return CR_OK;
+}
+
+struct k8s_watch_run {
+	const struct k8s *st;
+	cr_plugin_ctx *ctx;
+	const struct k8s_conn *conn;
+	struct k8s_watch_list *list;
+	char *base, *endpoint;
+};
+
+/* One request; what it ended with is in @s (changed, rc) and the return:
+ * CR_OK (the stream ended: resume; *@again: after a backoff), or a
+ * failure. */
+static cr_status k8s_watch_once(struct k8s_watch_run *w, struct k8s_stream *s, int64_t left_ms,
+				bool *got_events, bool *again, cr_error *err)
+{
+	cr_http_request req = CR_HTTP_REQUEST_INIT;
+	const struct k8s_conn *c = w->conn;
+	char *auth = c->token ? g_strconcat("Authorization: Bearer ", c->token, NULL) : NULL;
+	const char *accept = w->st->protobuf ? "Accept: " K8S_PROTOBUF ", application/json"
+					     : "Accept: application/json";
+	const char *headers[] = { accept, "User-Agent: cluster-resolver-k8s/" CR_VERSION_STRING,
+				  auth, NULL };
+	int64_t timeout_s = MIN(w->st->watch_timeout_s, (left_ms + 999) / 1000);
+	char *url = k8s_watch_url(w->st, w->base, w->list->selector, s->version, MAX(timeout_s, 1));
+	cr_http_response *resp = NULL;
+	cr_status rc;
+	long code;
+
+	req.url = url;
+	req.headers = headers;
+	req.timeout_ms = (long)MAX(timeout_s, 1) * 1000 + K8S_SLACK_MS;
+	req.connect_timeout_ms = w->st->connect_timeout_ms;
+	req.ca_file = c->ca_file;
+	req.ca_pem = c->ca_pem;
+	req.cert_file = c->cert_file;
+	req.cert_pem = c->cert_pem;
+	req.key_file = c->key_file;
+	req.key_pem = c->key_pem;
+	req.insecure = c->insecure;
+	s->framing = K8S_FRAMING_UNKNOWN;
+	s->events = 0;
+	g_string_truncate(s->buf, 0);
+	rc = cr_host->http_stream(w->ctx, &req, k8s_stream_data, s, &resp, err);
+	k8s_wipe_free(auth);
+	g_free(url);
+	*got_events = s->events > 0;
+	if (s->rc != CR_OK || s->changed) {
+		cr_host->http_response_free(resp);
+		return s->rc;
+	}
+	if (rc == CR_ERR_TIMEOUT) { /* a stream silent past timeoutSeconds */
+		cr_host->log(w->ctx, CR_LOG_INFO, "%s: silent past timeoutSeconds; reconnecting",
+			     w->endpoint);
+		return CR_OK;
+	}
+	if (rc != CR_OK) {
+		cr_host->log(w->ctx, CR_LOG_INFO, "%s: %s; reconnecting", w->endpoint,
+			     err ? err->message : "connection failed");
+		*again = true;
+		return CR_OK;
+	}
+	code = cr_host->http_status(resp);
+	if (code == 410) {
+		cr_host->log(w->ctx, CR_LOG_INFO,
+			     "%s: HTTP 410: resourceVersion %s is too old; "
+			     "listing again",
+			     w->endpoint, s->version);
+		s->changed = true;
+	} else if (code == 429 || (code >= 500 && code != 501)) {
+		k8s_answer_error(w->endpoint, resp, 1, err); /* the last failure, named */
+		cr_host->log(w->ctx, CR_LOG_INFO, "%s: HTTP %ld; reconnecting", w->endpoint, code);
+		*again = true;
+	} else if (code != 200) {
+		rc = k8s_answer_error(w->endpoint, resp, 1, err);
+	} else if (s->buf->len > 0) {
+		cr_host->log(w->ctx, CR_LOG_INFO,
+			     "%s: stream cut mid-event (%zu bytes); resuming "
+			     "from resourceVersion %s",
+			     w->endpoint, s->buf->len, s->version);
+	}
+	cr_host->http_response_free(resp);
+	return rc;
+}
+
+cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
+		    cr_error *err)
+{
+	struct k8s *st = state;
+	struct k8s_conn conn = { 0 };
+	struct k8s_watch_run w = { st, ctx, &conn, NULL, NULL, NULL };
+	struct k8s_stream s = { 0 };
+	int failures = 0;
+	cr_status rc;
+
+	*changed = false;
+	if (!st->watched || st->watched->lists->len != 1 ||
+	    !((struct k8s_watch_list *)g_ptr_array_index(st->watched->lists, 0))->version) {
+		cr_host->log(ctx, CR_LOG_DEBUG, "%s; listing again every %d s",
+			     st->watched && st->watched->lists->len != 1
+				     ? "several selectors: one watch cannot follow them all"
+				     : "no resourceVersion to watch from",
+			     K8S_POLL_MS / 1000);
+		return k8s_watch_poll(ctx, deadline_ms, changed);
+	}
+	w.list = g_ptr_array_index(st->watched->lists, 0);
+	rc = k8s_conn_load(st, ctx, &conn, err);
+	if (rc == CR_OK)
+		rc = k8s_auth_prepare(st, ctx, &conn, err);
+	if (rc != CR_OK)
+		goto out;
+	w.base = k8s_pods_path(&conn, st->watched->namespace);
+	w.endpoint = w.list->selector ? g_strdup_printf("GET %s?labelSelector=%s (watch)", w.base,
+							w.list->selector)
+				      : g_strdup_printf("GET %s (watch)", w.base);
+	s.st = st;
+	s.ctx = ctx;
+	s.list = w.list;
+	s.endpoint = w.endpoint;
+	s.buf = g_string_new(NULL);
+	s.scratch = g_string_new(NULL);
+	s.tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+	s.version = g_strdup(w.list->version);
+	s.err = err;
+	k8s_view_store_init(&s.store);
+	for (;;) {
+		int64_t started = cr_host->now_ms(ctx);
+		int64_t left = deadline_ms - started;
+		bool got = false, again = false;
+
+		if (left <= 0 || cr_host->watch_cancelled(ctx))
+			break;
+		rc = k8s_watch_once(&w, &s, left, &got, &again, err);
+		if (s.changed || rc != CR_OK)
+			break;
+		if (cr_host->watch_cancelled(ctx))
+			break;
+		/* a stream that brought events or lasted: resume at once */
+		if (!again && (got || cr_host->now_ms(ctx) - started >= 1000)) {
+			failures = 0;
+			continue;
+		}
+		if (again && failures >= st->retries) {
+			char *last = g_strdup(err ? err->message : "");
+
+			rc = cr_host->error_set(err, CR_ERR_NETWORK,
+						"%s (still failing after %d reconnections)", last,
+						failures + 1);
+			g_free(last);
+			break;
+		}
+		/* nothing came: wait before asking again */
+		k8s_watch_sleep(ctx,
+				MIN(k8s_backoff_ms(failures), deadline_ms - cr_host->now_ms(ctx)));
+		failures++;
+		rc = CR_OK;
+	}
+	*changed = rc == CR_OK && s.changed && !cr_host->watch_cancelled(ctx);
+	if (rc == CR_OK && !s.changed && s.version) {
+		/* unchanged: the list's pods still stand; resume from here */
+		g_free(w.list->version);
+		w.list->version = g_strdup(s.version);
+	}
+	g_string_free(s.buf, TRUE);
+	g_string_free(s.scratch, TRUE);
+	json_tokener_free(s.tok);
+	k8s_view_store_clear(&s.store);
+	g_free(s.version);
+out:
+	g_free(w.base);
+	g_free(w.endpoint);
+	k8s_conn_clear(&conn);
+	return rc;
+}

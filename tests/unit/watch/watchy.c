@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * watchy.c - a resolver for the tests of cr_context_watch: the tasks of one
+ * file, `job address` a line, in file order. Its watch op (left out when
+ * built with WATCHY_POLLED, so that the host polls it) answers "changed"
+ * when the file is gone or its size or modification time differs from
+ * what the last resolve read, and watches the host's cancel descriptor meanwhile.
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cluster-resolver/plugin.h>
+
+#ifdef WATCHY_POLLED
+#define WATCHY_NAME "polly"
+#else
+#define WATCHY_NAME "watchy"
+#endif
+
+typedef struct watchy {
+	const char *file;
+	struct stat seen;
+} watchy;
+
+static cr_status w_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
+{
+	watchy *w = calloc(1, sizeof(*w));
+
+	(void)config;
+	(void)err;
+	w->file = cr_host->opt_string(ctx, "file");
+	*state = w;
+	return CR_OK;
+}
+
+static void w_destroy(void *state)
+{
+	free(state);
+}
+
+static cr_status w_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *err)
+{
+	watchy *w = state;
+	char *text = NULL, *line, *save = NULL;
+	size_t len;
+	cr_status st;
+
+	stat(w->file, &w->seen);
+	st = cr_host->read_file(ctx, w->file, 0, &text, &len, err);
+	if (st != CR_OK)
+		return st;
+	for (line = strtok_r(text, "\n", &save); line != NULL && st == CR_OK;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		if (sp == NULL)
+			continue;
+		*sp = '\0';
+		st = cr_host->result_append_task(b, line, sp + 1, err);
+	}
+	cr_host->free(text);
+	return st;
+}
+
+#ifndef WATCHY_POLLED
+static cr_status w_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
+			 cr_error *err)
+{
+	watchy *w = state;
+	struct pollfd p = { .fd = cr_host->watch_cancel_fd(ctx), .events = POLLIN };
+
+	(void)err;
+	*changed = false;
+	while (cr_host->now_ms(ctx) < deadline_ms) {
+		struct stat now;
+
+		if (poll(&p, 1, 10) > 0 || cr_host->watch_cancelled(ctx))
+			return CR_OK;
+		if (stat(w->file, &now) != 0 || now.st_size != w->seen.st_size ||
+		    now.st_mtim.tv_sec != w->seen.st_mtim.tv_sec ||
+		    now.st_mtim.tv_nsec != w->seen.st_mtim.tv_nsec) {
+			*changed = true;
+			return CR_OK;
+		}
+	}
+	return CR_OK;
+}
+#endif
+
+static const cr_resolver_ops w_ops = {
+	.struct_size = sizeof(cr_resolver_ops),
+	.create = w_create,
+	.destroy = w_destroy,
+	.resolve = w_resolve,
+#ifndef WATCHY_POLLED
+	.watch = w_watch,
+#endif
+};
+
+static const cr_option w_options[] = {
+	CR_OPTION("file", CR_OPT_STRING, NULL, CR_OPT_REQUIRED, "the tasks, `job address` a line"),
+	CR_OPTIONS_END,
+};
+
+static const cr_plugin_desc w_desc = {
+	.struct_size = sizeof(cr_plugin_desc),
+	.abi_major = CR_ABI_MAJOR,
+	.abi_minor = CR_ABI_MINOR,
+	.kind = CR_PLUGIN_RESOLVER,
+	.name = WATCHY_NAME,
+	.version = "1",
+	.description = "tasks of a file, for the watch tests",
+	.options = w_options,
+	.option_size = sizeof(cr_option),
+	.resolver = &w_ops,
+	.watch_interval_s = 5,
+};
+
+CR_PLUGIN_DEFINE(w_desc)
