@@ -277,6 +277,63 @@ add('plugins', 'path-missing-dir', 2, None, err_re=NOTFOUND % ('nothere', '@DIR@
 add('plugins', 'path-is-file', 2, None, err_re=NOTFOUND % ('x', '@CONF@'),
     conf='plugin_path = [ "@CONF@" ];\nresolvers = ( { plugin = "x"; } );\n')
 
+# -- files: every file a plugin reads is a regular file, else refused at once ----
+# (issue 27 item 1: a FIFO hung the reader forever). The FIFO is @DIR@/f.
+AWS = ('resolvers = ( { plugin = "aws"; port = 2222; region = "us-east-1"; '
+       'endpoint = "http://127.0.0.1:9"; jobs = { worker = ( { name = "tag:role"; '
+       'values = [ "worker" ]; } ); }; } );\naccelerators = ( );\n')
+GCE = ('resolvers = ( { plugin = "gce"; instance_group = "g"; project = "p"; zone = "z"; '
+       'port = 1; %s } );\naccelerators = ( );\n')
+RSV = ('resolvers = ( { plugin = "reservation"; secret_file = "@DIR@/%s"; '
+       'server = "127.0.0.1:9"; executor_id = 0; } );\naccelerators = ( );\n')
+NOT_REG = "cannot read @DIR@/f: not a regular file\n"
+for name, conf, env, who in (
+        ('sagemaker-resource-config', 'resolvers = ( { plugin = "sagemaker"; resource_config = '
+         '"@DIR@/f"; } );\naccelerators = ( );\n', {}, "resolver 'sagemaker'"),
+        ('tpu-devices-file', 'resolvers = ( { plugin = "tpu"; tpu = "grpc://10.0.0.1:8470"; '
+         'devices_file = "@DIR@/f"; } );\naccelerators = ( );\n', {}, "resolver 'tpu'"),
+        ('gce-access-token-file', GCE % 'access_token_file = "@DIR@/f";', {}, "resolver 'gce'"),
+        ('gce-application-credentials', GCE % '', {'GOOGLE_APPLICATION_CREDENTIALS': '@DIR@/f'},
+         "resolver 'gce'"),
+        ('aws-config-file', AWS, {'AWS_CONFIG_FILE': '@DIR@/f'}, "resolver 'aws'"),
+        ('aws-credentials-file', AWS, {'AWS_SHARED_CREDENTIALS_FILE': '@DIR@/f'},
+         "resolver 'aws'"),
+        ('aws-web-identity-token-file', AWS, {'AWS_WEB_IDENTITY_TOKEN_FILE': '@DIR@/f',
+                                              'AWS_ROLE_ARN': 'arn:aws:iam::1:role/r'},
+         "resolver 'aws'"),
+        ('aws-container-token-file', AWS, {
+            'AWS_CONTAINER_CREDENTIALS_FULL_URI': 'http://127.0.0.1:9/creds',
+            'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE': '@DIR@/f'}, "resolver 'aws'")):
+    add('files', name + '-fifo', 1, E + who + ': ' + NOT_REG, conf=conf, env=env,
+        fifos=['@DIR@/f'])
+add('files', 'tfdevices-file-fifo', 1, E + "accelerator 'tfdevices': " + NOT_REG,
+    conf=('resolvers = ( { plugin = "simple"; cluster = { worker = [ "a:1" ]; }; '
+          'task_type = "worker"; task_id = 0; } );\n'
+          'accelerators = ( { plugin = "tfdevices"; file = "@DIR@/f"; } );\n'),
+    args=['accelerators'], fifos=['@DIR@/f'])
+add('files', 'reservation-secret-fifo', 2,
+    E + "resolver 'reservation': secret file '@DIR@/f': not a regular file\n",
+    conf=RSV % 'f', fifos=['@DIR@/f'])
+SERVE = ['reservation', 'serve', '--num-executors', '1', '--num-ps', '0', '--timeout', '1',
+         '--listen', '127.0.0.1:0', '--secret-file']
+add('files', 'serve-secret-fifo', 2,
+    E + "reservation serve: secret file '@DIR@/f': not a regular file\n",
+    conf=None, args=SERVE + ['@DIR@/f'], fifos=['@DIR@/f'])
+# A secret behind a symlink (a Kubernetes secret volume) is judged by its
+# target (item 9): accepted, so the plugin goes on to connect.
+add('files', 'reservation-secret-symlink', 1,
+    E + "resolver 'reservation': reservation server 127.0.0.1:9: cannot connect: "
+    "Connection refused\n", conf=RSV % 'link', files={'@DIR@/secret': b'k' * 32},
+    links={'@DIR@/link': 'secret'})
+add('files', 'serve-secret-symlink', 1,
+    E + 'reservation: timed out after 1 s: 0 of 1 registered; missing executors 0 '
+    '(registered: none)\n', conf=None, args=SERVE + ['@DIR@/link'],
+    files={'@DIR@/secret': b'k' * 32}, links={'@DIR@/link': 'secret'},
+    out_has=['"cluster_template":{"worker":[0]}}\n'])
+add('files', 'serve-secret-symlink-to-fifo', 2,
+    E + "reservation serve: secret file '@DIR@/link': not a regular file\n",
+    conf=None, args=SERVE + ['@DIR@/link'], fifos=['@DIR@/f'], links={'@DIR@/link': 'f'})
+
 # The reviewed outputs of the cases written with TBD.
 from expected import EXPECT  # noqa: E402
 for _c in CASES:

@@ -18,6 +18,10 @@ A case is a dict:
     out     stdout (default ""); out_has: pieces stdout must hold instead
     err_re  stderr as a regular expression instead of err (placeholders are
             replaced by their escaped text)
+    fifos   paths (placeholders allowed) made FIFOs before the run: a file
+            a plugin reads that would block a reader forever
+    files   {path: bytes} written (mode 0600) before the run; links {link:
+            target} made as symlinks
     limit_as  bytes of address space (not in the sanitizer build): a case
             that must not copy what it is given
 Placeholders: @CONF@ the config path, @DIR@ the case directory, @BROKEN@
@@ -92,6 +96,16 @@ def run_case(case, root):
         text = subst(text, ph)
         with open(conf, 'wb') as f:
             f.write(text if isinstance(text, bytes) else text.encode())
+    for fifo in subst(case.get('fifos', []), ph):
+        os.mkfifo(fifo)
+    for path, data in case.get('files', {}).items():
+        path = subst(path, ph)
+        with open(path, 'wb') as f:
+            f.write(data)
+        os.chmod(path, 0o600)
+    for link, target in case.get('links', {}).items():
+        link, target = subst(link, ph), subst(target, ph)
+        os.symlink(target, link)
     vlog = os.path.join(d, 'valgrind.log')
     cmd = valgrind_prefix(vlog) if EVERY else []
     cmd += [os.environ['CR_CLI']] + (['--config', conf] if text is not None else [])
