@@ -149,8 +149,9 @@ cr_status config_read_text(const char *path, char **text, cr_error *err)
 	}
 	nul = memchr(buf, '\0', n);
 	if (nul != NULL) {
-		cr_status st = error_set(err, CR_ERR_CONFIG, "%s: contains a NUL byte at offset %zu",
-					 path, (size_t)(nul - buf));
+		cr_status st =
+			error_set(err, CR_ERR_CONFIG, "%s: contains a NUL byte at offset %zu", path,
+				  (size_t)(nul - buf));
 
 		g_free(buf);
 		return st;
