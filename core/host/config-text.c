@@ -136,16 +136,20 @@ cr_status config_read_text(const char *path, char **text, cr_error *err)
 	switch (file_read_checked(path, CONFIG_FILE_MAX, &buf, &n, &errnum)) {
 	case FILE_READ_OK:
 		break;
+	case FILE_READ_ERRNO:
+		if (errnum != EISDIR)
+			return error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s",
+					 path, g_strerror(errnum));
+		/* a directory is not a regular file */
+		__attribute__((fallthrough));
 	case FILE_READ_NOT_REGULAR:
 		return error_set(err, CR_ERR_CONFIG, "%s: not a regular file", path);
 	case FILE_READ_TOO_BIG:
 		return error_set(err, CR_ERR_CONFIG,
 				 "%s: larger than %u bytes (the most a config file may have)", path,
 				 CONFIG_FILE_MAX);
-	case FILE_READ_ERRNO:
 	default:
-		return error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s", path,
-				 g_strerror(errnum));
+		return error_set(err, CR_ERR_INTERNAL, "%s: cannot read the config file", path);
 	}
 	nul = memchr(buf, '\0', n);
 	if (nul != NULL) {

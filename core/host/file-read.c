@@ -38,15 +38,16 @@ file_read_outcome file_read_checked(const char *path, size_t max, char **data, s
 		out = FILE_READ_ERRNO;
 		goto done;
 	}
+	if (S_ISDIR(sb.st_mode)) { /* what read() would say */
+		*errnum = EISDIR;
+		out = FILE_READ_ERRNO;
+		goto done;
+	}
 	if (!S_ISREG(sb.st_mode)) {
 		out = FILE_READ_NOT_REGULAR;
 		goto done;
 	}
-	/* st_size is a hint only (/proc and /sys say 0): the cap is on what is read. */
-	if ((uint64_t)sb.st_size > (uint64_t)max) {
-		out = FILE_READ_TOO_BIG;
-		goto done;
-	}
+	/* st_size is no guide (/proc says 0, /sys 4096): the cap is on what is read. */
 	buf = g_malloc(cap + 1);
 	for (;;) {
 		ssize_t got;

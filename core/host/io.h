@@ -58,7 +58,8 @@ const io_ops *io_real(void);
  * file-read.c: read @path whole, at most @max bytes, through the one
  * checked path (non-blocking open, fstat: a regular file only, the cap on
  * what is read). @data (transfer full, NUL-terminated) on FILE_READ_OK;
- * @errnum set on FILE_READ_ERRNO. The caller words the message.
+ * @errnum set on FILE_READ_ERRNO (EISDIR for a directory). The caller
+ * words the message.
  */
 typedef enum file_read_outcome {
 	FILE_READ_OK,

@@ -14,6 +14,7 @@ backend what `cluster-resolver resolve` must do. A backend entry is a dict:
             CA for another host name)
     token   k8s: the bearer token in the kubeconfig; gce/tpu: "metadata"
             (the token comes from the metadata server, no access_token_file)
+    env     variables added to the backend's environment
 A case may also set request_timeout (seconds, for every backend) in place of
 the matrix's 1.5 s. A backend entry may instead be a string: the fault does
 not apply to this backend, and why.
@@ -178,4 +179,20 @@ CASES = [
          gce=dict(msg=G_SENT + 'response larger than 268435456 bytes'),
          tpu=dict(msg=T + 'response larger than 268435456 bytes'),
          aws=dict(msg=A + 'response larger than 268435456 bytes')),
+    # A server that reflects the credentials it was sent in its error
+    # message (issue 27 item 6): every credential the plugin sent is cut
+    # out of what it prints. aws: an EC2 session token.
+    dict(name='echoes-credentials',
+         k8s=dict(msg=K + 'HTTP 403 Forbidden: fixture fault (you sent Bearer [redacted])',
+                  faults=[{'status': 403, 'echo_auth': True, 'count': -1}]),
+         gce=dict(msg=G + 'HTTP 403: denied (you sent Bearer [redacted])',
+                  faults=[{'status': 403, 'message': 'denied', 'echo_auth': True,
+                           'count': -1}]),
+         tpu=dict(msg=T + 'HTTP 403: denied (you sent Bearer [redacted])',
+                  faults=[{'status': 403, 'message': 'denied', 'echo_auth': True,
+                           'count': -1}]),
+         aws=dict(msg=A + 'HTTP 403: UnauthorizedOperation: denied (you sent [redacted])',
+                  env={'AWS_SESSION_TOKEN': 'FwoGZXIvYXdzEXAMPLEsessiontoken0123456789'},
+                  faults=[{'status': 403, 'code': 'UnauthorizedOperation', 'message': 'denied',
+                           'echo_token': True, 'count': -1}])),
 ]

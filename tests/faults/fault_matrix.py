@@ -327,7 +327,8 @@ def run_case(be, imp, case, spec, workdir):
     cmd = valgrind_prefix(vlog) if EVERY else []
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd + [os.environ['CR_CLI'], '--config', conf, 'resolve'], env=be.env(),
+        env = dict(be.env(), **spec.get('env', {}))
+        p = subprocess.run(cmd + [os.environ['CR_CLI'], '--config', conf, 'resolve'], env=env,
                            capture_output=True, text=True, timeout=60 * SLOW)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:

@@ -334,6 +334,42 @@ add('files', 'serve-secret-symlink-to-fifo', 2,
     E + "reservation serve: secret file '@DIR@/link': not a regular file\n",
     conf=None, args=SERVE + ['@DIR@/link'], fifos=['@DIR@/f'], links={'@DIR@/link': 'f'})
 
+# -- urls: user info in any URL is refused where it is read, never printed;
+# a query string is not echoed (issue 27 items 5 and 7) ----------------------
+USERINFO = 'holds a user name or password (user@ or user:password@); refused, and not printed\n'
+AWS_EP = AWS.replace('"http://127.0.0.1:9"', '"%s"')
+for name, plugin, conf, what in (
+        ('aws-endpoint', 'aws', AWS_EP % 'http://u:hunter2@127.0.0.1:9/x?sig=abc', '@CONF@:1: endpoint '),
+        ('gce-compute-endpoint', 'gce', GCE % 'compute_endpoint = "http://u:hunter2@127.0.0.1:9/x/";',
+         '@CONF@:1: compute_endpoint '),
+        ('tpu-endpoint', 'tpu', 'resolvers = ( { plugin = "tpu"; tpu = "t"; tpu_endpoint = '
+         '"http://u:hunter2@127.0.0.1:9/?q=1"; } );\naccelerators = ( );\n', '@CONF@:1: tpu_endpoint '),
+        ('gcp-metadata-host', 'tpu', 'resolvers = ( { plugin = "tpu"; tpu = "t"; metadata_host = '
+         '"u:hunter2@127.0.0.1:9"; } );\naccelerators = ( );\n', "option 'metadata_host' ")):
+    msg = "resolver '%s' (@RES@/%s.so): create failed: %s" % (plugin, plugin, what) + USERINFO
+    add('urls', name + '-userinfo', 2, E + msg, conf=conf, args=['check-config'],
+        lacks=['hunter2'])
+    add('urls', name + '-userinfo-explain', 2, E + msg, conf=conf, args=['explain', '--json'],
+        out_has=[msg[:-1].replace("'", "\\'").replace("\\'", "'")], lacks=['hunter2'])
+AWS_NOEP = AWS.replace('endpoint = "http://127.0.0.1:9"; ', '')
+KEYS = {'AWS_ACCESS_KEY_ID': 'AKIAHOSTILE0EXAMPLE', 'AWS_SECRET_ACCESS_KEY': 'hostile/secret/key'}
+add('urls', 'aws-endpoint-url-env-userinfo', 1,
+    E + "resolver 'aws': AWS_ENDPOINT_URL " + USERINFO, conf=AWS_NOEP,
+    env=dict(KEYS, AWS_ENDPOINT_URL='http://u:hunter2@127.0.0.1:9/?sig=abc'))
+# AWS_CONTAINER_CREDENTIALS_FULL_URI is environment: exit 1 (item 7).
+add('urls', 'aws-full-uri-userinfo', 1,
+    E + "resolver 'aws': AWS_CONTAINER_CREDENTIALS_FULL_URI " + USERINFO, conf=AWS,
+    env={'AWS_CONTAINER_CREDENTIALS_FULL_URI': 'http://u:hunter2@127.0.0.1:9/creds'})
+add('urls', 'aws-full-uri-not-loopback', 1,
+    E + "resolver 'aws': AWS_CONTAINER_CREDENTIALS_FULL_URI http://10.0.0.1:9/creds: http only "
+    "to a loopback address, 169.254.170.2, 169.254.170.23 or fd00:ec2::23\n", conf=AWS,
+    env={'AWS_CONTAINER_CREDENTIALS_FULL_URI': 'http://10.0.0.1:9/creds?sig=hunter2'})
+# The host refuses user info in any URL a plugin asks for, without the query.
+add('urls', 'gce-metadata-env-userinfo', 1,
+    E + "resolver 'gce': http://127.0.0.1:9/computeMetadata/v1/instance/service-accounts/default/"
+    "token: a user name or password in the URL is refused\n", conf=GCE % '',
+    env={'GCE_METADATA_HOST': 'u:hunter2@127.0.0.1:9'})
+
 # The reviewed outputs of the cases written with TBD.
 from expected import EXPECT  # noqa: E402
 for _c in CASES:

@@ -16,6 +16,7 @@ A case is a dict:
     rc      exit status
     err     stderr, exactly (placeholders below); a list: the lines
     out     stdout (default ""); out_has: pieces stdout must hold instead
+    lacks   pieces neither stdout nor stderr may hold (a secret)
     err_re  stderr as a regular expression instead of err (placeholders are
             replaced by their escaped text)
     fifos   paths (placeholders allowed) made FIFOs before the run: a file
@@ -144,6 +145,9 @@ def run_case(case, root):
                 problems.append('stdout lacks %r' % piece)
     elif out != want_out:
         problems.append('stdout %r, want %r' % (out[:2000], want_out[:2000]))
+    for piece in case.get('lacks', []):
+        if piece in out or piece in err:
+            problems.append('the output holds %r' % piece)
     if want_err is None:
         if not re.fullmatch(err_re, err, re.S):
             problems.append('stderr %r does not match %r' % (err, err_re))

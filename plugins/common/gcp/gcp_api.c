@@ -124,7 +124,7 @@ cr_status gcp_http_error(struct gcp *g, const char *method, const char *url,
 	size_t len = 0;
 	const char *body = g->host->http_body(resp, &len);
 	const char *msg = NULL, *oauth = NULL;
-	char *shown = gcp_url_for_message(url);
+	char *shown = gcp_url_for_message(url), *said;
 	char tries[48] = "";
 	cr_json *root = NULL;
 	cr_status rc;
@@ -138,12 +138,16 @@ cr_status gcp_http_error(struct gcp *g, const char *method, const char *url,
 	}
 	if (attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
+	/* The Bearer token we sent is cut out: a server may echo it. */
+	said = msg != NULL ? redact_secrets(msg, (const char *const[]){ g->token, NULL }) : NULL;
+	msg = said;
 	rc = g->host->error_set(err, http_status_code(code), "%s %s: HTTP %ld: %s%s%.*s%s%s%s%s",
 				method, shown, code, oauth ? oauth : "", oauth && msg ? ": " : "",
 				GCP_MESSAGE_MAX, msg ? msg : (oauth ? "" : "(no error message)"),
 				msg && strlen(msg) > GCP_MESSAGE_MAX ? "..." : "", tries,
 				what ? " " : "", what ? what : "");
 	g->host->json_free(root);
+	gcp_wipe_free(said);
 	g_free(shown);
 	return rc;
 }

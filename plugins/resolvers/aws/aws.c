@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "aws.h"
+#include "httpanswer.h"
 
 static const cr_option aws_options[] = {
 	CR_OPTION("jobs", CR_OPT_GROUP, NULL, 0,
@@ -209,10 +210,17 @@ static cr_status aws_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 		rc = aws_cfg_error(cr_host->cfg_get(config, "jobs"), err,
 				   "'jobs' needs 'port', the port of every task");
 	if (rc == CR_OK && st->endpoint && !g_str_has_prefix(st->endpoint, "https://") &&
-	    !g_str_has_prefix(st->endpoint, "http://"))
+	    !g_str_has_prefix(st->endpoint, "http://")) {
+		char *shown = url_shown(st->endpoint); /* no user info, no query */
+
 		rc = aws_cfg_error(cr_host->cfg_get(config, "endpoint"), err,
-				   "endpoint \"%s\" is not an http:// or https:// URL",
-				   st->endpoint);
+				   "endpoint \"%s\" is not an http:// or https:// URL", shown);
+		g_free(shown);
+	}
+	if (rc == CR_OK && url_has_userinfo(st->endpoint))
+		rc = aws_cfg_error(cr_host->cfg_get(config, "endpoint"), err,
+				   "endpoint holds a user name or password (user@ or "
+				   "user:password@); refused, and not printed");
 	if (rc != CR_OK) {
 		aws_free(st);
 		return rc;
@@ -465,6 +473,18 @@ static cr_status aws_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 		goto out;
 	env.region = region;
 	endpoint = aws_find_endpoint(st, ctx, region);
+	if (url_has_userinfo(endpoint)) {
+		/* Only the environment's can be here: the option's is refused in create. */
+		rc = cr_host->error_set(
+			err, CR_ERR_AUTH,
+			"%s holds a user name or password (user@ or "
+			"user:password@); refused, and not printed",
+			cr_host->getenv(ctx, "AWS_ENDPOINT_URL_EC2") &&
+					*cr_host->getenv(ctx, "AWS_ENDPOINT_URL_EC2")
+				? "AWS_ENDPOINT_URL_EC2"
+				: "AWS_ENDPOINT_URL");
+		goto out;
+	}
 	rc = aws_creds_resolve(&env, &creds, err);
 	if (rc != CR_OK)
 		goto out;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gce.h"
+#include "httpanswer.h"
 
 static const cr_option gce_options[] = {
 	CR_OPTION("instance_group", CR_OPT_STRING, NULL, 0,
@@ -139,6 +140,11 @@ static cr_status gce_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 			      g_str_has_prefix(st->endpoint, "http://"))))
 		rc = gce_opt_error(config, "compute_endpoint",
 				   "compute_endpoint must be an http(s) URL ending in '/'", err);
+	if (rc == CR_OK && url_has_userinfo(st->endpoint))
+		rc = gce_opt_error(config, "compute_endpoint",
+				   "compute_endpoint holds a user name or password (user@ or "
+				   "user:password@); refused, and not printed",
+				   err);
 	if (rc != CR_OK) {
 		g_free(st);
 		return rc;

@@ -97,7 +97,7 @@ static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response 
 	const char *reason = NULL, *msg = NULL;
 	cr_json *root = NULL;
 	json_object *pb = NULL, *v;
-	char tries[48] = "";
+	char tries[48] = "", *said;
 	cr_status rc;
 
 	if (body && len && k8s_is_protobuf(resp)) {
@@ -113,6 +113,10 @@ static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response 
 	}
 	if (attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
+	/* The Bearer token we sent is cut out: a server may echo it. */
+	said = msg != NULL ? redact_secrets(msg, (const char *const[]){ r->conn->token, NULL })
+			   : NULL;
+	msg = said;
 	/* long Status messages (410 Expired) would not fit the error record */
 	rc = cr_host->error_set(err, http_status_code(code), "%s: HTTP %ld%s%s: %.*s%s%s",
 				r->endpoint, code, reason ? " " : "", reason ? reason : "",
@@ -120,6 +124,7 @@ static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response 
 				msg && strlen(msg) > K8S_STATUS_MAX ? "..." : "", tries);
 	cr_host->json_free(root);
 	json_object_put(pb);
+	g_free(said);
 	return rc;
 }
 

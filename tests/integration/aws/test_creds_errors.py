@@ -269,8 +269,9 @@ def chain_cases(res, fx):
          {'AWS_CONTAINER_CREDENTIALS_FULL_URI': '@CONTAINER@',
           'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE': '@DIR@/tok'}, '', {'tok': h.ECS_AUTH + '\n'},
          1, 'the container authorization token in %s/tok has a line break' % fx.dir),
+        # The environment is environment: exit 1, as the man page says (issue 27 item 7).
         ('container: http to another host',
-         {'AWS_CONTAINER_CREDENTIALS_FULL_URI': 'http://10.1.2.3/creds'}, '', {}, 2,
+         {'AWS_CONTAINER_CREDENTIALS_FULL_URI': 'http://10.1.2.3/creds'}, '', {}, 1,
          'AWS_CONTAINER_CREDENTIALS_FULL_URI http://10.1.2.3/creds: http only to a loopback '
          'address, 169.254.170.2, 169.254.170.23 or fd00:ec2::23'),
     ]
