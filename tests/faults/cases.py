@@ -195,4 +195,21 @@ CASES = [
                   env={'AWS_SESSION_TOKEN': 'FwoGZXIvYXdzEXAMPLEsessiontoken0123456789'},
                   faults=[{'status': 403, 'code': 'UnauthorizedOperation', 'message': 'denied',
                            'echo_token': True, 'count': -1}])),
+    # A 200 whose body is JSON of the wrong type (issue 27 item 4): an error
+    # naming the URL, never an empty group. aws: XML that is not the answer.
+    dict(name='body-wrong-type-array', faults=[{'body': '[1, 2]', 'count': -1}],
+         k8s=dict(msg=K + 'invalid JSON at line 1, column 1 (offset 0): the answer is not a JSON object'),
+         gce=dict(msg=G[:-2] + ': the answer is an array, not a JSON object'),
+         tpu=dict(msg=T + 'the answer is an array, not a JSON object'),
+         aws=dict(msg=A + 'malformed DescribeInstances answer: line 1: Document is empty', faults=[{'body': '[1, 2]', 'count': -1}])),
+    dict(name='body-wrong-type-null', faults=[{'body': 'null', 'count': -1}],
+         k8s=dict(msg=K + 'invalid JSON at line 1, column 1 (offset 0): the answer is not a JSON object'),
+         gce=dict(msg=G[:-2] + ': the answer is null, not a JSON object'),
+         tpu=dict(msg=T + 'the answer is null, not a JSON object'),
+         aws=dict(msg=A + 'malformed DescribeInstances answer: line 1: <Other> is not a DescribeInstancesResponse', faults=[{'body': '<Other xmlns="x"/>', 'count': -1}])),
+    dict(name='body-wrong-type-string', faults=[{'body': '"hello"', 'count': -1}],
+         k8s=dict(msg=K + 'invalid JSON at line 1, column 1 (offset 0): the answer is not a JSON object'),
+         gce=dict(msg=G[:-2] + ': the answer is a string, not a JSON object'),
+         tpu=dict(msg=T + 'the answer is a string, not a JSON object'),
+         aws=dict(msg=A + 'malformed DescribeInstances answer: line 1: Document is empty', faults=[{'body': '"hello"', 'count': -1}])),
 ]

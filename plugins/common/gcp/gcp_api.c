@@ -116,6 +116,25 @@ cr_status gcp_http_send(struct gcp *g, const char *method, const char *url,
 	return rc;
 }
 
+cr_status gcp_json_object(const cr_host_api *host, const char *text, size_t len, const char *what,
+			  cr_json **root, cr_error *err)
+{
+	static const char *const names[] = { "null",     "a boolean", "a number",
+					     "a string", "an array",  "an object" };
+	cr_status rc = host->json_parse(text, len, what, root, err);
+	cr_json_type type;
+
+	if (rc != CR_OK)
+		return rc;
+	type = host->json_type(*root);
+	if (type == CR_JSON_OBJECT)
+		return CR_OK;
+	host->json_free(*root);
+	*root = NULL;
+	return host->error_set(err, CR_ERR_PARSE, "%s: the answer is %s, not a JSON object", what,
+			       (size_t)type < G_N_ELEMENTS(names) ? names[type] : "not an object");
+}
+
 cr_status gcp_http_error(struct gcp *g, const char *method, const char *url,
 			 const cr_http_response *resp, int attempts, const char *what,
 			 cr_error *err)

@@ -62,7 +62,7 @@ cr_status gce_named_port(const struct gce *st, struct gcp *g, const struct gce_w
 	(void)st;
 	rc = gcp_api_request(g, "GET", url, NULL, &text, &len, err);
 	if (rc == CR_OK)
-		rc = cr_host->json_parse(text, len, url, &root, err);
+		rc = gcp_json_object(cr_host, text, len, url, &root, err);
 	ports = rc == CR_OK ? cr_host->json_get(root, "/namedPorts") : NULL;
 	for (size_t i = 0; rc == CR_OK && i < cr_host->json_length(ports); i++) {
 		const cr_json *p = cr_host->json_index(ports, i);
@@ -97,7 +97,7 @@ static cr_status gce_members_page(const char *what, const char *text, size_t len
 	const char *tok;
 	cr_status rc;
 
-	rc = cr_host->json_parse(text, len, what, &root, err);
+	rc = gcp_json_object(cr_host, text, len, what, &root, err);
 	if (rc != CR_OK)
 		return rc;
 	items = cr_host->json_get(root, "/items");
@@ -211,7 +211,7 @@ static cr_status gce_addr_page(const struct gce *st, const char *what, const cha
 	const char *tok;
 	cr_status rc;
 
-	rc = cr_host->json_parse(text, len, what, &root, err);
+	rc = gcp_json_object(cr_host, text, len, what, &root, err);
 	if (rc != CR_OK)
 		return rc;
 	items = cr_host->json_get(root, "/items");
