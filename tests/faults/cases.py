@@ -16,7 +16,7 @@ backend what `cluster-resolver resolve` must do. A backend entry is a dict:
             (the token comes from the metadata server, no access_token_file)
     env     variables added to the backend's environment
 A case may also set request_timeout (seconds, for every backend) in place of
-the matrix's 1.5 s. A backend entry may instead be a string: the fault does
+the matrix's 1.5 s, and list_timeout (gce and aws; default: the plugin's). A backend entry may instead be a string: the fault does
 not apply to this backend, and why.
 Stdout must be empty in every case. Every backend runs with short timeouts
 from its own options (fault_matrix.py: connect 1 s, request 1.5 s, one
@@ -212,4 +212,15 @@ CASES = [
          gce=dict(msg=G[:-2] + ': the answer is a string, not a JSON object'),
          tpu=dict(msg=T + 'the answer is a string, not a JSON object'),
          aws=dict(msg=A + 'malformed DescribeInstances answer: line 1: Document is empty', faults=[{'body': '"hello"', 'count': -1}])),
+    # Every page brings items and a fresh token (issue 27 item 3): the list
+    # ends at list_timeout or its page cap, 10 pages per second of it; the
+    # cases set list_timeout = 2 (the least is 1): 20 pages at most.
+    dict(name='endless-with-items', list_timeout=2,
+         k8s='k8s has list_timeout and max_pages (issue 11)',
+         gce=dict(msg=G[:-2] + ': the list did not end within list_timeout (2.0 s) or 20 pages '
+                  '(10 per second of list_timeout)', faults=[{'endless': 'items', 'count': -1}]),
+         tpu='a node is one GET: no pages',
+         aws=dict(msg=A + "job 'worker': the listing did not end within list_timeout (2.0 s) or "
+                  '20 pages (10 per second of list_timeout); stopping',
+                  faults=[{'endless_items': True, 'count': -1}])),
 ]

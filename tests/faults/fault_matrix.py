@@ -234,14 +234,15 @@ class Gce(Backend):
         """access_token_file, or none: the metadata server's token."""
         return '' if token == 'metadata' else 'access_token_file = "%s"; ' % self.gcp.token
 
-    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT):
+    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT, list_timeout=None):
         g = self.gcp
-        return ('resolvers = ( { plugin = "gce"; policy = "required"; '
+        return ('resolvers = ( { plugin = "gce"; policy = "required"; %s'
                 'instance_group = "trainers"; port = 2222; %s'
                 'root = "%s"; metadata_host = "127.0.0.1:%d"; ca_file = "%s"; '
                 'compute_endpoint = "%s"; page_size = 5; retries = 1; max_retry_wait = 3; '
                 'request_timeout = %s; } );\naccelerators = ( );\n'
-                % (self.creds(token), g.root, g.meta, ca, self.url(port), timeout))
+                % (lt(list_timeout), self.creds(token), g.root, g.meta, ca, self.url(port),
+                   timeout))
 
 
 class Tpu(Gce):
@@ -290,12 +291,17 @@ class Aws(Backend):
             'AWS_CONFIG_FILE': os.path.join(self.dir, 'no-config'),
             'AWS_SHARED_CREDENTIALS_FILE': os.path.join(self.dir, 'no-credentials')})
 
-    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT):
-        return ('resolvers = ( { plugin = "aws"; policy = "required"; port = 2222; '
+    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT, list_timeout=None):
+        return ('resolvers = ( { plugin = "aws"; policy = "required"; port = 2222; %s'
                 'region = "us-east-1"; endpoint = "%s"; ca_file = "%s"; page_size = 5; '
                 'jobs = { worker = ( { name = "tag:role"; values = [ "worker" ]; } ); }; '
                 'retries = 1; connect_timeout = 1; request_timeout = %s; } );\n'
-                'accelerators = ( );\n' % (self.url(port), ca, timeout))
+                'accelerators = ( );\n' % (lt(list_timeout), self.url(port), ca, timeout))
+
+
+def lt(list_timeout):
+    """The list_timeout option, when a case sets one."""
+    return 'list_timeout = %s; ' % list_timeout if list_timeout else ''
 
 
 def pattern(msg, port):
@@ -322,6 +328,8 @@ def run_case(be, imp, case, spec, workdir):
     kw = dict(timeout=case.get('request_timeout', REQUEST_TIMEOUT))
     if spec.get('token'):
         kw['token'] = spec['token']
+    if case.get('list_timeout'):
+        kw['list_timeout'] = case['list_timeout']
     write(conf, be.conf(port, ca, **kw))
     vlog = os.path.join(workdir, '%s-%s.valgrind' % (be.name, case['name']))
     cmd = valgrind_prefix(vlog) if EVERY else []

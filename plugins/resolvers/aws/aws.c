@@ -46,6 +46,10 @@ static const cr_option aws_options[] = {
 	CR_OPTION_RANGE("connect_timeout", CR_OPT_FLOAT, "60", 0, "seconds to connect", 0.1, 600),
 	CR_OPTION_RANGE("request_timeout", CR_OPT_FLOAT, "60", 0, "seconds for one request", 0.1,
 			3600),
+	CR_OPTION_RANGE("list_timeout", CR_OPT_FLOAT, "300", 0,
+			"seconds one job's paged listing may take; it may also have at most 10 "
+			"pages per second of it",
+			1, 86400),
 	CR_OPTION_RANGE("retries", CR_OPT_INT, NULL, 0,
 			"retries of a request (default: AWS_MAX_ATTEMPTS - 1, else 2)", 0, 20),
 	CR_OPTIONS_END
@@ -201,6 +205,7 @@ static cr_status aws_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	st->imds_v1 = cr_host->opt_bool(ctx, "imds_v1");
 	st->connect_timeout_ms = (long)(cr_host->opt_float(ctx, "connect_timeout") * 1000.0);
 	st->request_timeout_ms = (long)(cr_host->opt_float(ctx, "request_timeout") * 1000.0);
+	st->list_timeout_ms = (int64_t)(cr_host->opt_float(ctx, "list_timeout") * 1000.0);
 	rc = aws_parse_jobs(config, st, err);
 	if (rc == CR_OK)
 		rc = aws_parse_enums(ctx, config, st, err);

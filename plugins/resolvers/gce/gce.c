@@ -44,6 +44,10 @@ static const cr_option gce_options[] = {
 			0, 86400),
 	CR_OPTION_RANGE("wait_interval", CR_OPT_FLOAT, "2", 0,
 			"seconds between lists while waiting", 0.01, 3600),
+	CR_OPTION_RANGE("list_timeout", CR_OPT_FLOAT, "300", 0,
+			"seconds one paged list may take; it may also have at most 10 pages per "
+			"second of it",
+			1, 86400),
 	CR_OPTION("compute_endpoint", CR_OPT_STRING, GCE_DEFAULT_ENDPOINT, 0,
 		  "Compute Engine API root"),
 	GCP_OPTIONS,
@@ -131,6 +135,7 @@ static cr_status gce_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	st->min_instances = cr_host->opt_int(ctx, "min_instances");
 	st->wait_timeout_ms = (int64_t)(cr_host->opt_float(ctx, "wait_timeout") * 1000.0);
 	st->wait_interval_ms = (int64_t)(cr_host->opt_float(ctx, "wait_interval") * 1000.0);
+	st->list_timeout_ms = (int64_t)(cr_host->opt_float(ctx, "list_timeout") * 1000.0);
 	rc = gce_parse_enums(ctx, config, st, err);
 	if (rc == CR_OK)
 		rc = gce_check(config, st, err);
@@ -434,6 +439,7 @@ static cr_status gce_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	if (g == NULL)
 		return CR_ERR_CONFIG;
 	on_gce = gcp_on_gce(g);
+	w.ctx = ctx;
 	rc = gce_locate(st, g, &w, err);
 	if (rc != CR_OK)
 		goto out;
