@@ -4,7 +4,8 @@
 #          libyaml for k8s, libxml2 for aws, OpenSSL's libcrypto for gcp's RS256)
 #   test:  build + everything the test suite and benchmarks run for real
 #          (Slurm + munge, libslurm-dev for the SPANK plugin, protoc, valgrind,
-#          clang/libFuzzer, abigail, the AWS CLI v2, zsh for the completion test
+#          clang/libFuzzer, abigail, the AWS CLI v2, zsh for the completion test,
+#          stress-ng for scripts/stress-test.sh (the suite on a busy machine)
 #          and Debian's botocore/boto3, google-api-python-client, google-auth, ...)
 # Installs only what is missing; needs root (or sudo) the first time.
 #   package: build + what scripts/package-check.sh runs (dpkg-buildpackage with
@@ -19,7 +20,7 @@ test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler pytho
   util-linux openssl curl python3 munge slurmctld slurmd slurm-client libslurm-dev clustershell
   python3-kubernetes abigail-tools man-db hyperfine time clang-format
   awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth
-  zsh"
+  zsh stress-ng"
 
 package_tools="dpkg-dev debhelper fakeroot lintian rpm git iproute2 util-linux libslurm-dev"
 case $what in

@@ -16,14 +16,27 @@ backend what `cluster-resolver resolve` must do. A backend entry is a dict:
             (the token comes from the metadata server, no access_token_file)
     env     variables added to the backend's environment
 A case may also set request_timeout (seconds, for every backend) in place of
-the matrix's 1.5 s, and list_timeout (gce and aws; default: the plugin's). A backend entry may instead be a string: the fault does
-not apply to this backend, and why.
+the matrix's 1.5 s, and list_timeout (gce and aws; default: the plugin's).
+A backend entry may instead be a string: the fault does not apply to this
+backend, and why.
 Stdout must be empty in every case. Every backend runs with short timeouts
 from its own options (fault_matrix.py: connect 1 s, request 1.5 s, one
-retry, Retry-After honoured up to 3 s; k8s list_timeout 3 s).
+retry, Retry-After honoured up to 3 s; k8s list_timeout 3 s), each times
+SCALE (harness.time_scale: valgrind, ASan, $CR_TIME_SCALE).
 """
 import email.utils
+import os
 import time
+
+from harness import time_scale
+
+# The timeouts every backend gets (fault_matrix.py), scaled with the tool
+# the CLI runs under (valgrind, ASan) and $CR_TIME_SCALE: the messages that
+# name them say the scaled values.
+SCALE = time_scale(valgrind=os.environ.get('CR_FAULTS_VALGRIND', '0') != '0')
+CONNECT_TIMEOUT = 1.0 * SCALE
+REQUEST_TIMEOUT = 1.5 * SCALE
+LIST_TIMEOUT = 3.0 * SCALE   # k8s
 
 K = ("cluster-resolver: resolver 'k8s': GET @URL@/api/v1/namespaces/train/pods"
      "?labelSelector=job-name=worker: ")
@@ -54,7 +67,13 @@ def http_date(ahead, **more):
 
 
 def timed_out(prefix):
-    return prefix + 'timed out (connect_timeout 1.0 s, request_timeout 1.5 s)'
+    return prefix + 'timed out (connect_timeout %.1f s, request_timeout %.1f s)' % (
+        CONNECT_TIMEOUT, REQUEST_TIMEOUT)
+
+
+NO_ANSWER = 'no answer within request_timeout %.1f s' % REQUEST_TIMEOUT
+# A body that stalls past every request_timeout, however scaled.
+SLOW_BODY = 4 * REQUEST_TIMEOUT
 
 
 CASES = [
@@ -95,7 +114,7 @@ CASES = [
          aws=dict(msg=A + "job 'worker': page 2 repeats the NextToken it was asked with; "
                   'stopping', faults=[{'repeat_token': True, 'count': -1}])),
     dict(name='endless-fresh-token', faults=[{'endless': 'fresh', 'count': -1}],
-         k8s=dict(msg=K + 'the list did not end within list_timeout (3.0 s)'),
+         k8s=dict(msg=K + 'the list did not end within list_timeout (%.1f s)' % LIST_TIMEOUT),
          gce=dict(msg=G + '100 pages in a row without items, each with a nextPageToken: the '
                   'list does not end'),
          tpu='a node is one GET: no pages',
@@ -107,15 +126,15 @@ CASES = [
                   '(after 2 attempts)'),
          tpu=dict(msg=T + 'transfer closed with @N@ bytes remaining to read (after 2 attempts)'),
          aws=dict(msg=A + 'transfer closed with @N@ bytes remaining to read')),
-    dict(name='slow-body', faults=[{'slow_body': 6, 'count': -1}],
+    dict(name='slow-body', faults=[{'slow_body': SLOW_BODY, 'count': -1}],
          k8s=dict(msg=timed_out(K)),
-         gce=dict(msg=G + 'no answer within request_timeout 1.5 s'),
-         tpu=dict(msg=T + 'no answer within request_timeout 1.5 s'),
+         gce=dict(msg=G + NO_ANSWER),
+         tpu=dict(msg=T + NO_ANSWER),
          aws=dict(msg=timed_out(A))),
     dict(name='silent-server', target='silent',
          k8s=dict(msg=timed_out(K)),
-         gce=dict(msg=G + 'no answer within request_timeout 1.5 s'),
-         tpu=dict(msg=T + 'no answer within request_timeout 1.5 s'),
+         gce=dict(msg=G + NO_ANSWER),
+         tpu=dict(msg=T + NO_ANSWER),
          aws=dict(msg=timed_out(A))),
     dict(name='wrong-ca', target='foreign_ca',
          k8s=dict(msg=K_SENT + 'SSL certificate problem: unable to get local issuer certificate'),

@@ -36,18 +36,18 @@ sys.path.insert(0, HERE)
 from harness import (ensure_hermetic, need, write, clean_env, Results,  # noqa: E402
                      valgrind_prefix, valgrind_problems)
 import testca  # noqa: E402
+from cases import SCALE, CONNECT_TIMEOUT, REQUEST_TIMEOUT, LIST_TIMEOUT  # noqa: E402
 
 K8S_TOKEN = 'fixture-token-0123456789'
 GCP_TOKEN = 'ya29.fault-matrix-static-token'
 AKID = 'AKIAFIXTURE0EXAMPLE1'
 SECRET = 'fixtureSecretKey/0123456789+abcdefghijKLMN'
-# Every backend's request_timeout (s) unless a case sets its own (cases.py).
-REQUEST_TIMEOUT = 1.5
 # CR_FAULTS_VALGRIND=N: the valgrind pass (normal build): every Nth case of
 # the matrix, the CLI under memcheck (an error or a definite leak exits 99).
 EVERY = int(os.environ.get('CR_FAULTS_VALGRIND', '0'))
-# Sanitizer and valgrind builds run slower: the hang bounds stretch.
-SLOW = 3.0 if os.environ.get('CR_SANITIZE_BUILD') == '1' or EVERY else 1.0
+# Sanitizer and valgrind builds run slower: the hang bounds stretch, as do
+# the timeouts the backends get (cases.py, harness.time_scale).
+SLOW = SCALE
 
 
 def wait_files(proc, paths, what):
@@ -170,8 +170,9 @@ class K8s(Backend):
               % (port, ca, token), 0o600)
         return ('resolvers = ( { plugin = "k8s"; policy = "required"; kubeconfig = "%s"; '
                 'jobs = { worker = [ "job-name=worker" ]; }; page_size = 2; '
-                'connect_timeout = 1; request_timeout = %s; retries = 1; '
-                'max_retry_wait = 3; list_timeout = 3; } );\naccelerators = ( );\n' % (kc, timeout))
+                'connect_timeout = %s; request_timeout = %s; retries = 1; '
+                'max_retry_wait = 3; list_timeout = %s; } );\naccelerators = ( );\n'
+                % (kc, CONNECT_TIMEOUT, timeout, LIST_TIMEOUT))
 
 
 class Gcp(Backend):
@@ -295,8 +296,9 @@ class Aws(Backend):
         return ('resolvers = ( { plugin = "aws"; policy = "required"; port = 2222; %s'
                 'region = "us-east-1"; endpoint = "%s"; ca_file = "%s"; page_size = 5; '
                 'jobs = { worker = ( { name = "tag:role"; values = [ "worker" ]; } ); }; '
-                'retries = 1; connect_timeout = 1; request_timeout = %s; } );\n'
-                'accelerators = ( );\n' % (lt(list_timeout), self.url(port), ca, timeout))
+                'retries = 1; connect_timeout = %s; request_timeout = %s; } );\n'
+                'accelerators = ( );\n' % (lt(list_timeout), self.url(port), ca, CONNECT_TIMEOUT,
+                                            timeout))
 
 
 def lt(list_timeout):
@@ -325,7 +327,8 @@ def run_case(be, imp, case, spec, workdir):
         faults = faults()
     be.set_faults(faults, **spec.get('control', {}))
     conf = os.path.join(workdir, '%s-%s.conf' % (be.name, case['name']))
-    kw = dict(timeout=case.get('request_timeout', REQUEST_TIMEOUT))
+    kw = dict(timeout=case['request_timeout'] * SCALE if 'request_timeout' in case
+              else REQUEST_TIMEOUT)
     if spec.get('token'):
         kw['token'] = spec['token']
     if case.get('list_timeout'):

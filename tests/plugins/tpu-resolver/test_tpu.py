@@ -22,7 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
-from harness import ensure_hermetic, VALGRIND as MEMCHECK  # noqa: E402,F401
+from harness import ensure_hermetic, time_scale, VALGRIND as MEMCHECK  # noqa: E402,F401
 GCP = os.path.join(SRC, 'tests/fixtures/gcp')
 sys.path.insert(0, GCP)
 import gcp_tpu  # noqa: E402
@@ -275,7 +275,7 @@ def test_silent_metadata(fx):
                        'resolve', on_gce=True)
     took = time.monotonic() - t0
     check('silent metadata server: declined after metadata_timeout',
-          (rc, out, err, took < (8 if VALGRIND else 3)),
+          (rc, out, err, took < 3 * time_scale(valgrind=VALGRIND)),
           (1, '', 'cluster-resolver: no resolver applies here (declined: tpu)\n', True))
 
 
