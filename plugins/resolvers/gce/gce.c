@@ -160,7 +160,32 @@ static cr_status gce_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 
 static void gce_destroy(void *state)
 {
-	g_free(state);
+	struct gce *st = state;
+
+	if (st != NULL)
+		g_free(st->master);
+	g_free(st);
+}
+
+/* TensorFlow's master(): `rpc_layer or self._rpc_layer`, so an rpc layer
+ * of "" is this resolver's own (issue 27 section 2); the core asks this
+ * with no task and learns the rule for a task's master from it. */
+static cr_status gce_master(void *state, cr_plugin_ctx *ctx, const char *task_type, int64_t task_id,
+			    const char *rpc_layer, cr_text *out, cr_error *err)
+{
+	struct gce *st = state;
+	const char *layer = rpc_layer != NULL && *rpc_layer ? rpc_layer : st->rpc_layer;
+	char *url;
+	cr_status rc;
+
+	(void)ctx;
+	if (task_type != NULL || task_id >= 0 || st->master == NULL)
+		return CR_DECLINED;
+	url = layer != NULL && *layer ? g_strdup_printf("%s://%s", layer, st->master)
+				      : g_strdup(st->master);
+	rc = cr_host->text_set(out, url, err);
+	g_free(url);
+	return rc;
 }
 
 /* Without an instance group nothing to do; off GCE only when project and
@@ -389,7 +414,7 @@ static cr_status gce_collect(const struct gce *st, struct gcp *g, cr_plugin_ctx 
 
 static cr_status gce_build(const struct gce *st, struct gcp *g, cr_plugin_ctx *ctx, bool on_gce,
 			   const struct gce_where *w, GPtrArray *members, cr_result_builder *b,
-			   cr_error *err)
+			   char **master, cr_error *err)
 {
 	char *self_name = NULL;
 	int64_t self = -1;
@@ -420,6 +445,11 @@ static cr_status gce_build(const struct gce *st, struct gcp *g, cr_plugin_ctx *c
 			b, "self", ((struct gce_member *)g_ptr_array_index(members, self))->name,
 			NULL);
 	g_free(self_name);
+	if (rc == CR_OK && (st->task_id_set ? st->task_id : self) >= 0 &&
+	    (st->task_id_set ? st->task_id : self) < (int64_t)members->len)
+		*master = g_strdup(((struct gce_member *)g_ptr_array_index(
+					    members, (guint)(st->task_id_set ? st->task_id : self)))
+					   ->hostport);
 	if (rc == CR_OK && st->rpc_layer && *st->rpc_layer)
 		rc = cr_host->result_set_rpc_layer(b, st->rpc_layer, err);
 	return rc;
@@ -463,7 +493,8 @@ static cr_status gce_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 					      m->address, (long long)port);
 	}
 	gce_sort(st, members);
-	rc = gce_build(st, g, ctx, on_gce, &w, members, b, err);
+	g_clear_pointer(&st->master, g_free);
+	rc = gce_build(st, g, ctx, on_gce, &w, members, b, &st->master, err);
 out:
 	gce_fact_int(b, "api_requests", requests);
 	gce_members_free(members);
@@ -478,7 +509,7 @@ static const cr_resolver_ops gce_ops = {
 	.destroy = gce_destroy,
 	.probe = gce_probe,
 	.resolve = gce_resolve,
-	.master = NULL,
+	.master = gce_master,
 };
 
 static const cr_plugin_desc gce_desc = {

@@ -46,6 +46,7 @@ struct gce {
 	int64_t page_size, min_instances;
 	int64_t wait_timeout_ms, wait_interval_ms;
 	int64_t list_timeout_ms; /* one list's pages; also GCE_PAGES_PER_S of it at most */
+	char *master;            /* the last resolve's task address (master()), or NULL */
 };
 
 /** Where the group is, as resolve() settled it. Strings owned. */
