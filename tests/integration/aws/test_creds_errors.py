@@ -265,6 +265,12 @@ def chain_cases(res, fx):
           'AWS_CONTAINER_AUTHORIZATION_TOKEN': 'wrong'}, '', {}, 1,
          'GET %s: HTTP 401: {"Code": "InvalidToken", "Message": "The authorization token is '
          'invalid"}' % fx.container_uri),
+        # A server reflecting the token it was sent: cut out (issue 27 item 6).
+        ('container: a server echoing the token',
+         {'AWS_CONTAINER_CREDENTIALS_FULL_URI': '@CONTAINER@',
+          'AWS_CONTAINER_AUTHORIZATION_TOKEN': 'echo-ecs-token-0123456789'}, '', {}, 1,
+         'GET %s: HTTP 401: {"Code": "InvalidToken", "Message": "The authorization token is '
+         'invalid: [redacted]"}' % fx.container_uri),
         ('container: token file with a line break',
          {'AWS_CONTAINER_CREDENTIALS_FULL_URI': '@CONTAINER@',
           'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE': '@DIR@/tok'}, '', {'tok': h.ECS_AUTH + '\n'},
