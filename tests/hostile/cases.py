@@ -340,11 +340,11 @@ add('files', 'serve-secret-symlink-to-fifo', 2,
 USERINFO = 'holds a user name or password (user@ or user:password@); refused, and not printed\n'
 AWS_EP = AWS.replace('"http://127.0.0.1:9"', '"%s"')
 for name, plugin, conf, what in (
-        ('aws-endpoint', 'aws', AWS_EP % 'http://u:hunter2@127.0.0.1:9/x?sig=abc', '@CONF@:1: endpoint '),
+        ('aws-endpoint', 'aws', AWS_EP % 'http://u:hunter2@127.0.0.1:9/x', '@CONF@:1: endpoint '),
         ('gce-compute-endpoint', 'gce', GCE % 'compute_endpoint = "http://u:hunter2@127.0.0.1:9/x/";',
          '@CONF@:1: compute_endpoint '),
         ('tpu-endpoint', 'tpu', 'resolvers = ( { plugin = "tpu"; tpu = "t"; tpu_endpoint = '
-         '"http://u:hunter2@127.0.0.1:9/?q=1"; } );\naccelerators = ( );\n', '@CONF@:1: tpu_endpoint '),
+         '"http://u:hunter2@127.0.0.1:9/"; } );\naccelerators = ( );\n', '@CONF@:1: tpu_endpoint '),
         ('gcp-metadata-host', 'tpu', 'resolvers = ( { plugin = "tpu"; tpu = "t"; metadata_host = '
          '"u:hunter2@127.0.0.1:9"; } );\naccelerators = ( );\n', "option 'metadata_host' ")):
     msg = "resolver '%s' (@RES@/%s.so): create failed: %s" % (plugin, plugin, what) + USERINFO
@@ -352,11 +352,28 @@ for name, plugin, conf, what in (
         lacks=['hunter2'])
     add('urls', name + '-userinfo-explain', 2, E + msg, conf=conf, args=['explain', '--json'],
         out_has=[msg[:-1].replace("'", "\\'").replace("\\'", "'")], lacks=['hunter2'])
+# A query string (where a signed URL keeps its credentials) is no part of an
+# API root: refused, not printed.
+QUERY = ('has a query string or fragment (?, #), which an API root cannot; refused, and not '
+         'printed\n')
+for name, plugin, conf, what in (
+        ('aws-endpoint', 'aws', AWS_EP % 'http://127.0.0.1:9/?X-Amz-Security-Token=hunter2',
+         '@CONF@:1: endpoint '),
+        ('gce-compute-endpoint', 'gce', GCE % 'compute_endpoint = "http://127.0.0.1:9/x/?k=hunter2/";',
+         '@CONF@:1: compute_endpoint '),
+        ('tpu-endpoint', 'tpu', 'resolvers = ( { plugin = "tpu"; tpu = "t"; tpu_endpoint = '
+         '"http://127.0.0.1:9/#hunter2"; } );\naccelerators = ( );\n', '@CONF@:1: tpu_endpoint ')):
+    add('urls', name + '-query', 2,
+        E + "resolver '%s' (@RES@/%s.so): create failed: %s" % (plugin, plugin, what) + QUERY,
+        conf=conf, args=['check-config'], lacks=['hunter2'])
 AWS_NOEP = AWS.replace('endpoint = "http://127.0.0.1:9"; ', '')
 KEYS = {'AWS_ACCESS_KEY_ID': 'AKIAHOSTILE0EXAMPLE', 'AWS_SECRET_ACCESS_KEY': 'hostile/secret/key'}
 add('urls', 'aws-endpoint-url-env-userinfo', 1,
     E + "resolver 'aws': AWS_ENDPOINT_URL " + USERINFO, conf=AWS_NOEP,
-    env=dict(KEYS, AWS_ENDPOINT_URL='http://u:hunter2@127.0.0.1:9/?sig=abc'))
+    env=dict(KEYS, AWS_ENDPOINT_URL='http://u:hunter2@127.0.0.1:9/?sig=abc'), lacks=['hunter2'])
+add('urls', 'aws-endpoint-url-ec2-env-query', 1,
+    E + "resolver 'aws': AWS_ENDPOINT_URL_EC2 " + QUERY, conf=AWS_NOEP,
+    env=dict(KEYS, AWS_ENDPOINT_URL_EC2='http://127.0.0.1:9/?sig=hunter2'), lacks=['hunter2'])
 # AWS_CONTAINER_CREDENTIALS_FULL_URI is environment: exit 1 (item 7).
 add('urls', 'aws-full-uri-userinfo', 1,
     E + "resolver 'aws': AWS_CONTAINER_CREDENTIALS_FULL_URI " + USERINFO, conf=AWS,

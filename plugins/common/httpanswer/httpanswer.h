@@ -37,6 +37,9 @@ cr_status http_status_code(long http);
  * replaced by "[redacted]" (g_free): a server's text that may echo what it
  * was sent. */
 bool url_has_userinfo(const char *url);
+/* Whether @url has a query string or a fragment: an API root has neither,
+ * and a signed URL's credentials are there (refuse it, without quoting). */
+bool url_has_query(const char *url);
 char *url_shown(const char *url);
 char *redact_secrets(const char *text, const char *const *secrets);
 

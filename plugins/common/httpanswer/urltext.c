@@ -35,6 +35,11 @@ bool url_has_userinfo(const char *url)
 	return memchr(auth, '@', len) != NULL;
 }
 
+bool url_has_query(const char *url)
+{
+	return url != NULL && strpbrk(url, "?#") != NULL;
+}
+
 char *url_shown(const char *url)
 {
 	size_t len;

@@ -222,6 +222,10 @@ static cr_status aws_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 				   "endpoint \"%s\" is not an http:// or https:// URL", shown);
 		g_free(shown);
 	}
+	if (rc == CR_OK && url_has_query(st->endpoint))
+		rc = aws_cfg_error(cr_host->cfg_get(config, "endpoint"), err,
+				   "endpoint has a query string or fragment (?, #), which an API "
+				   "root cannot; refused, and not printed");
 	if (rc == CR_OK && url_has_userinfo(st->endpoint))
 		rc = aws_cfg_error(cr_host->cfg_get(config, "endpoint"), err,
 				   "endpoint holds a user name or password (user@ or "
@@ -478,16 +482,17 @@ static cr_status aws_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 		goto out;
 	env.region = region;
 	endpoint = aws_find_endpoint(st, ctx, region);
-	if (url_has_userinfo(endpoint)) {
+	if (url_has_userinfo(endpoint) || url_has_query(endpoint)) {
 		/* Only the environment's can be here: the option's is refused in create. */
+		const char *ec2 = cr_host->getenv(ctx, "AWS_ENDPOINT_URL_EC2");
+
 		rc = cr_host->error_set(
-			err, CR_ERR_AUTH,
-			"%s holds a user name or password (user@ or "
-			"user:password@); refused, and not printed",
-			cr_host->getenv(ctx, "AWS_ENDPOINT_URL_EC2") &&
-					*cr_host->getenv(ctx, "AWS_ENDPOINT_URL_EC2")
-				? "AWS_ENDPOINT_URL_EC2"
-				: "AWS_ENDPOINT_URL");
+			err, CR_ERR_AUTH, "%s %s; refused, and not printed",
+			ec2 != NULL && *ec2 ? "AWS_ENDPOINT_URL_EC2" : "AWS_ENDPOINT_URL",
+			url_has_userinfo(endpoint)
+				? "holds a user name or password (user@ or user:password@)"
+				: "has a query string or fragment (?, #), which an API root "
+				  "cannot");
 		goto out;
 	}
 	rc = aws_creds_resolve(&env, &creds, err);

@@ -145,6 +145,11 @@ static cr_status gce_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 			      g_str_has_prefix(st->endpoint, "http://"))))
 		rc = gce_opt_error(config, "compute_endpoint",
 				   "compute_endpoint must be an http(s) URL ending in '/'", err);
+	if (rc == CR_OK && url_has_query(st->endpoint))
+		rc = gce_opt_error(config, "compute_endpoint",
+				   "compute_endpoint has a query string or fragment (?, #), which "
+				   "an API root cannot; refused, and not printed",
+				   err);
 	if (rc == CR_OK && url_has_userinfo(st->endpoint))
 		rc = gce_opt_error(config, "compute_endpoint",
 				   "compute_endpoint holds a user name or password (user@ or "

@@ -75,6 +75,11 @@ static cr_status tpu_check(struct tpu *t, const cr_cfg *config, cr_error *err)
 		return cr_host->error_set(
 			err, CR_ERR_CONFIG, "%s:%d: coordinator_name '%s' is the workers' job_name",
 			AT(cr_host->cfg_get(config, "coordinator_name")), t->coordinator_name);
+	if (url_has_query(t->tpu_endpoint))
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "%s:%d: tpu_endpoint has a query string or fragment (?, "
+					  "#), which an API root cannot; refused, and not printed",
+					  AT(cr_host->cfg_get(config, "tpu_endpoint")));
 	if (url_has_userinfo(t->tpu_endpoint))
 		return cr_host->error_set(err, CR_ERR_CONFIG,
 					  "%s:%d: tpu_endpoint holds a user name or password "
