@@ -362,7 +362,10 @@ for name, plugin, conf, what in (
         ('gce-compute-endpoint', 'gce', GCE % 'compute_endpoint = "http://127.0.0.1:9/x/?k=hunter2/";',
          '@CONF@:1: compute_endpoint '),
         ('tpu-endpoint', 'tpu', 'resolvers = ( { plugin = "tpu"; tpu = "t"; tpu_endpoint = '
-         '"http://127.0.0.1:9/#hunter2"; } );\naccelerators = ( );\n', '@CONF@:1: tpu_endpoint ')):
+         '"http://127.0.0.1:9/#hunter2"; } );\naccelerators = ( );\n', '@CONF@:1: tpu_endpoint '),
+        ('k8s-server', 'k8s', 'resolvers = ( { plugin = "k8s"; server = "https://127.0.0.1:6443/'
+         '?token=hunter2"; jobs = { worker = [ "a=b" ]; }; } );\naccelerators = ( );\n',
+         "@CONF@:1: 'server' ")):
     add('urls', name + '-query', 2,
         E + "resolver '%s' (@RES@/%s.so): create failed: %s" % (plugin, plugin, what) + QUERY,
         conf=conf, args=['check-config'], lacks=['hunter2'])
