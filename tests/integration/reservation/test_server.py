@@ -347,6 +347,37 @@ def preauth(d):
         srv.stop()
 
 
+def preauth_low_fds(d):
+    """With few descriptors (prlimit --nofile=40) and 100 hostile
+    connections waiting for AUTH, the oldest is dropped to make room and an
+    honest formation still happens (issue 27 item 2)."""
+    srv = h.Server(d, ['--num-executors', '2', '--num-ps', '0', '--timeout', '60'],
+                   ['--auth-timeout', '30', '--max-pending', '1000'],
+                   prefix=['prlimit', '--nofile=40:40'])
+    hostile = []
+    try:
+        host, port = srv.address.rsplit(':', 1)
+        for _ in range(100):
+            hostile.append(socket.create_connection((host, int(port)), timeout=10))
+        a = rsv_client.Conn(srv.address, h.SECRET)
+        b = rsv_client.Conn(srv.address, h.SECRET)
+        R.check('few descriptors: honest REG beside 100 hostile connections',
+                reg(a, 0, 5000)['type'] == 'OK' and reg(b, 1, 5001)['type'] == 'OK')
+        a.send('WAIT')
+        R.check('few descriptors: the cluster forms',
+                b.request('WAIT')['type'] == 'CLUSTER' and a.recv()['type'] == 'CLUSTER')
+        R.check('few descriptors: the oldest waiting for AUTH made room',
+                'no descriptor left for a new connection: the oldest not yet authenticated '
+                'is dropped; connection closed' in srv.stderr(), srv.stderr()[-2000:])
+        for c in (a, b):
+            c.request('DONE', {'exit_status': 0})
+        R.check('few descriptors: the server exits 0', srv.wait() == 0, srv.stderr()[-2000:])
+    finally:
+        for s in hostile:
+            s.close()
+        srv.stop()
+
+
 def failures(d):
     # ABORT during formation: every registered client is told, exit 1.
     srv = server(d, ['--num-executors', '2', '--num-ps', '0', '--timeout', '30'])
@@ -411,7 +442,7 @@ def main():
     try:
         plan_table()
         usage_table(d)
-        for case in (formation, bad_frames, preauth, failures, grace):
+        for case in (formation, bad_frames, preauth, preauth_low_fds, failures, grace):
             sub = os.path.join(d, case.__name__)
             os.mkdir(sub)
             case(sub)
