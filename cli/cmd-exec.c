@@ -91,14 +91,14 @@ static const cli_command exec_cmd = {
 		    "  cluster-resolver exec --format \"torch, jax\" -- python train.py\n"
 		    "  # one torchrun per node, each starting that node's processes:\n"
 		    "  cluster-resolver exec --format torchrun --master-port auto -- \\\n"
-		    "      torchrun --nproc-per-node 8 train.py\n"
+		    "      torchrun --nproc_per_node 8 train.py\n"
 		    "  cluster-resolver exec --format torchrun --rdzv c10d -- torchrun "
-		    "--nproc-per-node 8 train.py\n"
+		    "--nproc_per_node 8 train.py\n"
 		    "  cluster-resolver exec --supervise --stop-timeout 30 -- ./server\n",
 	.entries = exec_entries,
-	.format_entries = cli_format_entries,
+	.format_entries = cli_exec_format_entries,
 	.max_args = CLI_ARGS_AFTER_DASHDASH,
-	.values = cli_format_value_words,
+	.values = cli_exec_format_value_words,
 };
 
 static bool exec_parse_timeout(const char *text, double *out)
@@ -138,7 +138,7 @@ int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 		cli_error("exec: --stop-timeout needs --supervise");
 		return CLI_USAGE;
 	}
-	if (!cli_format_list("exec", &formats))
+	if (!cli_format_list("exec", cli_var_format_names, &formats))
 		return CLI_USAGE;
 	rc = cli_resolve(&o, &ctx, &res);
 	if (rc == CLI_OK)

@@ -78,9 +78,12 @@ static int hostlist_expand_cmd(const char *expr)
 	cr_error err = CR_ERROR_INIT;
 
 	/* The names stream out as they are made; none is kept. */
-	if (cr_hostlist_foreach(expr, hostlist_print_name, &out, &err) != CR_OK) {
+	cr_status st = cr_hostlist_foreach(expr, hostlist_print_name, &out, &err);
+
+	/* A malformed EXPR is a bad argument (2), as a usage error is. */
+	if (st != CR_OK) {
 		fprintf(stderr, "cluster-resolver: %s\n", err.message);
-		return 1;
+		return st == CR_ERR_PARSE || st == CR_ERR_INVALID_ARG ? 2 : 1;
 	}
 	hostlist_out_flush(&out);
 	return 0; /* a failed write is main's to report */

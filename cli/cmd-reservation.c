@@ -14,7 +14,7 @@
 #define UNSET INT_MIN
 
 static rsv_sizing sizing = { .num_executors = UNSET, .num_ps = UNSET };
-static gint64 executor_id = -1, timeout_s = 600, grace_s = 0, shutdown_s = 259200;
+static gint64 executor_id = -1, timeout_s = 600, grace_s = 0, shutdown_s = 259200, progress_s = 10;
 static gint64 auth_timeout_s = 5, max_pending = 64;
 static char *listen_opt, *advertise, *secret_file, *summary;
 
@@ -69,6 +69,10 @@ static const GOptionEntry serve_entries[] = {
 	  "connections not yet authenticated kept at once; the oldest is dropped (64)", "N" },
 	{ "summary", 0, 0, G_OPTION_ARG_FILENAME, &summary,
 	  "write each executor's role and exit status as JSON to FILE", "FILE" },
+	{ "progress", 0, 0, G_OPTION_ARG_INT64, &progress_s,
+	  "while forming, say on stderr every SECS who is registered and who is missing "
+	  "(10; 0: never; -v: also a line per registration)",
+	  "SECS" },
 	G_OPTION_ENTRY_NULL
 };
 
@@ -172,6 +176,7 @@ static int plan_main(void)
 static int serve_main(const cli_opts *o)
 {
 	rsv_serve_opts so = { .timeout_s = timeout_s,
+			      .progress_s = progress_s,
 			      .grace_s = grace_s,
 			      .shutdown_timeout_s = shutdown_s,
 			      .auth_timeout_s = auth_timeout_s,
@@ -190,6 +195,8 @@ static int serve_main(const cli_opts *o)
 		return usage("reservation serve: --secret-file is required");
 	if (timeout_s <= 0 || timeout_s > 31536000)
 		return usage("reservation serve: --timeout must be 1..31536000 seconds");
+	if (progress_s < 0 || progress_s > 31536000)
+		return usage("reservation serve: --progress must be 0..31536000 seconds");
 	if (grace_s < 0 || grace_s > 31536000)
 		return usage("reservation serve: --grace-secs must be 0..31536000 seconds");
 	if (shutdown_s != -1 && (shutdown_s <= 0 || shutdown_s > 31536000))

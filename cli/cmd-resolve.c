@@ -62,7 +62,7 @@ int cli_cmd_resolve(const cli_opts *in, int argc, char **argv)
 
 	if (!cli_parse(&resolve_cmd, in, &o, &argc, &argv, &rc))
 		return rc;
-	if (!cli_format_list("resolve", &formats))
+	if (!cli_format_list("resolve", cli_format_names, &formats))
 		return CLI_USAGE;
 	rc = cli_resolve(&o, &ctx, &res);
 	if (rc == CLI_OK)

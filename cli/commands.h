@@ -67,6 +67,9 @@ bool cli_parse_globals(int *argc, char ***argv, cli_opts *o, int *rc);
  * --help, 2 after a usage error, CLI_DESCRIBED while describing). */
 bool cli_parse(const cli_command *cmd, const cli_opts *in, cli_opts *out, int *argc, char ***argv,
 	       int *rc);
+/* "unknown option '--fromat' (did you mean '--format'?); see
+ * 'cluster-resolver resolve --help'" on stderr; @cmd NULL: a global one. */
+void cli_unknown_option(const cli_command *cmd, const char *arg);
 /* An option given at most once (a G_OPTION_ARG_STRING_ARRAY): false with
  * a message when it was given twice. */
 bool cli_single_value(const char *command, const char *option, char **values, const char **out);
@@ -82,9 +85,14 @@ typedef struct cli_format_args {
 extern cli_format_args cli_fmt;
 extern const GOptionEntry cli_format_entries[];
 extern const struct cli_value_words cli_format_value_words[];
+/* exec's: only the formats that set variables, no --dialect. */
+extern const GOptionEntry cli_exec_format_entries[];
+extern const struct cli_value_words cli_exec_format_value_words[];
 /* The --format list (default tf_config); false with a message when
- * --format was given twice or names an empty format. g_strfreev(). */
-bool cli_format_list(const char *command, char ***formats);
+ * --format was given twice, names an empty format, or a format option was
+ * given that none of the listed formats takes (the message names those of
+ * @accepted that do). g_strfreev(). */
+bool cli_format_list(const char *command, const char *const *accepted, char ***formats);
 /* "key=value" options for @format, one of @formats: each given option
  * the format takes (one that none of @formats takes goes to every one,
  * for the library to refuse); job_id defaults to $SLURM_JOB_ID. */

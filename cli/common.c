@@ -121,3 +121,47 @@ int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res)
 	}
 	return CLI_OK;
 }
+
+/* Optimal string alignment distance of @a and @b (both at most 64 bytes). */
+static size_t edit_distance(const char *a, size_t n, const char *b, size_t m)
+{
+	size_t d[66][66];
+
+	for (size_t i = 0; i <= n; i++)
+		for (size_t j = 0; j <= m; j++) {
+			size_t best = i == 0   ? j
+				      : j == 0 ? i
+					       : d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (i > 0 && j > 0 && d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (i > 0 && j > 0 && d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[n][m];
+}
+
+const char *cli_nearest(const char *word, const char *const *names)
+{
+	size_t n = strlen(word), best = 3;
+	const char *found = NULL;
+
+	if (n > 64)
+		return NULL;
+	for (size_t k = 0; names[k] != NULL; k++) {
+		size_t m = strlen(names[k]), d;
+
+		if (m > 64)
+			continue;
+		d = edit_distance(word, n, names[k], m);
+		if (d < best && d < n) {
+			best = d;
+			found = names[k];
+		}
+	}
+	return found;
+}

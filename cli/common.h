@@ -46,6 +46,10 @@ int cli_open(const cli_opts *o, cr_context **ctx);
 /* cli_open, then resolve; *@ctx and *@res are the caller's to free, also
  * after a failure. */
 int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res);
+/* The name of @names (NULL-ended) within two edits (insert, delete,
+ * substitute, swap of neighbours) of @word, as git suggests one; NULL when
+ * none is, or when @word is too short for a guess to mean anything. */
+const char *cli_nearest(const char *word, const char *const *names);
 /* Parse a non-negative task id; false (with a message) when invalid. */
 bool cli_parse_task_id(const char *text, int64_t *out);
 

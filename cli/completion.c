@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * completion.c - `cluster-resolver completion bash|zsh` (not in --help):
+ * completion.c - `cluster-resolver completion bash|zsh`:
  * the shell completion script, made from the same tables the options are
  * parsed with. The build writes both to files and installs them.
  *
@@ -61,9 +61,13 @@ typedef struct command_info {
 	const cli_command *cmd; /* NULL: not described */
 } command_info;
 
+/* The table being built: a volatile static, so that a describing child,
+ * which _exit()s inside this loop, still reaches it (valgrind: no leak). */
+static GArray *volatile building;
+
 static GArray *all_commands(const cli_command_entry *table, size_t n)
 {
-	GArray *a = g_array_new(FALSE, TRUE, sizeof(command_info));
+	GArray *a = building = g_array_new(FALSE, TRUE, sizeof(command_info));
 
 	for (size_t i = 0; i < n; i++) {
 		command_info c = { table[i].name, NULL };
@@ -73,6 +77,7 @@ static GArray *all_commands(const cli_command_entry *table, size_t n)
 		c.cmd = describe(&table[i]);
 		g_array_append_val(a, c);
 	}
+	building = NULL;
 	return a;
 }
 
@@ -186,12 +191,42 @@ static void bash_prologue(GString *out)
 			     "    done\n");
 }
 
-/* `case $prev`: the value of each option that takes one, over every
- * command (an option means the same wherever it appears). */
-static void bash_value_case(GString *out, const cli_command *cmd, const GOptionEntry *e,
+/* The completion of one value from @words (a list, a file, or nothing). */
+static void bash_value_action(GString *out, const char *indent, const char *const *words, bool file)
+{
+	if (file) {
+		g_string_append_printf(out, "%sCOMPREPLY=($(compgen -f -- \"$cur\"))\n", indent);
+	} else if (words != no_values) {
+		g_string_append_printf(out, "%s_cluster_resolver_values \"", indent);
+		bash_words(out, words);
+		g_string_append(out, "\"\n");
+	}
+}
+
+/* Whether command @c has option --@name (its own or a format option). */
+static bool has_option(const cli_command *c, const char *name)
+{
+	const GOptionEntry *lists[] = { c != NULL ? c->entries : NULL,
+					c != NULL ? c->format_entries : NULL };
+
+	for (size_t l = 0; l < G_N_ELEMENTS(lists); l++)
+		for (const GOptionEntry *e = lists[l]; e != NULL && e->long_name != NULL; e++)
+			if (strcmp(e->long_name, name) == 0)
+				return true;
+	return false;
+}
+
+/*
+ * `case $prev`: the value of each option that takes one. An option means
+ * the same wherever it appears, except where a command takes fewer values
+ * (exec's --format: only the formats that set variables): those commands
+ * get a `case $cmd` of their own.
+ */
+static void bash_value_case(GString *out, GArray *cmds, guint k, const GOptionEntry *e,
 			    GHashTable *seen)
 {
-	bool file = false;
+	const cli_command *cmd = g_array_index(cmds, command_info, k).cmd;
+	bool file = false, other_file = false, split = false;
 	const char *const *words;
 
 	if (!takes_value(e) || g_hash_table_contains(seen, (gpointer)e->long_name))
@@ -202,13 +237,23 @@ static void bash_value_case(GString *out, const cli_command *cmd, const GOptionE
 	if (e->short_name != 0)
 		g_string_append_printf(out, "-%c|", e->short_name);
 	g_string_append_printf(out, "--%s)\n", e->long_name);
-	if (file) {
-		g_string_append(out, "            COMPREPLY=($(compgen -f -- \"$cur\"))\n");
-	} else if (words != no_values) {
-		g_string_append(out, "            _cluster_resolver_values \"");
-		bash_words(out, words);
-		g_string_append(out, "\"\n");
+	for (guint o = k + 1; o < cmds->len; o++) {
+		const command_info *ci = &g_array_index(cmds, command_info, o);
+
+		if (!has_option(ci->cmd, e->long_name) ||
+		    value_words(ci->cmd, e->long_name, &other_file) == words)
+			continue;
+		if (!split)
+			g_string_append(out, "            case $cmd in\n");
+		split = true;
+		g_string_append_printf(out, "                %s)\n", ci->name);
+		bash_value_action(out, "                    ",
+				  value_words(ci->cmd, e->long_name, &other_file), other_file);
+		g_string_append(out, "                    return ;;\n");
 	}
+	if (split)
+		g_string_append(out, "            esac\n");
+	bash_value_action(out, "            ", words, file);
 	g_string_append(out, "            return ;;\n");
 }
 
@@ -226,7 +271,7 @@ static void bash_value_cases(GString *out, GArray *cmds)
 		for (size_t l = 0; l < G_N_ELEMENTS(lists); l++)
 			for (const GOptionEntry *e = lists[l]; e != NULL && e->long_name != NULL;
 			     e++)
-				bash_value_case(out, ci->cmd, e, seen);
+				bash_value_case(out, cmds, k, e, seen);
 	}
 	g_string_append(out, "    esac\n");
 	g_hash_table_unref(seen);

@@ -30,6 +30,7 @@ static const char usage_text[] =
 	"  hostlist expand EXPR | compress   Slurm hostlist tools\n"
 	"  reservation serve|plan ...    TensorFlowOnSpark's cluster formation: the server\n"
 	"                                executors register with, and its template\n"
+	"  completion bash|zsh           print the shell completion script\n"
 	"\n"
 	"`cluster-resolver COMMAND --help` shows a command's options and examples.\n"
 	"\n"
@@ -86,40 +87,17 @@ static int finish_stdout(int rc)
 	return rc == CLI_OK ? CLI_FAIL : rc;
 }
 
-/* The command within two edits (insert, delete, substitute, swap of
- * neighbours) of @name, as git suggests one; NULL when none is. */
+/* The command within two edits of @name (completion is never meant). */
 static const char *nearest_command(const char *name)
 {
-	size_t n = strlen(name);
+	const char *names[sizeof(commands) / sizeof(commands[0]) + 1];
+	size_t n = 0;
 
-	if (n > 32)
-		return NULL;
-	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
-		const char *c = commands[k].name;
-		size_t m = strlen(c), d[34][34];
-
-		if (m > 32 || strcmp(c, "completion") == 0)
-			continue;
-		for (size_t i = 0; i <= n; i++)
-			for (size_t j = 0; j <= m; j++) {
-				size_t best = i == 0 ? j
-					      : j == 0
-						      ? i
-						      : d[i - 1][j - 1] + (name[i - 1] != c[j - 1]);
-
-				if (i > 0 && j > 0 && d[i - 1][j] + 1 < best)
-					best = d[i - 1][j] + 1;
-				if (i > 0 && j > 0 && d[i][j - 1] + 1 < best)
-					best = d[i][j - 1] + 1;
-				if (i > 1 && j > 1 && name[i - 1] == c[j - 2] &&
-				    name[i - 2] == c[j - 1] && d[i - 2][j - 2] + 1 < best)
-					best = d[i - 2][j - 2] + 1;
-				d[i][j] = best;
-			}
-		if (d[n][m] <= 2 && d[n][m] < n)
-			return c;
-	}
-	return NULL;
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+		if (strcmp(commands[k].name, "completion") != 0)
+			names[n++] = commands[k].name;
+	names[n] = NULL;
+	return cli_nearest(name, names);
 }
 
 int main(int argc, char **argv)
@@ -156,14 +134,14 @@ int main(int argc, char **argv)
 			return finish_stdout(commands[k].fn(&o, argc - 1, argv + 1));
 unknown:
 	if (cmd[0] == '-') {
-		cli_error("unknown option '%s' (try --help)", cmd);
+		cli_unknown_option(NULL, cmd);
 	} else {
 		const char *near = nearest_command(cmd);
 
 		if (near != NULL)
 			cli_error("unknown command '%s' (did you mean '%s'?)", cmd, near);
 		else
-			cli_error("unknown command '%s' (try --help)", cmd);
+			cli_error("unknown command '%s'; see 'cluster-resolver --help'", cmd);
 	}
 	return finish_stdout(rc);
 }

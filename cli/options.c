@@ -185,6 +185,54 @@ static bool unexpected(const cli_command *cmd, const char *arg, int *rc)
 	return false;
 }
 
+static void add_long_names(GPtrArray *names, const GOptionEntry *e)
+{
+	for (; e != NULL && e->long_name != NULL; e++)
+		g_ptr_array_add(names, g_strdup_printf("--%s", e->long_name));
+}
+
+/*
+ * An option no table knows, as kubectl and git say it: "unknown option
+ * '--fromat' (did you mean '--format'?); see 'cluster-resolver resolve
+ * --help'". @cmd NULL: before any command.
+ */
+void cli_unknown_option(const cli_command *cmd, const char *arg)
+{
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	char *word = g_strndup(arg, strcspn(arg, "="));
+	const char *near;
+
+	if (cmd != NULL) {
+		add_long_names(names, cmd->entries);
+		add_long_names(names, cmd->format_entries);
+	}
+	add_long_names(names, cli_global_entries);
+	g_ptr_array_add(names, g_strdup("--help"));
+	if (cmd == NULL)
+		g_ptr_array_add(names, g_strdup("--version"));
+	g_ptr_array_add(names, NULL);
+	near = g_str_has_prefix(word, "--") ? cli_nearest(word, (const char *const *)names->pdata)
+					    : NULL;
+	if (near != NULL)
+		cli_error("unknown option '%s' (did you mean '%s'?); see 'cluster-resolver%s%s "
+			  "--help'",
+			  word, near, cmd != NULL ? " " : "", cmd != NULL ? cmd->name : "");
+	else
+		cli_error("unknown option '%s'; see 'cluster-resolver%s%s --help'", word,
+			  cmd != NULL ? " " : "", cmd != NULL ? cmd->name : "");
+	g_free(word);
+	g_ptr_array_unref(names);
+}
+
+/* `exec python train.py`: the program belongs after "--". */
+static bool program_without_dashdash(const cli_command *cmd, char **v, int i, int n, int *rc)
+{
+	cli_error("%s: unexpected argument '%s' (did you mean 'cluster-resolver %s -- %s%s'?)",
+		  cmd->name, v[i], cmd->name, v[i], i + 1 < n ? " ..." : "");
+	*rc = CLI_USAGE;
+	return false;
+}
+
 bool cli_parse(const cli_command *cmd, const cli_opts *in, cli_opts *out, int *argc, char ***argv,
 	       int *rc)
 {
@@ -235,10 +283,14 @@ bool cli_parse(const cli_command *cmd, const cli_opts *in, cli_opts *out, int *a
 	 * argument beyond what the command takes (`exec` takes none before
 	 * "--"). After "--" everything is positional; `exec` keeps the "--". */
 	for (int i = 1; i < n; i++) {
-		if (v[i][0] == '-' && v[i][1] != '\0')
-			return unexpected(cmd, v[i], rc);
-		if (cmd->max_args == CLI_ARGS_AFTER_DASHDASH ||
-		    (cmd->max_args >= 0 && i - 1 >= cmd->max_args))
+		if (v[i][0] == '-' && v[i][1] != '\0') {
+			cli_unknown_option(cmd, v[i]);
+			*rc = CLI_USAGE;
+			return false;
+		}
+		if (cmd->max_args == CLI_ARGS_AFTER_DASHDASH)
+			return program_without_dashdash(cmd, v, i, n, rc);
+		if ((cmd->max_args >= 0 && i - 1 >= cmd->max_args))
 			return unexpected(cmd, v[i], rc);
 	}
 	all = keep(g_new0(char *, (gsize)(n + *argc - dd + 1)));

@@ -3,20 +3,33 @@
 # `cluster-resolver exec`, with no glue: each process gets its variables from
 # `exec --format torch|torchrun|jax` and the framework's own initialisation
 # must form the job (torch.distributed with env://, torchrun's static
-# rendezvous from PET_*, jax.distributed.initialize()).
-# Checked last with PyTorch 2.11 and JAX 0.11.2.
+# rendezvous from PET_*, jax.distributed.initialize()); and MPI jobs from
+# `resolve --format hostfile` (Open MPI with mpi4py, MPICH's Hydra).
+# Checked with Debian 12's python3-torch 1.13 (the suite's test `framework-check`),
+# and with PyTorch 2.11 and JAX 0.11.2 on a GPU host.
 #
-#   CR_CLI=build/bin/cluster-resolver \
-#   CLUSTER_RESOLVER_PLUGIN_PATH=build/lib/cluster-resolver/resolvers \
+#   CR_CLI=$PWD/build/bin/cluster-resolver \
+#   CLUSTER_RESOLVER_PLUGIN_PATH=$PWD/build/lib/cluster-resolver/resolvers \
 #   scripts/framework-check.sh [NPROC]
 #
-# The test suite cannot do this (neither framework is a Debian package CI
-# installs); run it where they are. Everything listens on 127.0.0.1 only.
-# Exit status: 0 both agree, 1 a mismatch, 77 neither framework is installed.
+# The plugin path must be absolute: relative entries are ignored by design.
+# The Python is $PYTHON, else the first of /usr/bin/python3 and python3
+# that imports torch (else jax). Everything listens on 127.0.0.1, 127.0.0.2
+# and ::1 only. Exit status: 0 all agree, 1 a mismatch, 77 none of PyTorch,
+# JAX, Open MPI with mpi4py and MPICH is installed.
 set -u
 cli=${CR_CLI:-cluster-resolver}
 n=${1:-4}
-py=${PYTHON:-python3}
+py=${PYTHON:-}
+if [ -z "$py" ]; then
+	for p in /usr/bin/python3 python3; do
+		if "$p" -c 'import torch' 2>/dev/null || "$p" -c 'import jax' 2>/dev/null; then
+			py=$p
+			break
+		fi
+	done
+	py=${py:-python3}
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0 ran=0
@@ -104,12 +117,28 @@ print("rank %d of %d, local rank %s, group %s, PET_NNODES=%s PET_NODE_RANK=%s PE
          os.environ["PET_MASTER_ADDR"], os.environ["PET_MASTER_PORT"], t.item()))
 dist.destroy_process_group()
 EOF_PY
-	if command -v torchrun >/dev/null 2>&1; then trun=torchrun; else trun="$py -m torch.distributed.run"; fi
+	# torchrun is `python3 -m torch.distributed.run` (its console script):
+	# run that, so it is $py's torch. --nproc_per_node: PyTorch 1.13's
+	# torchrun rejects --nproc-per-node.
+	#
+	# Debian 12's torch 1.13 on Python 3.11: torchrun's Std.from_str("0")
+	# gives None (3.11 iterates only an IntFlag's one-bit members, and 1.13
+	# looks the value up by iterating), so every run with the default
+	# --redirects 0 --tee 0 dies with "'NoneType' object has no attribute
+	# 'get'". Work around it where it happens: tee stderr (2 is a one-bit
+	# value), which leaves stdout alone.
+	if "$py" -c 'import sys
+from torch.distributed.elastic.multiprocessing.api import Std
+sys.exit(Std.from_str("0") is None)' 2>/dev/null; then
+		unset PET_REDIRECTS PET_TEE
+	else
+		echo "note: this torchrun cannot read --redirects 0 (torch 1.13 on Python 3.11): using --redirects 2 --tee 2"
+		export PET_REDIRECTS=2 PET_TEE=2
+	fi
 	for node in 0 1; do
-		# shellcheck disable=SC2086 # $trun may be "python3 -m ..."
 		"$cli" -c "$tmp/nodes.conf" --task-type worker --task-id "$node" \
-			exec --format torchrun --ifname lo -- $trun --nproc-per-node 2 \
-			"$tmp/torchrun_job.py" >"$tmp/out.$node" 2>"$tmp/err.$node" &
+			exec --format torchrun --ifname lo -- "$py" -m torch.distributed.run \
+			--nproc_per_node 2 "$tmp/torchrun_job.py" >"$tmp/out.$node" 2>"$tmp/err.$node" &
 	done
 	wait
 	cat "$tmp"/out.* | sort >"$tmp/out"
@@ -140,6 +169,40 @@ jax.distributed.shutdown()'
 		"$(lines "process @ of $n: $n devices in all")"
 else
 	echo "skip: JAX is not installed"
+fi
+
+# MPI: the hostfiles of `resolve --format hostfile` as the launchers read
+# them. Open MPI (mpi4py's allreduce over 4 ranks; a fifth rank finds no
+# slot) and MPICH's Hydra (two hosts of 2 slots: local ranks 0 1 0 1).
+if command -v mpirun.openmpi >/dev/null 2>&1 && "$py" -c 'import mpi4py' 2>/dev/null; then
+	ran=1
+	jobconf 127.0.0.1 "$tmp/mpi.conf"
+	"$cli" -c "$tmp/mpi.conf" resolve --format hostfile >"$tmp/hosts.openmpi"
+	# Run as root (a container, CI): Open MPI wants both variables.
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	timeout 120 mpirun.openmpi --hostfile "$tmp/hosts.openmpi" -np "$n" "$py" -c '
+from mpi4py import MPI
+c = MPI.COMM_WORLD
+print("rank %d of %d: sum %d" % (c.Get_rank(), c.Get_size(), c.allreduce(c.Get_rank() + 1)))' \
+		2>"$tmp/err.mpi" | sort >"$tmp/out"
+	expect "Open MPI, --format hostfile ($(cat "$tmp/hosts.openmpi")), mpi4py allreduce" \
+		"$(lines "rank @ of $n: sum $((n * (n + 1) / 2))")"
+	timeout 60 mpirun.openmpi --hostfile "$tmp/hosts.openmpi" -np $((n + 1)) true \
+		>/dev/null 2>&1 && echo "rank $n ran" >"$tmp/out" || : >"$tmp/out"
+	expect "Open MPI keeps to the hostfile's slots ($((n + 1)) ranks refused)" ""
+else
+	echo "skip: Open MPI (mpirun.openmpi) or mpi4py is not installed"
+fi
+if command -v mpiexec.hydra >/dev/null 2>&1; then
+	ran=1
+	printf 'resolvers = ( { plugin = "simple"; cluster = { worker = [ "127.0.0.1:1", "127.0.0.1:2", "localhost:3", "localhost:4" ]; }; } );\n' >"$tmp/hydra.conf"
+	"$cli" -c "$tmp/hydra.conf" resolve --format hostfile --dialect mpich >"$tmp/hosts.mpich"
+	timeout 120 mpiexec.hydra -f "$tmp/hosts.mpich" -n 4 \
+		sh -c 'echo "rank $PMI_RANK local $MPI_LOCALRANKID"' 2>"$tmp/err.mpi" | sort >"$tmp/out"
+	expect "MPICH Hydra, --dialect mpich ($(tr '\n' ' ' <"$tmp/hosts.mpich")), 2 slots each" \
+		"$(printf 'rank %s local %s\n' 0 0 1 1 2 0 3 1)"
+else
+	echo "skip: MPICH (mpiexec.hydra) is not installed"
 fi
 
 [ "$ran" = 1 ] || exit 77

@@ -14,7 +14,11 @@ empty, out of range, NVIDIA_VISIBLE_DEVICES) it runs
 against the CUDA driver's own `cuDeviceGetCount` under the same environment
 (libcuda.so.1 through ctypes; PyTorch's count is not used: it re-implements
 the parsing and differs from the driver, e.g. for "0,1,0"). It also checks the
-/proc/driver/nvidia fallback with NVML hidden. Exit status: 0 all agree,
+/proc/driver/nvidia fallback with NVML hidden. Then `gpus_per_task = 1`
+(core/pipeline/gpus.c): the program `exec` starts must see, through the
+driver, exactly the GPU chosen (by index, and by UUID under a binding),
+and with `skip_busy_gpus` a GPU held by a CUDA context in another process
+is left out (NVML's compute processes). Exit status: 0 all agree,
 1 a mismatch (each printed), 77 no NVIDIA GPU here.
 """
 import json
@@ -59,6 +63,91 @@ if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(n)) != 0:
     n.value = 0
 print(n.value)
 """
+
+
+# The driver's view of a program: its GPU count and the UUID of device 0.
+DRIVER_VIEW = r"""
+import ctypes
+cuda = ctypes.CDLL("libcuda.so.1")
+n = ctypes.c_int(0)
+if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(n)) != 0 or n.value == 0:
+    print("0 -")
+else:
+    dev = ctypes.c_int(0)
+    raw = (ctypes.c_ubyte * 16)()
+    cuda.cuDeviceGet(ctypes.byref(dev), 0)
+    cuda.cuDeviceGetUuid(raw, dev)
+    h = bytes(raw).hex()
+    print(n.value, "GPU-%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:]))
+"""
+
+# Holds a CUDA context on device 0 (NVML then lists a compute process on it)
+# until its stdin closes.
+HOLD = r"""
+import ctypes, sys
+cuda = ctypes.CDLL("libcuda.so.1")
+ctx = ctypes.c_void_p()
+dev = ctypes.c_int(0)
+ok = cuda.cuInit(0) == 0 and cuda.cuDeviceGet(ctypes.byref(dev), 0) == 0 and \
+    cuda.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev) == 0
+print("held" if ok else "failed", flush=True)
+sys.stdin.read()
+"""
+
+GPT_CONF = """gpus_per_task = 1;
+skip_busy_gpus = %s;
+resolvers = ( { plugin = "simple"; cluster = { worker = [ "localhost:2222" ]; };
+  task_type = "worker"; task_id = 0; } );
+accelerators = ( { plugin = "nvidia"; } );
+"""
+
+
+def gpus_per_task(name, extra_env, want_uuid, skip_busy=False, want_error=None):
+    """exec under gpus_per_task = 1: the program sees one GPU, @want_uuid."""
+    env = dict(os.environ)
+    for k in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
+        env.pop(k, None)
+    env.update(extra_env)
+    with tempfile.NamedTemporaryFile("w", suffix=".conf") as f:
+        f.write(GPT_CONF % ("true" if skip_busy else "false"))
+        f.flush()
+        r = subprocess.run([CLI, "-c", f.name, "exec", "--", sys.executable, "-c",
+                            DRIVER_VIEW], env=env, capture_output=True, text=True)
+    print(f"-- gpus_per_task = 1, {name}: rc={r.returncode} {r.stdout.strip()} "
+          f"{r.stderr.strip()}")
+    if want_error is not None:
+        if r.returncode != 1 or want_error not in r.stderr:
+            fail(f"gpus_per_task, {name}", want_error, (r.returncode, r.stderr.strip()))
+        return
+    if r.returncode != 0 or r.stdout.split() != ["1", want_uuid]:
+        fail(f"gpus_per_task, {name}: the program's GPUs", f"1 {want_uuid}",
+             (r.returncode, r.stdout.strip(), r.stderr.strip()))
+
+
+def gpus_per_task_cases(gpus):
+    n = len(gpus)
+    gpus_per_task("no binding", {}, gpus[0]["uuid"])
+    gpus_per_task("CUDA_VISIBLE_DEVICES=<last index>", {"CUDA_VISIBLE_DEVICES": str(n - 1)},
+                  gpus[-1]["uuid"])
+    gpus_per_task("CUDA_VISIBLE_DEVICES=<last uuid prefix>",
+                  {"CUDA_VISIBLE_DEVICES": gpus[-1]["uuid"][:12]}, gpus[-1]["uuid"])
+    hold = subprocess.Popen([sys.executable, "-c", HOLD], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True,
+                            env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpus[0]["uuid"]))
+    try:
+        if hold.stdout.readline().strip() != "held":
+            print("-- no CUDA context could be held: skip_busy_gpus not checked")
+            return
+        gpus_per_task("GPU 0 busy, not skipped", {}, gpus[0]["uuid"])
+        if n > 1:
+            gpus_per_task("GPU 0 busy, skip_busy_gpus", {}, gpus[1]["uuid"], skip_busy=True)
+        else:
+            gpus_per_task("the only GPU busy, skip_busy_gpus", {}, None, skip_busy=True,
+                          want_error="unable to allocate 1 GPU(s) from available GPUs: [] "
+                          "(busy: [0])")
+    finally:
+        hold.stdin.close()
+        hold.wait()
 
 
 def driver_count(env):
@@ -179,7 +268,8 @@ def main():
                    everything, library="/nonexistent/libnvidia-ml.so.1", nvml=False)
     else:
         print("-- /proc/driver/nvidia/gpus absent: fallback not checked")
-    print("ok: nvidia.so agrees with the driver" if failures == 0
+    gpus_per_task_cases(gpus)
+    print("ok: nvidia.so and gpus_per_task agree with the driver" if failures == 0
           else f"{failures} mismatch(es)")
     return 1 if failures else 0
 

@@ -18,7 +18,8 @@
 #      directory changes (the machine's own /usr and /etc are untouched).
 #   4. Runs the packages' autopkgtests (debian/tests: cli-static, the
 #      installed CLI on static configs and the default one; spank-plugin; sdk-template, the
-#      plugin template built, tested and installed against the installed SDK).
+#      plugin template built, tested and installed against the installed SDK;
+#      python-import, the installed Python package on the installed library).
 #   5. rpmbuild -bb packaging/rpm/cluster-resolver.spec (--nodeps: Debian's
 #      rpm database has none of the BuildRequires), then checks each RPM's
 #      file list.
@@ -78,7 +79,8 @@ if [ "$deb" = 1 ]; then
 		{ tail -n 60 "$work/deb.log"; fail "dpkg-buildpackage (log above)"; }
 	changes=$(ls "$work"/cluster-resolver_"$version"_*.changes)
 	for p in libcluster-resolver1 libcluster-resolver-dev cluster-resolver cluster-resolver-plugins \
-		cluster-resolver-k8s cluster-resolver-cloud cluster-resolver-slurm libcr-testhost1 cr-testhost; do
+		cluster-resolver-k8s cluster-resolver-cloud cluster-resolver-slurm libcr-testhost1 cr-testhost \
+		python3-cluster-resolver; do
 		ls "$work/${p}_${version}_"*.deb >/dev/null 2>&1 || fail "no $p .deb"
 	done
 	step "lintian"
@@ -104,6 +106,8 @@ if [ "$deb" = 1 ]; then
 	has cluster-resolver '/usr/share/doc/cluster-resolver/examples/k8s/indexed-job.yaml$'
 	has libcluster-resolver-dev '/usr/share/cluster-resolver/plugin-template/Makefile$'
 	has libcluster-resolver-dev '/cmake/ClusterResolver/ClusterResolverConfig.cmake$'
+	has python3-cluster-resolver '/usr/lib/python3/dist-packages/cluster_resolver/__init__.py$'
+	has python3-cluster-resolver '/usr/lib/python3/dist-packages/cluster_resolver/torch.py$'
 	dpkg-deb -f "$work/cluster-resolver-k8s_${version}_"*.deb Depends | grep -q 'libyaml' ||
 		fail "cluster-resolver-k8s does not depend on libyaml"
 	dpkg-deb -f "$work/cluster-resolver-cloud_${version}_"*.deb Depends | grep -q 'libxml2' ||
@@ -127,7 +131,7 @@ if [ "$deb" = 1 ]; then
 		mount --make-rprivate /
 		mount -t overlay overlay -o "lowerdir=$root/usr:/usr,upperdir=$w/ov/usr.up,workdir=$w/ov/usr.work" /usr
 		mount -t overlay overlay -o "lowerdir=$root/etc:/etc,upperdir=$w/ov/etc.up,workdir=$w/ov/etc.work" /etc
-		for t in cli-static sdk-template spank-plugin; do
+		for t in cli-static sdk-template spank-plugin python-import; do
 			AUTOPKGTEST_TMP=$(mktemp -d "$w/t.XXXXXX") "$tests/$t"
 		done' sh "$work" "$root" "$tests" || fail "autopkgtests"
 fi
@@ -158,6 +162,10 @@ if [ "$rpm" = 1 ]; then
 	rhas cluster-resolver-testhost '^/usr/bin/cr-testhost$'
 	rhas cluster-resolver-slurm '/slurm/spank_cluster_resolver.so$'
 	rhas cluster-resolver-devel '/plugin-template/CMakeLists.txt$'
+	f=$(ls "$top"/RPMS/noarch/python3-cluster-resolver-"$version"-1*.rpm 2>/dev/null) ||
+		fail "no python3-cluster-resolver RPM"
+	rpm -qlp "$f" 2>/dev/null | grep -q '/site-packages/cluster_resolver/__init__.py$' ||
+		fail "python3-cluster-resolver RPM lacks cluster_resolver/__init__.py"
 	rpm -qp --requires "$(ls "$rpms"/cluster-resolver-k8s-"$version"-1*.rpm)" 2>/dev/null |
 		grep -q '^libyaml' || fail "the k8s RPM does not require libyaml"
 	ls "$rpms"

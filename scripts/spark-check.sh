@@ -1,5 +1,5 @@
 #!/bin/sh
-# spark-check.sh [BUILD_DIR] - python/cluster_resolver_spark.py on a real
+# spark-check.sh [BUILD_DIR] - python/cluster_resolver/spark.py on a real
 # Spark: local-cluster[2,1,1024] (a master and two executors of one core on
 # 127.0.0.1, barrier mode), 1 ps + 1 chief, each task writing the TF_CONFIG
 # it got. Needs pyspark (PyPI only: `pip install pyspark`) and Java; exits 77
@@ -21,12 +21,13 @@ dir=$(mktemp -d /tmp/cr-spark-check.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 export CLUSTER_RESOLVER="$cli"
 export CLUSTER_RESOLVER_PLUGIN_PATH="$build/lib/cluster-resolver/resolvers"
+export CLUSTER_RESOLVER_LIBRARY="$build/lib/libcluster-resolver.so.1"
 export SPARK_LOCAL_IP=127.0.0.1 PYTHONPATH="$src/python${PYTHONPATH:+:$PYTHONPATH}"
 export PYSPARK_PYTHON="$py" OUT="$dir"
 "$py" - <<'PY'
 import json, os, sys
 from pyspark import SparkConf, SparkContext
-import cluster_resolver_spark as crs
+import cluster_resolver.spark as crs
 
 out = os.environ['OUT']
 conf = SparkConf().setMaster('local-cluster[2,1,1024]').setAppName('cr-spark-check') \

@@ -2,7 +2,7 @@
 /*
  * spank_cluster_resolver.c - a Slurm SPANK plugin adding
  * `srun --cluster-resolver[=FORMATS]`: each task of the step starts with the
- * variables of FORMATS (tf_config, torch, jax, env, ...; default tf_config)
+ * variables of FORMATS (tf_config, torch, torchrun, jax, env; default tf_config)
  * in its environment, as `cluster-resolver exec --format FORMATS` would set
  * them, then the variables the resolvers asked for.
  *
@@ -55,9 +55,16 @@ static char **crs_split(const char *list)
 	return names;
 }
 
+/*
+ * srun hands a bare `--cluster-resolver` to the nodes as an empty string,
+ * not as "no value": there (@remote) an empty value is the default. srun
+ * itself refuses an explicit `--cluster-resolver=`, so an empty list never
+ * reaches the nodes any other way.
+ */
 static int crs_option(int val, const char *optarg, int remote)
 {
-	const char *list = optarg != NULL ? optarg : CRS_DEFAULT_FORMATS;
+	const char *list =
+		optarg != NULL && (optarg[0] != '\0' || !remote) ? optarg : CRS_DEFAULT_FORMATS;
 	char **names = crs_split(list);
 
 	if (names == NULL) {
@@ -72,8 +79,9 @@ static int crs_option(int val, const char *optarg, int remote)
 static struct spank_option crs_spank_option = {
 	"cluster-resolver",
 	"[FORMATS]",
-	"Set the variables of FORMATS (comma-separated: tf_config, torch, jax, env; default "
-	"tf_config) in each task's environment, as `cluster-resolver exec --format FORMATS`.",
+	"Set the variables of FORMATS (comma-separated: tf_config, torch, torchrun, jax, env; "
+	"default tf_config) in each task's environment, as `cluster-resolver exec --format "
+	"FORMATS`.",
 	2, /* optional argument */
 	0,
 	crs_option,

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "reservation-server.h"
 
@@ -22,12 +23,31 @@ int64_t rsv_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Whether a progress line stands on the terminal, unfinished. */
+static bool progress_shown;
+
+void rsv_progress(const char *line)
+{
+	bool tty = isatty(STDERR_FILENO);
+
+	if (progress_shown)
+		fputs("\r\033[K", stderr);
+	progress_shown = false;
+	if (line == NULL)
+		return;
+	fprintf(stderr, "cluster-resolver: reservation: %s%s", line, tty ? "" : "\n");
+	progress_shown = tty;
+	fflush(stderr);
+}
+
 void rsv_log(const rsv_server *s, bool always, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (!always && s->o->verbose < 1)
 		return;
+	if (progress_shown)
+		rsv_progress(NULL);
 	fputs("cluster-resolver: reservation: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

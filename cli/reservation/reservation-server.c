@@ -400,8 +400,10 @@ static int serve_loop(rsv_server *s, int lfd)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	s->start_ms = rsv_now_ms();
+	s->progress_ms = s->start_ms + s->o->progress_s * 1000;
 	while (s->phase != RSV_END)
 		loop_once(s, lfd, sfd);
+	rsv_progress(NULL);
 	flush_all(s);
 	if (s->o->summary != NULL && !rsv_write_summary(s))
 		s->rc = 1;

@@ -63,6 +63,7 @@ typedef struct rsv_server {
 	rsv_phase phase;
 	int rc;
 	int64_t start_ms, deadline_ms, shutdown_ms; /* deadline of GRACE / STOPPING */
+	int64_t progress_ms;                        /* next progress line while FORMING */
 	json_object *cluster;                       /* from formation on */
 	bool told_all_gone, told_no_fds, accept_paused;
 	char auth_late[64]; /* the message of a connection without AUTH in time */
@@ -72,6 +73,10 @@ typedef struct rsv_server {
 int64_t rsv_now_ms(void);
 void rsv_log(const rsv_server *s, bool always, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The formation's progress on stderr: a line each time, or on a terminal
+ * one line rewritten in place (which the next rsv_log line, or @line
+ * NULL, erases). */
+void rsv_progress(const char *line);
 /* Queue {"type": @type, "data": @data} (data stolen; NULL = {}). */
 void rsv_send(rsv_server *s, rsv_conn *c, const char *type, json_object *data);
 void rsv_send_err(rsv_server *s, rsv_conn *c, const char *code, const char *fmt, ...)

@@ -74,6 +74,23 @@ static char *formation_state(const rsv_server *s)
 	return text;
 }
 
+/* "registered 61 of 64; missing executors 7, 12, 40": at most 20 of them
+ * named, then how many more. */
+static char *progress_text(const rsv_server *s)
+{
+	GString *t = g_string_new(NULL);
+	int named = 0, missing = s->plan->num_executors - s->registered;
+
+	g_string_printf(t, "registered %d of %d; missing executors", s->registered,
+			s->plan->num_executors);
+	for (int i = 0; i < s->plan->num_executors && named < 20; i++)
+		if (!s->regs[i].present)
+			g_string_append_printf(t, "%s %d", named++ ? "," : "", i);
+	if (missing > named)
+		g_string_append_printf(t, ", ... (%d more)", missing - named);
+	return g_string_free(t, FALSE);
+}
+
 static json_object *timeout_data(const rsv_server *s, const char *message)
 {
 	json_object *d = json_object_new_object(), *missing = json_object_new_array(),
@@ -214,6 +231,7 @@ static void form(rsv_server *s)
 		json_object_object_add(s->cluster, job->name, tasks);
 	}
 	s->phase = RSV_FORMED;
+	rsv_progress(NULL);
 	if (s->o->shutdown_timeout_s > 0)
 		s->shutdown_ms = rsv_now_ms() + s->o->shutdown_timeout_s * 1000;
 	rsv_log(s, false, "cluster formed: %s",
@@ -437,6 +455,14 @@ void rsv_on_close(rsv_server *s, rsv_conn *c)
 
 void rsv_on_timers(rsv_server *s, int64_t now)
 {
+	if (s->phase == RSV_FORMING && s->o->progress_s > 0 && now >= s->progress_ms &&
+	    now < s->start_ms + s->o->timeout_s * 1000) {
+		char *line = progress_text(s);
+
+		rsv_progress(line);
+		g_free(line);
+		s->progress_ms += s->o->progress_s * 1000;
+	}
 	if (s->phase == RSV_FORMING && now >= s->start_ms + s->o->timeout_s * 1000) {
 		char why[64];
 
@@ -460,7 +486,9 @@ int64_t rsv_next_deadline(const rsv_server *s)
 {
 	switch (s->phase) {
 	case RSV_FORMING:
-		return s->start_ms + s->o->timeout_s * 1000;
+		return s->o->progress_s > 0 && s->progress_ms < s->start_ms + s->o->timeout_s * 1000
+			       ? s->progress_ms
+			       : s->start_ms + s->o->timeout_s * 1000;
 	case RSV_GRACE:
 	case RSV_STOPPING:
 		return s->deadline_ms;

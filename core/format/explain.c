@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * explain.c - `cluster-resolver explain`: one resolution, told resolver by
- * resolver (verdict, reason, facts) and then the merged result, so an admin
- * sees in one screen why the cluster came out as it did.
+ * resolver (verdict, reason, facts), what gpus_per_task chose (when set)
+ * and then the merged result, so an admin sees in one screen why the
+ * cluster came out as it did.
  */
 #include <string.h>
 
@@ -75,12 +76,89 @@ static void json_resolver(GString *out, guint i, const cr_instance *inst)
 	g_string_append(out, "}}");
 }
 
+static void json_ids(GString *out, const GPtrArray *ids)
+{
+	g_string_append_c(out, '[');
+	for (guint i = 0; i < ids->len; i++) {
+		g_string_append(out, i > 0 ? ", " : "");
+		jw_string(out, g_ptr_array_index(ids, i));
+	}
+	g_string_append_c(out, ']');
+}
+
+static char *human_ids(const GPtrArray *ids)
+{
+	GString *s = g_string_new(NULL);
+
+	for (guint i = 0; i < ids->len; i++)
+		g_string_append_printf(s, "%s%s", i > 0 ? ", " : "",
+				       (const char *)g_ptr_array_index(ids, i));
+	return g_string_free(s, FALSE);
+}
+
+/* What gpus_per_task chose, and from what. */
+static void human_gpus(GString *out, const gpus_choice *c)
+{
+	char *avail = human_ids(c->available);
+
+	g_string_append_printf(out, "gpus: gpus_per_task = %" G_GINT64_FORMAT " (at %s)%s\n",
+			       c->per_task, c->at, c->skip_busy ? ", busy GPUs skipped" : "");
+	if (c->host != NULL)
+		g_string_append_printf(out,
+				       "   local index %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
+				       " tasks on host %s\n",
+				       c->local_index, c->host_tasks, c->host);
+	else
+		g_string_append(out,
+				"   local index 0: this process's task is not in the cluster\n");
+	if (c->per_task > 0) {
+		g_string_append_printf(out, "   GPUs from %s: %s\n",
+				       c->source != NULL ? c->source : "nowhere", avail);
+		if (c->busy->len > 0) {
+			char *busy = human_ids(c->busy);
+
+			g_string_append_printf(out, "   busy, left out: %s\n", busy);
+			g_free(busy);
+		}
+	}
+	g_string_append_printf(out, "   CUDA_VISIBLE_DEVICES=%s\n", c->chosen);
+	g_free(avail);
+}
+
+static void json_gpus(GString *out, const gpus_choice *c)
+{
+	g_string_append_printf(
+		out, ", \"gpus\": {\"gpus_per_task\": %" G_GINT64_FORMAT ", \"at\": ", c->per_task);
+	jw_string(out, c->at);
+	g_string_append_printf(
+		out, ", \"skip_busy_gpus\": %s, \"host\": ", c->skip_busy ? "true" : "false");
+	if (c->host != NULL)
+		jw_string(out, c->host);
+	else
+		g_string_append(out, "null");
+	g_string_append_printf(out,
+			       ", \"local_index\": %" G_GINT64_FORMAT
+			       ", \"host_tasks\": %" G_GINT64_FORMAT ", \"source\": ",
+			       c->local_index, c->host_tasks);
+	if (c->source != NULL)
+		jw_string(out, c->source);
+	else
+		g_string_append(out, "null");
+	g_string_append(out, ", \"available\": ");
+	json_ids(out, c->available);
+	g_string_append(out, ", \"busy\": ");
+	json_ids(out, c->busy);
+	g_string_append(out, ", \"CUDA_VISIBLE_DEVICES\": ");
+	jw_string(out, c->chosen);
+	g_string_append_c(out, '}');
+}
+
 cr_status cr_context_explain(cr_context *ctx, bool json, char **text, cr_error *err)
 {
 	cr_error rerr = CR_ERROR_INIT;
 	cr_result *res = NULL;
 	char *merged = NULL;
-	GString *out;
+	GString *out, *gpus = g_string_new(NULL);
 	cr_status st;
 
 	if (ctx == NULL || text == NULL)
@@ -89,6 +167,12 @@ cr_status cr_context_explain(cr_context *ctx, bool json, char **text, cr_error *
 	st = cr_context_resolve(ctx, &res, &rerr);
 	if (st == CR_OK)
 		st = cr_result_format(res, "json", NULL, &merged, NULL, &rerr);
+	if (st == CR_OK && res->gpus != NULL) {
+		if (json)
+			json_gpus(gpus, res->gpus);
+		else
+			human_gpus(gpus, res->gpus);
+	}
 	cr_result_free(res);
 	out = g_string_new(NULL);
 	if (json) {
@@ -108,10 +192,14 @@ cr_status cr_context_explain(cr_context *ctx, bool json, char **text, cr_error *
 	}
 	if (merged != NULL)
 		g_strchomp(merged);
+	if (json)
+		g_string_append_c(out, ']');
+	g_string_append_len(out, gpus->str, (gssize)gpus->len);
+	g_string_free(gpus, TRUE);
 	if (json && st == CR_OK) {
-		g_string_append_printf(out, "], \"result\": %s, \"error\": null}\n", merged);
+		g_string_append_printf(out, ", \"result\": %s, \"error\": null}\n", merged);
 	} else if (json) {
-		g_string_append(out, "], \"result\": null, \"error\": ");
+		g_string_append(out, ", \"result\": null, \"error\": ");
 		jw_string(out, rerr.message);
 		g_string_append(out, "}\n");
 	} else if (st == CR_OK) {

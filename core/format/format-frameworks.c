@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * format-frameworks.c - the cluster in the terms of non-TensorFlow launchers:
- * torch.distributed's, torchrun's (PET_*) and JAX's variables, shell
- * `export` lines, MPI / DeepSpeed hostfiles, Horovod discovery lines and a
- * plain address list. The rendezvous port (master_port, port_range, job_id)
+ * torch.distributed's, torchrun's (PET_*) and JAX's variables and shell
+ * `export` lines; the host lists (MPI / DeepSpeed hostfiles, Horovod
+ * discovery lines, a plain address list) are format-hostfiles.c, on the
+ * world this file builds. The rendezvous port (master_port, port_range, job_id)
  * and the socket interface (ifname) are options, with defaults from the
  * config's `formats` group (r->format_options).
  *
@@ -12,7 +13,8 @@
  * ascending index. Rank N is the Nth task of that walk. ps and evaluator
  * tasks are not part of it unless asked for. The host of an address is
  * everything before its last ':' ("[::1]:2222" -> "[::1]"; MASTER_ADDR and
- * the "slots=" hostfiles drop the brackets); the hosts of the
+ * the "slots=" hostfiles drop the brackets, the "host:count" lists of MPICH
+ * and Horovod refuse it); the hosts of the
  * world, in order of first appearance, are its nodes. A task's local rank is
  * its position among the world's tasks on the same host.
  */
@@ -23,29 +25,11 @@
 #include "format/format-private.h"
 #include "values/format-options.h"
 
-typedef struct fw_task {
-	const char *job; /* borrowed from the spec */
-	int32_t index;
-	const char *address; /* borrowed from the spec */
-	char *host;
-	const char *port; /* inside address, NULL when there is none */
-	guint node;       /* index into world->hosts */
-} fw_task;
-
-typedef struct fw_world {
-	const char *format;
-	char *jobs_text;  /* "chief, master, worker", for messages */
-	GArray *tasks;    /* fw_task, in rank order */
-	GPtrArray *hosts; /* const char *, borrowed from tasks, node order */
-	GArray *slots;    /* guint per host: world tasks on it */
-	gssize self;      /* this process's rank, -1 when not in the world */
-} fw_world;
-
 /* ---- the world ----------------------------------------------------------- */
 
 /* @host without the brackets of an IPv6 literal ("[::1]" -> "::1"): what
  * getaddrinfo(), and so PyTorch's TCPStore and Open MPI, accept. */
-static char *fw_bare_host(const char *host)
+char *fw_bare_host(const char *host)
 {
 	size_t len = strlen(host);
 
@@ -74,7 +58,7 @@ static void fw_split_address(const char *addr, char **host, const char **port)
 		*port = NULL;
 }
 
-static void fw_world_free(fw_world *w)
+void fw_world_free(fw_world *w)
 {
 	if (w == NULL)
 		return;
@@ -138,8 +122,8 @@ static void fw_add_job(fw_world *w, const cr_spec *spec, const char *job, GHashT
 	}
 }
 
-static cr_status fw_world_build(const cr_result *r, const char *format, const fw_opts *o,
-				fw_world **out, cr_error *err)
+cr_status fw_world_build(const cr_result *r, const char *format, const fw_opts *o, fw_world **out,
+			 cr_error *err)
 {
 	fw_world *w;
 	GHashTable *nodes;
@@ -317,6 +301,28 @@ static cr_status fw_torch_vars(const cr_result *r, const fw_world *w, const fw_o
 }
 
 /*
+ * torchrun counts hosts as nodes and starts one agent per host: two tasks
+ * on one host become two agents that each believe they are a node, with
+ * the same node rank and the same master port. Said once, for the first
+ * such host.
+ */
+static void fw_warn_shared_hosts(const cr_result *r, const fw_world *w)
+{
+	for (guint i = 0; i < w->hosts->len; i++) {
+		guint n = g_array_index(w->slots, guint, i);
+
+		if (n < 2)
+			continue;
+		result_log(r, CR_LOG_WARNING,
+			   "format 'torchrun': host '%s' has %u tasks, but torchrun expects one "
+			   "agent per host: give it one task and --nproc_per_node %u, or use "
+			   "--format torch",
+			   (const char *)g_ptr_array_index(w->hosts, i), n, n);
+		return;
+	}
+}
+
+/*
  * torchrun's own variables: one torchrun per node (host), each starting
  * that node's processes itself. torchrun takes every option from PET_NAME
  * (--nnodes: PET_NNODES) and ignores MASTER_ADDR and WORLD_SIZE. Static
@@ -336,6 +342,7 @@ static cr_status fw_torchrun_vars(const cr_result *r, const fw_world *w, const f
 		st = fw_coordinator(w, o, &t0, &port, err);
 	if (st != CR_OK)
 		return st;
+	fw_warn_shared_hosts(r, w);
 	fw_put(pairs, "PET_NNODES", g_strdup_printf("%u", w->hosts->len));
 	if (c10d) {
 		fw_put(pairs, "PET_RDZV_BACKEND", g_strdup("c10d"));
@@ -526,65 +533,4 @@ cr_status fmt_jax(const cr_result *r, const char *const *options, GString *out, 
 cr_status fmt_torchrun(const cr_result *r, const char *const *options, GString *out, cr_error *err)
 {
 	return fw_print_exports(r, "torchrun", options, out, err);
-}
-
-/* ---- host lists ---------------------------------------------------------- */
-
-static cr_status fw_open_world(const cr_result *r, const char *format, const char *const *options,
-			       unsigned allowed, fw_opts *o, fw_world **w, cr_error *err)
-{
-	cr_status st = fw_parse_options(r, format, options, allowed, o, err);
-
-	*w = NULL;
-	return st == CR_OK ? fw_world_build(r, format, o, w, err) : st;
-}
-
-/* One line per node with its slots (world tasks on that host). */
-cr_status fmt_hostfile(const cr_result *r, const char *const *options, GString *out, cr_error *err)
-{
-	fw_world *w;
-	fw_opts o;
-	cr_status st =
-		fw_open_world(r, "hostfile", options, FW_OPT_JOBS | FW_OPT_DIALECT, &o, &w, err);
-	bool colon = st == CR_OK && strcmp(o.dialect, "mpich") == 0;
-
-	for (guint i = 0; st == CR_OK && i < w->hosts->len; i++) {
-		/* "host:slots" keeps an IPv6 literal's brackets; "host slots=N"
-		 * needs none. */
-		const char *host = g_ptr_array_index(w->hosts, i);
-		char *name = colon ? g_strdup(host) : fw_bare_host(host);
-
-		g_string_append_printf(out, colon ? "%s:%u\n" : "%s slots=%u\n", name,
-				       g_array_index(w->slots, guint, i));
-		g_free(name);
-	}
-	fw_world_free(w);
-	return st;
-}
-
-/* What a Horovod host discovery script prints: "host:slots" per line. */
-cr_status fmt_horovod(const cr_result *r, const char *const *options, GString *out, cr_error *err)
-{
-	fw_world *w;
-	fw_opts o;
-	cr_status st = fw_open_world(r, "horovod", options, FW_OPT_JOBS, &o, &w, err);
-
-	for (guint i = 0; st == CR_OK && i < w->hosts->len; i++)
-		g_string_append_printf(out, "%s:%u\n", (const char *)g_ptr_array_index(w->hosts, i),
-				       g_array_index(w->slots, guint, i));
-	fw_world_free(w);
-	return st;
-}
-
-/* The world's addresses, one a line: line N is rank N. */
-cr_status fmt_hosts(const cr_result *r, const char *const *options, GString *out, cr_error *err)
-{
-	fw_world *w;
-	fw_opts o;
-	cr_status st = fw_open_world(r, "hosts", options, FW_OPT_JOBS, &o, &w, err);
-
-	for (guint i = 0; st == CR_OK && i < w->tasks->len; i++)
-		g_string_append_printf(out, "%s\n", g_array_index(w->tasks, fw_task, i).address);
-	fw_world_free(w);
-	return st;
 }

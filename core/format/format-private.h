@@ -3,8 +3,9 @@
  * format-private.h - the format layer of the core: a result written as what
  * a program reads. format-json.c (TF_CONFIG, the JSON record, ClusterDef,
  * accelerator counts) is its lowest file, format-frameworks.c (the other
- * launchers) builds on it, format.c names them all (cr_result_format), and
- * explain.c tells one resolution. Builds on the pipeline layer.
+ * launchers' variables, and the world they share) builds on it,
+ * format-hostfiles.c (host lists) on that, format.c names them all
+ * (cr_result_format), and explain.c tells one resolution. Builds on the pipeline layer.
  * Never installed; plugins never include it.
  */
 #ifndef CR_FORMAT_PRIVATE_H
@@ -15,6 +16,7 @@
 #include <cluster-resolver/cluster-resolver.h>
 
 #include "pipeline/pipeline-private.h"
+#include "values/format-options.h"
 
 /* A format: write @r to @out, with @options ("key=value", NULL-ended;
  * nullable). */
@@ -31,10 +33,38 @@ cr_status fmt_clusterdef(const cr_result *r, const char *const *options, GString
 void format_write_counts(GString *out, GHashTable *counts);
 
 /* ---- format-frameworks.c ------------------------------------------------- */
+/* The world of the framework formats: the tasks of the `jobs` option in
+ * rank order, their hosts (nodes) in order of first appearance. */
+typedef struct fw_task {
+	const char *job; /* borrowed from the spec */
+	int32_t index;
+	const char *address; /* borrowed from the spec */
+	char *host;
+	const char *port; /* inside address, NULL when there is none */
+	guint node;       /* index into world->hosts */
+} fw_task;
+
+typedef struct fw_world {
+	const char *format;
+	char *jobs_text;  /* "chief, master, worker", for messages */
+	GArray *tasks;    /* fw_task, in rank order */
+	GPtrArray *hosts; /* const char *, borrowed from tasks, node order */
+	GArray *slots;    /* guint per host: world tasks on it */
+	gssize self;      /* this process's rank, -1 when not in the world */
+} fw_world;
+
+/* Build @r's world for @format under options @o; *@out is fw_world_free()'s. */
+cr_status fw_world_build(const cr_result *r, const char *format, const fw_opts *o, fw_world **out,
+			 cr_error *err);
+void fw_world_free(fw_world *w);
+/* @host without the brackets of an IPv6 literal ("[::1]" -> "::1"). */
+char *fw_bare_host(const char *host);
+
 cr_status fmt_env(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 cr_status fmt_torch(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 cr_status fmt_torchrun(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 cr_status fmt_jax(const cr_result *r, const char *const *options, GString *out, cr_error *err);
+/* ---- format-hostfiles.c -------------------------------------------------- */
 cr_status fmt_hostfile(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 cr_status fmt_horovod(const cr_result *r, const char *const *options, GString *out, cr_error *err);
 cr_status fmt_hosts(const cr_result *r, const char *const *options, GString *out, cr_error *err);

@@ -19,9 +19,10 @@
 #include "values/format-options.h"
 #include "host/host-private.h"
 
-static const char *const top_keys[] = { "plugin_path",      "rpc_layer", "task",
-					"num_accelerators", "resolvers", "accelerators",
-					"formats",          NULL };
+static const char *const top_keys[] = {
+	"plugin_path",    "rpc_layer", "task",         "num_accelerators", "gpus_per_task",
+	"skip_busy_gpus", "resolvers", "accelerators", "formats",          NULL
+};
 
 const char *cfg_file_of(const config_setting_t *s)
 {
@@ -307,6 +308,36 @@ static cr_status read_accel_counts(GHashTable *counts, const config_setting_t *g
 	return CR_OK;
 }
 
+/* `gpus_per_task = n;` and `skip_busy_gpus = true;`: the GPUs of this task
+ * (pipeline/gpus.c), for whichever resolver answers; a resolver's group may
+ * say its own (loader-schema.c). A drop-in overrides the main file. */
+static cr_status read_gpus(cr_plan *plan, const config_setting_t *root, cr_error *err)
+{
+	const config_setting_t *s = config_setting_get_member(root, "gpus_per_task");
+	int ty;
+
+	if (s != NULL) {
+		ty = config_setting_type(s);
+		if ((ty != CONFIG_TYPE_INT && ty != CONFIG_TYPE_INT64) ||
+		    config_setting_get_int64(s) < 0 ||
+		    config_setting_get_int64(s) > CR_GPUS_PER_TASK_MAX)
+			return error_set(err, CR_ERR_CONFIG,
+					 "%s:%d: gpus_per_task must be an integer from 0 to %d",
+					 AT(s), CR_GPUS_PER_TASK_MAX);
+		plan->gpus_per_task = config_setting_get_int64(s);
+		g_free(plan->gpus_at);
+		plan->gpus_at = g_strdup_printf("%s:%d", AT(s));
+	}
+	s = config_setting_get_member(root, "skip_busy_gpus");
+	if (s != NULL) {
+		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+			return error_set(err, CR_ERR_CONFIG,
+					 "%s:%d: skip_busy_gpus must be true or false", AT(s));
+		plan->skip_busy_gpus = config_setting_get_bool(s) ? 1 : 0;
+	}
+	return CR_OK;
+}
+
 static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
 {
 	const config_setting_t *root = config_root_setting(cfg);
@@ -322,7 +353,8 @@ static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
 			return error_set(
 				err, CR_ERR_CONFIG,
 				"%s:%d: unknown top-level key '%s' (known: plugin_path, rpc_layer, "
-				"task, num_accelerators, resolvers, accelerators, formats)",
+				"task, num_accelerators, gpus_per_task, skip_busy_gpus, resolvers, "
+				"accelerators, formats)",
 				AT(s), key);
 	}
 	if ((s = config_setting_get_member(root, "plugin_path")) != NULL)
@@ -343,6 +375,8 @@ static cr_status read_root(cr_plan *plan, const config_t *cfg, cr_error *err)
 		st = read_task(plan, s, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "num_accelerators")) != NULL)
 		st = read_accel_counts(plan->num_accelerators, s, err);
+	if (st == CR_OK)
+		st = read_gpus(plan, root, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "formats")) != NULL)
 		st = read_formats(plan, s, err);
 	if (st == CR_OK && (s = config_setting_get_member(root, "resolvers")) != NULL)
@@ -384,6 +418,8 @@ cr_plan *plan_new(void)
 	plan->resolvers = g_ptr_array_new_with_free_func(entry_free);
 	plan->accelerators = g_ptr_array_new_with_free_func(entry_free);
 	plan->task_id = -1;
+	plan->gpus_per_task = -1;
+	plan->skip_busy_gpus = -1;
 	plan->num_accelerators = accel_counts_new();
 	plan->format_options = g_ptr_array_new_with_free_func(g_free);
 	return plan;
@@ -403,6 +439,7 @@ void plan_free(cr_plan *plan)
 	g_free(plan->name);
 	g_free(plan->task_type);
 	g_free(plan->rpc_layer);
+	g_free(plan->gpus_at);
 	g_free(plan);
 }
 

@@ -93,7 +93,13 @@ typedef struct cr_plan {
 	bool rpc_layer_set;
 	GHashTable *num_accelerators; /* kind -> int64_t count */
 	GPtrArray *format_options;    /* char * "key=value": `formats`, in file order */
+	int64_t gpus_per_task;        /* -1 = unset (pipeline/gpus.c) */
+	char *gpus_at;                /* "FILE:LINE" of gpus_per_task, or NULL */
+	int skip_busy_gpus;           /* -1 = unset, else 0 or 1 */
 } cr_plan;
+
+/* The largest gpus_per_task, top-level or a resolver's. */
+#define CR_GPUS_PER_TASK_MAX 4096
 
 /* Resolvers the built-in `auto` configuration tries, in order (NULL-ended). */
 extern const char *const config_auto_order[];
@@ -173,6 +179,9 @@ const cr_option *schema_option_at(const cr_plugin_desc *desc, size_t i);
 bool schema_has_bound(const cr_plugin_desc *desc, const cr_option *o, uint32_t flag);
 /* Whether @key of a plugin's group is the host's (plugin, name, policy). */
 bool schema_is_host_key(const char *key);
+/* The core's own option @key of a resolver group (gpus_per_task,
+ * skip_busy_gpus), unless @desc is no resolver or declares @key itself. */
+const cr_option *schema_core_key(const cr_plugin_desc *desc, const char *key);
 /* A bound as the messages and `plugins` show it: an integer when it is
  * one, else %g, in the C locale. @buf has G_ASCII_DTOSTR_BUF_SIZE bytes. */
 const char *schema_bound_text(char *buf, double v);

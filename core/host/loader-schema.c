@@ -22,6 +22,29 @@ bool schema_is_host_key(const char *s)
 	return false;
 }
 
+/* Keys of a resolver's group that the core reads (pipeline/gpus.c), unless
+ * the plugin declares an option of the same name (slurm's gpus_per_task
+ * splits Slurm's own binding): checked here like a plugin's options. */
+static const cr_option core_resolver_keys[] = {
+	CR_OPTION_RANGE("gpus_per_task", CR_OPT_INT, NULL, 0,
+			"GPUs of this task from the accelerator layer (sets CUDA_VISIBLE_DEVICES)",
+			0, CR_GPUS_PER_TASK_MAX),
+	CR_OPTION("skip_busy_gpus", CR_OPT_BOOL, NULL, 0,
+		  "with gpus_per_task: leave out GPUs on which NVML sees compute processes"),
+	CR_OPTIONS_END
+};
+
+const cr_option *schema_core_key(const cr_plugin_desc *desc, const char *key)
+{
+	if (desc == NULL || desc->kind != CR_PLUGIN_RESOLVER || key == NULL ||
+	    schema_find(desc, key) != NULL)
+		return NULL;
+	for (const cr_option *o = core_resolver_keys; o->name != NULL; o++)
+		if (strcmp(o->name, key) == 0)
+			return o;
+	return NULL;
+}
+
 const cr_option *schema_option_at(const cr_plugin_desc *desc, size_t i)
 {
 	const char *base = (const char *)desc->options;
@@ -184,7 +207,10 @@ const char *schema_bound_text(char *buf, double v)
 static cr_status check_range(const cr_plugin_desc *desc, const cr_option *o,
 			     const config_setting_t *s, const char *label, cr_error *err)
 {
-	bool lo = schema_has_bound(desc, o, CR_OPT_MIN), hi = schema_has_bound(desc, o, CR_OPT_MAX);
+	/* a core key's bounds are the host's own: always there */
+	bool core = schema_find(desc, o->name) != o;
+	bool lo = core ? (o->flags & CR_OPT_MIN) != 0 : schema_has_bound(desc, o, CR_OPT_MIN);
+	bool hi = core ? (o->flags & CR_OPT_MAX) != 0 : schema_has_bound(desc, o, CR_OPT_MAX);
 	double v = config_setting_type(s) == CONFIG_TYPE_FLOAT
 			   ? config_setting_get_float(s)
 			   : (double)config_setting_get_int64(s);
@@ -219,6 +245,8 @@ cr_status schema_check_group(const cr_plugin_desc *desc, const config_setting_t 
 		if (key == NULL || schema_is_host_key(key))
 			continue;
 		o = schema_find(desc, key);
+		if (o == NULL)
+			o = schema_core_key(desc, key);
 		if (o == NULL) {
 			const char *hint = suggest(desc, key);
 

@@ -3,7 +3,8 @@
  * context.c - the application's handle, and the stage that drives the
  * pipeline: config (files -> plan) -> loader (plan entries -> plugins) ->
  * instances, created and run here under their policies -> union ->
- * accelerator layer. Each stage it calls only calls the stages below it.
+ * accelerator layer -> GPUs per task (gpus.c). Each stage it calls only
+ * calls the stages below it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -453,6 +454,8 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 		st = auto_accelerators(ctx, err);
 	if (st == CR_OK)
 		st = accel_layer_run(ctx, ctx->plan->num_accelerators, res, err);
+	if (st == CR_OK)
+		st = gpus_layer_run(ctx, res, err);
 	if (st == CR_OK && ctx->plan->format_options->len > 0) {
 		res->format_options = g_new0(char *, ctx->plan->format_options->len + 1);
 		for (guint i = 0; i < ctx->plan->format_options->len; i++)
@@ -468,6 +471,9 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 		ctx_log(ctx, CR_LOG_WARNING, NULL,
 			"this process's task %s:%" G_GINT64_FORMAT " is not in the cluster",
 			res->task_type, res->task_id);
+	res->log_fn = ctx->log_fn;
+	res->log_data = ctx->log_data;
+	res->log_level = ctx->log_level;
 	*result = res;
 	return CR_OK;
 }

@@ -295,6 +295,16 @@ static void describe_top_level(GString *out, const cr_plan *plan)
 			out, "%s%s=%" G_GINT64_FORMAT, k == kinds ? "" : ", ",
 			(const char *)k->data,
 			*(const int64_t *)g_hash_table_lookup(plan->num_accelerators, k->data));
+	g_string_append(out, "\n    gpus_per_task = ");
+	if (plan->gpus_per_task < 0)
+		g_string_append(out, "(unset)");
+	else
+		g_string_append_printf(out, "%" G_GINT64_FORMAT " (at %s)", plan->gpus_per_task,
+				       plan->gpus_at);
+	g_string_append_printf(out, "\n    skip_busy_gpus = %s",
+			       plan->skip_busy_gpus < 0 ? "(unset)"
+			       : plan->skip_busy_gpus   ? "true"
+							: "false");
 	g_string_append(out, "\n    formats = ");
 	if (plan->format_options->len == 0)
 		g_string_append(out, "(none)");

@@ -11,6 +11,20 @@
 #include "host/host-private.h"
 
 /* ---- results (result.c): what a resolution comes to --------------------- */
+/* What gpus_per_task chose (gpus.c), for `explain`. */
+typedef struct gpus_choice {
+	int64_t per_task;
+	char *at; /* "FILE:LINE" of the gpus_per_task key */
+	bool skip_busy;
+	char *host;           /* this task's host; NULL: the task is unknown */
+	int64_t local_index;  /* among the cluster's tasks on @host */
+	int64_t host_tasks;   /* the cluster's tasks on @host */
+	char *source;         /* "accelerator 'nvidia'", ...; NULL: no GPU found */
+	GPtrArray *available; /* char *: the GPUs, as CUDA_VISIBLE_DEVICES names them */
+	GPtrArray *busy;      /* char *: those left out as busy */
+	char *chosen;         /* this task's CUDA_VISIBLE_DEVICES */
+} gpus_choice;
+
 struct cr_result {
 	cr_spec *spec;
 	char *task_type;
@@ -32,9 +46,19 @@ struct cr_result {
 	GPtrArray *answered;    /* cr_instance *, borrowed: who resolved, in order
 				 * (compared, never dereferenced, by cr_context_supervise) */
 	char **format_options;  /* the config's `formats` defaults, "key=value"; or NULL */
+	gpus_choice *gpus;      /* (nullable) gpus_per_task's choice */
+	/* The context's log handler when it resolved: the formats warn through
+	 * it (NULL: they stay quiet). */
+	cr_log_fn log_fn;
+	void *log_data;
+	cr_log_level log_level;
 };
 
 cr_result *result_new(void);
+/* A warning (or any @level) about @r, through the handler of the context
+ * that resolved it; nothing when it has none or @level is filtered out. */
+void result_log(const cr_result *r, cr_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* "layer://addr", or addr when layer is NULL/empty, or "" when addr is empty. */
 char *format_master_url(const char *address, const char *rpc_layer);
 /* Move @b's passed descriptors into @res (a name already there: closed)
@@ -102,5 +126,24 @@ size_t accel_count_devices(const cr_result *r, const char *job, int64_t index, G
 bool accel_device_of_task(const accel_device *d, const char *job, int64_t index, bool own);
 /* Whether (@job, @index) is @r's own task (@job NULL: it is). */
 bool accel_is_own_task(const cr_result *r, const char *job, int64_t index);
+
+/* ---- GPUs per task (gpus.c, gpus-busy.c) ---------------------------------- */
+/* After the accelerator layer: with a gpus_per_task (a resolver's group,
+ * else the top level), choose this task's GPUs into @res (its
+ * CUDA_VISIBLE_DEVICES, GPU count and res->gpus); too few GPUs is an
+ * error naming the key's FILE:LINE. Nothing without one. */
+cr_status gpus_layer_run(cr_context *ctx, cr_result *res, cr_error *err);
+void gpus_choice_free(gpus_choice *c);
+/* The slot of a task: the first of its @n GPUs among @available, with
+ * slot = @local_index mod (@available div @n), so a slot is always whole
+ * (TFoS wraps on index*n and can return an empty or short slice). false:
+ * fewer than @n GPUs (or @n <= 0). */
+bool gpus_slot(size_t available, int64_t n, int64_t local_index, size_t *first);
+/* busy[i]: whether NVML sees compute processes on GPU @keys[i] (a UUID or
+ * an NVML index; NULL: not asked). NVML is @from's `library` (the
+ * accelerator instance that reported the GPUs; nullable), else
+ * libnvidia-ml.so.1; without it none is busy. */
+void gpus_busy_mark(cr_context *ctx, cr_instance *from, const char *const *keys, size_t n,
+		    bool *busy);
 
 #endif /* CR_PIPELINE_PRIVATE_H */

@@ -3,6 +3,7 @@
  * result.c - what the application gets back: the cr_result made by the
  * union, its accessors, the master URL and the passed descriptors.
  */
+#include <stdarg.h>
 #include <string.h>
 
 #include <glib.h>
@@ -25,6 +26,20 @@ cr_result *result_new(void)
 	r->fds = g_ptr_array_new_with_free_func(passed_fd_free);
 	r->answered = g_ptr_array_new();
 	return r;
+}
+
+void result_log(const cr_result *r, cr_log_level level, const char *fmt, ...)
+{
+	char *msg;
+	va_list ap;
+
+	if (r == NULL || r->log_fn == NULL || level > r->log_level)
+		return;
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	r->log_fn(level, NULL, msg, r->log_data);
+	g_free(msg);
 }
 
 void result_take_extras(cr_result *res, cr_result_builder *b)
@@ -63,6 +78,7 @@ void cr_result_free(cr_result *r)
 	g_ptr_array_unref(r->fds);
 	g_ptr_array_unref(r->answered);
 	g_strfreev(r->format_options);
+	gpus_choice_free(r->gpus);
 	g_free(r);
 }
 

@@ -73,7 +73,11 @@ CR_API cr_context *cr_context_new(cr_error *err);
 /** Free @ctx, destroying plugin states and unloading plugins. Since: ABI 1.0 */
 CR_API void cr_context_free(cr_context *ctx);
 
-/** Replace the log handler (NULL restores the default). Since: ABI 1.0 */
+/** Replace the log handler (NULL restores the default). A result keeps the
+ *  handler and level its context had when it resolved: cr_result_format()
+ *  and cr_result_env_vars() warn through it (torchrun given two tasks on a
+ *  host, a DeepSpeed hostfile without GPU counts), so @user_data must
+ *  outlive the results as well. Since: ABI 1.0 */
 CR_API void cr_context_set_log_handler(cr_context *ctx, cr_log_fn fn, void *user_data);
 
 /** Most verbose level passed to the handler. Since: ABI 1.0 */

@@ -23,7 +23,7 @@ EXPECT = {
     'config/resolvers-not-list': (2, "cluster-resolver: @CONF@:1: 'resolvers' must be a list ( { ... }, ... )\n", ''),
     'config/resolver-not-group': (2, 'cluster-resolver: @CONF@:1: each resolver must be a group { plugin = ...; }\n', ''),
     'config/policy-unknown': (2, 'cluster-resolver: @CONF@:1: resolver \'tfconfig\': policy must be "required", "optional" or "sufficient"\n', ''),
-    'config/unknown-top-key': (2, "cluster-resolver: @CONF@:1: unknown top-level key 'resolver' (known: plugin_path, rpc_layer, task, num_accelerators, resolvers, accelerators, formats)\n", ''),
+    'config/unknown-top-key': (2, "cluster-resolver: @CONF@:1: unknown top-level key 'resolver' (known: plugin_path, rpc_layer, task, num_accelerators, gpus_per_task, skip_busy_gpus, resolvers, accelerators, formats)\n", ''),
     'config/unknown-option': (2, "cluster-resolver: @CONF@:1: resolver 'tfconfig': unknown key 'bogus'\n", ''),
     'config/duplicate-key': (2, 'cluster-resolver: @CONF@:2: duplicate setting name\n', ''),
     'config/include-missing': (2, 'cluster-resolver: @CONF@:1: @include: /nonexistent/x.conf: cannot read the config file: No such file or directory\n', ''),

@@ -329,11 +329,15 @@ static void gce_fact_int(cr_result_builder *b, const char *key, int64_t v)
 	cr_host->json_free(j);
 }
 
+/* How often a wait for min_instances says what it waits for. */
+#define GCE_WAIT_NOTE_MS 10000
+
 static cr_status gce_wait_members(const struct gce *st, struct gcp *g, cr_plugin_ctx *ctx,
 				  const struct gce_where *w, GPtrArray **members, int *requests,
 				  cr_error *err)
 {
-	int64_t deadline = cr_host->now_ms(ctx) + st->wait_timeout_ms;
+	int64_t start = cr_host->now_ms(ctx), deadline = start + st->wait_timeout_ms;
+	int64_t note = start + GCE_WAIT_NOTE_MS;
 	cr_status rc;
 
 	for (;;) {
@@ -342,9 +346,21 @@ static cr_status gce_wait_members(const struct gce *st, struct gcp *g, cr_plugin
 			return rc;
 		if (cr_host->now_ms(ctx) + st->wait_interval_ms > deadline)
 			break;
-		cr_host->log(ctx, CR_LOG_INFO,
-			     "instance group %s: %u of min_instances %lld RUNNING", w->group,
-			     (*members)->len, (long long)st->min_instances);
+		/* A round a line with -v; every 10 s of waiting, a warning. */
+		if (cr_host->now_ms(ctx) >= note) {
+			cr_host->log(
+				ctx, CR_LOG_WARNING,
+				"waiting %.0f s for instance group %s: %u of min_instances %lld "
+				"RUNNING (wait_timeout %.0f s)",
+				(double)(cr_host->now_ms(ctx) - start) / 1000.0, w->group,
+				(*members)->len, (long long)st->min_instances,
+				(double)st->wait_timeout_ms / 1000.0);
+			note += GCE_WAIT_NOTE_MS;
+		} else {
+			cr_host->log(ctx, CR_LOG_INFO,
+				     "instance group %s: %u of min_instances %lld RUNNING",
+				     w->group, (*members)->len, (long long)st->min_instances);
+		}
 		gce_members_free(*members);
 		*members = NULL;
 		cr_host->sleep_ms(ctx, st->wait_interval_ms);

@@ -27,7 +27,7 @@ enum {
 	ERR_REASON = 4,
 };
 
-static bool pb_varint(struct pb *b, uint64_t *v)
+static bool pb_varint_long(struct pb *b, uint64_t *v)
 {
 	*v = 0;
 	for (unsigned shift = 0; shift < 64; shift += 7) {
@@ -42,9 +42,31 @@ static bool pb_varint(struct pb *b, uint64_t *v)
 	return false;
 }
 
+/* Most keys and lengths of a pod are one or two bytes: read those here,
+ * the rest (and every error) in pb_varint_long. */
+static inline bool pb_varint(struct pb *b, uint64_t *v)
+{
+	const uint8_t *p = b->p;
+
+	if (p < b->end && !(p[0] & 0x80)) {
+		*v = p[0];
+		b->p = p + 1;
+		return true;
+	}
+	if (b->end - p >= 2 && !(p[1] & 0x80)) {
+		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		b->p = p + 2;
+		return true;
+	}
+	return pb_varint_long(b, v);
+}
+
 /* The next field of @b: 1, 0 at the end of the message, -1 when the bytes
- * are not a message (the reason in *@why). */
-static int pb_next(struct pb *b, struct pb_field *f, const char **why)
+ * are not a message (the reason in *@why). Its number, wire type and, for a
+ * length-delimited field, its bytes go to *@num, *@wire, [*@at, *@to); the
+ * caller fills a pb_field only for the fields it wants. */
+static inline int pb_next(struct pb *b, uint32_t *num, unsigned *wire, const uint8_t **at,
+			  const uint8_t **to, const char **why)
 {
 	uint64_t key, v;
 
@@ -54,17 +76,25 @@ static int pb_next(struct pb *b, struct pb_field *f, const char **why)
 		*why = "bad field key";
 		return -1;
 	}
-	f->num = (uint32_t)(key >> 3);
-	f->wire = (unsigned)(key & 7);
-	f->sub = (struct pb){ b->p, b->p, b->base }; /* where it is, for messages */
-	switch (f->wire) {
+	*num = (uint32_t)(key >> 3);
+	*wire = (unsigned)(key & 7);
+	*at = *to = b->p; /* where it is, for messages */
+	switch (*wire) {
+	case WIRE_LEN:
+		if (pb_varint(b, &v) && v <= (uint64_t)(b->end - b->p)) {
+			*at = b->p;
+			*to = b->p + v;
+			b->p += v;
+			return 1;
+		}
+		break;
 	case WIRE_VARINT:
 		if (pb_varint(b, &v))
 			return 1;
 		break;
 	case WIRE_I64:
 	case WIRE_I32: {
-		size_t n = f->wire == WIRE_I64 ? 8 : 4;
+		size_t n = *wire == WIRE_I64 ? 8 : 4;
 
 		if ((size_t)(b->end - b->p) >= n) {
 			b->p += n;
@@ -72,13 +102,6 @@ static int pb_next(struct pb *b, struct pb_field *f, const char **why)
 		}
 		break;
 	}
-	case WIRE_LEN:
-		if (pb_varint(b, &v) && v <= (uint64_t)(b->end - b->p)) {
-			f->sub = (struct pb){ b->p, b->p + v, b->base };
-			b->p += v;
-			return 1;
-		}
-		break;
 	default: /* groups (3, 4) are not used by Kubernetes; 6, 7 do not exist */
 		*why = "unsupported wire type";
 		return -1;
@@ -96,18 +119,52 @@ bool pb_fail(struct pb_page *pg, const struct pb *at, const char *why)
 	return false;
 }
 
-/* Walk the fields of @b, calling @fn(pg, field, user) for each; false when
- * the bytes are not a message or @fn says no. */
-bool pb_walk(struct pb_page *pg, struct pb b, pb_field_fn fn, void *user)
+/* Walk the fields of @b, calling @fn(pg, field, user) for each field whose
+ * number is in @want (PB_FIELD bits, or PB_ALL); false when the bytes are not a
+ * message or @fn says no. Every field's framing is checked, wanted or not:
+ * the others are only stepped over, with no call. */
+bool pb_walk_some(struct pb_page *pg, struct pb b, uint64_t want, pb_field_fn fn, void *user)
 {
 	struct pb_field f;
+	const uint8_t *at, *to;
 	const char *why = NULL;
+	uint32_t num;
+	unsigned wire;
 	int r;
 
-	while ((r = pb_next(&b, &f, &why)) > 0)
+	while ((r = pb_next(&b, &num, &wire, &at, &to, &why)) > 0) {
+		if (num < 64 ? !((want >> num) & 1) : want != PB_ALL)
+			continue;
+		f = (struct pb_field){ num, wire, { at, to, b.base } };
 		if (!fn(pg, &f, user))
 			return false;
+	}
 	return r == 0 || pb_fail(pg, &b, why);
+}
+
+bool pb_walk(struct pb_page *pg, struct pb b, pb_field_fn fn, void *user)
+{
+	return pb_walk_some(pg, b, PB_ALL, fn, user);
+}
+
+/* Whether @n bytes are ASCII without NUL: what nearly every string a pod
+ * keeps is (names, IPs, phases), checked here a word at a time; the others
+ * go to k8s_text_ok. */
+static bool pb_ascii(const uint8_t *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t w;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		if ((w & highs) || ((w - ones) & ~w & highs))
+			return false;
+	}
+	for (; i < n; i++)
+		if (s[i] == 0 || s[i] >= 0x80)
+			return false;
+	return true;
 }
 
 /* A string field's bytes, checked: UTF-8 without NUL. */
@@ -117,7 +174,7 @@ bool pb_text(struct pb_page *pg, const struct pb_field *f)
 
 	if (f->wire != WIRE_LEN)
 		return pb_fail(pg, &f->sub, "a string field is not length-delimited");
-	if (!k8s_text_ok((const char *)f->sub.p, n))
+	if (!pb_ascii(f->sub.p, n) && !k8s_text_ok((const char *)f->sub.p, n))
 		return pb_fail(pg, &f->sub, "a string is not UTF-8 without NUL");
 	return true;
 }

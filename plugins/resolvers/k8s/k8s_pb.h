@@ -54,8 +54,14 @@ struct pb_unknown {
 	bool has_kind, has_raw, encoded;
 };
 
+/* Field numbers a walk calls its function for: PB_FIELD(1) | PB_FIELD(3)
+ * for fields 1 and 3 (numbers below 64); PB_ALL for every field. */
+#define PB_FIELD(n) (1ull << (n))
+#define PB_ALL (~0ull)
+
 bool pb_fail(struct pb_page *pg, const struct pb *at, const char *why);
 bool pb_walk(struct pb_page *pg, struct pb b, pb_field_fn fn, void *user);
+bool pb_walk_some(struct pb_page *pg, struct pb b, uint64_t want, pb_field_fn fn, void *user);
 bool pb_text(struct pb_page *pg, const struct pb_field *f);
 bool pb_is_msg(struct pb_page *pg, const struct pb_field *f);
 bool pb_bytes_are(const struct pb_field *f, const char *s);

@@ -425,18 +425,23 @@ static cr_status k8s_pending_pass(const struct k8s *st, cr_plugin_ctx *ctx,
 	return rc;
 }
 
+/* How often a wait for pods to run says what it waits for. */
+#define K8S_WAIT_NOTE_MS 10000
+
 /**
  * k8s_wait_running:
  * List every selector until no selected pod is outside Running, sleeping
  * wait_interval between rounds, for at most wait_timeout of the context's
- * clock (now_ms, which a test host advances when the plugin sleeps).
+ * clock (now_ms, which a test host advances when the plugin sleeps); a
+ * warning every 10 s of it names the pods still not running.
  * Returns: CR_OK, CR_ERR_TIMEOUT naming a pod still not running, or a
  * listing failure.
  */
 cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 			   const char *namespace, cr_error *err)
 {
-	int64_t deadline = cr_host->now_ms(ctx) + st->wait_timeout_ms;
+	int64_t start = cr_host->now_ms(ctx), deadline = start + st->wait_timeout_ms;
+	int64_t note = start + K8S_WAIT_NOTE_MS;
 	struct k8s_pending w = { 0 };
 	cr_status rc;
 
@@ -454,8 +459,20 @@ cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struc
 						(double)st->wait_timeout_ms / 1000.0);
 			break;
 		}
-		cr_host->log(ctx, CR_LOG_INFO, "waiting for %lld pods to run (pod \"%s\" is %s)",
-			     (long long)w.count, w.name, w.phase);
+		/* A round a line with -v; every 10 s of waiting, a warning. */
+		if (cr_host->now_ms(ctx) >= note) {
+			cr_host->log(ctx, CR_LOG_WARNING,
+				     "waiting %.0f s for %lld pods to run (pod \"%s\" is %s; "
+				     "wait_timeout %.0f s)",
+				     (double)(cr_host->now_ms(ctx) - start) / 1000.0,
+				     (long long)w.count, w.name, w.phase,
+				     (double)st->wait_timeout_ms / 1000.0);
+			note += K8S_WAIT_NOTE_MS;
+		} else {
+			cr_host->log(ctx, CR_LOG_INFO,
+				     "waiting for %lld pods to run (pod \"%s\" is %s)",
+				     (long long)w.count, w.name, w.phase);
+		}
 		cr_host->sleep_ms(ctx, left < st->wait_interval_ms ? left : st->wait_interval_ms);
 	}
 	k8s_pending_reset(&w);

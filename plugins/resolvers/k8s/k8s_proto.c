@@ -60,6 +60,20 @@ enum {
 	ENTRY_VALUE = 2,
 };
 
+/* The fields each message is read for; the walk steps over the others
+ * without a call. */
+#define WANT_LIST (PB_FIELD(LIST_METADATA) | PB_FIELD(LIST_ITEMS))
+#define WANT_POD (PB_FIELD(POD_METADATA) | PB_FIELD(POD_SPEC) | PB_FIELD(POD_STATUS))
+#define WANT_META                                                                                  \
+	(PB_FIELD(META_NAME) | PB_FIELD(META_NAMESPACE) | PB_FIELD(META_UID) |                     \
+	 PB_FIELD(META_LABELS) | PB_FIELD(META_ANNOTATIONS) | PB_FIELD(META_OWNERS))
+#define WANT_SPEC (PB_FIELD(SPEC_CONTAINERS) | PB_FIELD(SPEC_HOSTNAME) | PB_FIELD(SPEC_SUBDOMAIN))
+#define WANT_STATUS                                                                                \
+	(PB_FIELD(STATUS_PHASE) | PB_FIELD(STATUS_HOST_IP) | PB_FIELD(STATUS_POD_IP) |             \
+	 PB_FIELD(STATUS_POD_IPS))
+#define WANT_ENTRY (PB_FIELD(ENTRY_KEY) | PB_FIELD(ENTRY_VALUE))
+#define WANT_OWNER (PB_FIELD(OWNER_KIND) | PB_FIELD(OWNER_NAME))
+
 /* Set *@out to a checked copy of the string field @f (the last one wins,
  * as in protobuf). */
 static bool pb_string(struct pb_page *pg, const struct pb_field *f, const char **out)
@@ -96,7 +110,7 @@ static bool pb_entry_field(struct pb_page *pg, struct pb_field *f, void *user)
 static bool pb_entry(struct pb_page *pg, const struct pb_field *f, struct pb_entry *e)
 {
 	*e = (struct pb_entry){ 0 };
-	return pb_is_msg(pg, f) && pb_walk(pg, f->sub, pb_entry_field, e);
+	return pb_is_msg(pg, f) && pb_walk_some(pg, f->sub, WANT_ENTRY, pb_entry_field, e);
 }
 
 /* A label or annotation: kept when it is one of the index keys. */
@@ -134,7 +148,7 @@ static bool pb_limit_entry(struct pb_page *pg, const struct pb_field *f)
 			 : -1;
 	if (slot < 0)
 		return true;
-	if (e.has_value && !pb_walk(pg, e.value.sub, pb_entry_field, &q))
+	if (e.has_value && !pb_walk_some(pg, e.value.sub, WANT_ENTRY, pb_entry_field, &q))
 		return false;
 	if (q.has_key) { /* field 1, read as an entry's key */
 		if (!pb_text(pg, &q.key))
@@ -172,7 +186,7 @@ static bool pb_owner(struct pb_page *pg, const struct pb_field *f)
 	struct pb_owner o = { 0 };
 	const char *name;
 
-	if (!pb_is_msg(pg, f) || !pb_walk(pg, f->sub, pb_owner_field, &o))
+	if (!pb_is_msg(pg, f) || !pb_walk_some(pg, f->sub, WANT_OWNER, pb_owner_field, &o))
 		return false;
 	if (!o.has_kind || !o.has_name || !pb_bytes_are(&o.kind, "StatefulSet"))
 		return true;
@@ -213,7 +227,8 @@ static bool pb_container_field(struct pb_page *pg, struct pb_field *f, void *use
 {
 	(void)user;
 	return f->num != CONTAINER_RESOURCES ||
-	       (pb_is_msg(pg, f) && pb_walk(pg, f->sub, pb_resources_field, NULL));
+	       (pb_is_msg(pg, f) &&
+		pb_walk_some(pg, f->sub, PB_FIELD(RESOURCES_LIMITS), pb_resources_field, NULL));
 }
 
 static bool pb_spec_field(struct pb_page *pg, struct pb_field *f, void *user)
@@ -222,7 +237,8 @@ static bool pb_spec_field(struct pb_page *pg, struct pb_field *f, void *user)
 	switch (f->num) {
 	case SPEC_CONTAINERS:
 		memset(pg->limits, 0, sizeof(pg->limits));
-		if (!pb_is_msg(pg, f) || !pb_walk(pg, f->sub, pb_container_field, NULL))
+		if (!pb_is_msg(pg, f) || !pb_walk_some(pg, f->sub, PB_FIELD(CONTAINER_RESOURCES),
+						       pb_container_field, NULL))
 			return false;
 		k8s_view_add_limits(&pg->pod, pg->limits);
 		return true;
@@ -267,10 +283,13 @@ static bool pb_pod_field(struct pb_page *pg, struct pb_field *f, void *user)
 	static const pb_field_fn walk[] = {
 		[POD_METADATA] = pb_meta_field, [POD_SPEC] = pb_spec_field, [POD_STATUS] = pb_status_field
 	};
+	static const uint64_t want[] = {
+		[POD_METADATA] = WANT_META, [POD_SPEC] = WANT_SPEC, [POD_STATUS] = WANT_STATUS
+	};
 
 	if (f->num < POD_METADATA || f->num > POD_STATUS)
 		return true;
-	return pb_is_msg(pg, f) && pb_walk(pg, f->sub, walk[f->num], user);
+	return pb_is_msg(pg, f) && pb_walk_some(pg, f->sub, want[f->num], walk[f->num], user);
 }
 
 static bool pb_continue_field(struct pb_page *pg, struct pb_field *f, void *user)
@@ -292,7 +311,8 @@ static bool pb_list_field(struct pb_page *pg, struct pb_field *f, void *user)
 	if (f->num == LIST_METADATA) {
 		char *next;
 
-		if (!pb_is_msg(pg, f) || !pb_walk(pg, f->sub, pb_continue_field, &cont))
+		if (!pb_is_msg(pg, f) || !pb_walk_some(pg, f->sub, PB_FIELD(LISTMETA_CONTINUE),
+						       pb_continue_field, &cont))
 			return false;
 		next = cont.num ? g_strndup((const char *)cont.sub.p,
 					    (size_t)(cont.sub.end - cont.sub.p))
@@ -307,7 +327,7 @@ static bool pb_list_field(struct pb_page *pg, struct pb_field *f, void *user)
 		return false;
 	/* each kept string of n bytes took at least n + 2 of the pod's */
 	k8s_view_begin(pg->store, &pg->pod, (size_t)(f->sub.end - f->sub.p) + 1);
-	if (!pb_walk(pg, f->sub, pb_pod_field, NULL))
+	if (!pb_walk_some(pg, f->sub, WANT_POD, pb_pod_field, NULL))
 		return false;
 	k8s_view_end(pg->store, &pg->pod);
 	rc = pg->fn(&pg->pod, pg->ud, pg->err);
@@ -359,7 +379,7 @@ cr_status k8s_pb_page(const char *endpoint, const uint8_t *buf, size_t len, k8s_
 	if (!u.has_raw)
 		return cr_host->error_set(err, CR_ERR_PARSE, "%s: protobuf answer has no object",
 					  endpoint);
-	if (pb_walk(&pg, u.raw.sub, pb_list_field, NULL))
+	if (pb_walk_some(&pg, u.raw.sub, WANT_LIST, pb_list_field, NULL))
 		return CR_OK;
 bad:
 	if (pg.bad && !*pg.bad)

@@ -6,9 +6,10 @@
  * resolve() reserves this task's port, registers
  * {executor_id, host, port, hostname, pid} with the server, waits for the
  * cluster and reports it with this task's identity and environment
- * "cloud", as TFoS's TF_CONFIG. With gpus_per_task it also picks the
- * task's GPUs (rsv_gpu.c). The port is released before the program
- * starts, or handed to it (release_port = false, CR_RESERVED_PORT_FD).
+ * "cloud", as TFoS's TF_CONFIG. Its group's gpus_per_task is the core's
+ * (pipeline/gpus.c picks the task's GPUs from the accelerator layer). The
+ * port is released before the program starts, or handed to it
+ * (release_port = false, CR_RESERVED_PORT_FD).
  *
  * The connection stays open for `exec --supervise`: supervise() sends the
  * program's exit status as DONE, and stops the program when the server
@@ -37,9 +38,8 @@ typedef struct rsv {
 	int64_t env_port; /* TENSORFLOW_PORT, or 0 */
 	bool release_port;
 	int64_t timeout_ms;
+	int64_t progress_ms; /* in WAIT, say once after this what it waits for; 0: never */
 	const char *rpc_layer;
-	int64_t gpus_per_task; /* -1: unset */
-	bool skip_busy;
 	rsv_conn *conn;
 	rsv_port reserved;
 	bool done_sent;
@@ -66,12 +66,11 @@ static const cr_option rsv_options[] = {
 		  "CR_RESERVED_PORT_FD"),
 	CR_OPTION_RANGE("timeout", CR_OPT_FLOAT, "600", 0,
 			"seconds to wait for the cluster to form", 0.1, 2592000),
+	CR_OPTION_RANGE("progress", CR_OPT_FLOAT, "10", 0,
+			"seconds into the wait for the cluster after which a warning says what "
+			"it waits for (0: never)",
+			0, 2592000),
 	CR_OPTION("rpc_layer", CR_OPT_STRING, "grpc", 0, "rpc layer reported with the cluster"),
-	CR_OPTION_RANGE("gpus_per_task", CR_OPT_INT, NULL, 0,
-			"GPUs of each task (sets CUDA_VISIBLE_DEVICES; unset = untouched)", 0,
-			4096),
-	CR_OPTION("skip_busy_gpus", CR_OPT_BOOL, "true", 0,
-		  "leave out GPUs on which NVML sees compute processes"),
 	CR_OPTIONS_END
 };
 
@@ -103,11 +102,8 @@ static cr_status rsv_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	s->port = (uint16_t)cr_host->opt_int(ctx, "port");
 	s->release_port = cr_host->opt_bool(ctx, "release_port");
 	s->timeout_ms = (int64_t)(cr_host->opt_float(ctx, "timeout") * 1000);
+	s->progress_ms = (int64_t)(cr_host->opt_float(ctx, "progress") * 1000);
 	s->rpc_layer = cr_host->opt_string(ctx, "rpc_layer");
-	s->gpus_per_task = cr_host->opt_is_set(ctx, "gpus_per_task")
-				   ? cr_host->opt_int(ctx, "gpus_per_task")
-				   : -1;
-	s->skip_busy = cr_host->opt_bool(ctx, "skip_busy_gpus");
 	*state = s;
 	return CR_OK;
 }
@@ -252,14 +248,38 @@ static cr_status rsv_timeout_error(rsv *s, const cr_json *msg, cr_error *err)
 		s->server, cr_host->json_length(reg), (long long)required, list);
 }
 
+/* The answer to WAIT within timeout; after @s->progress_ms without one, a
+ * warning says once what this task waits for (the server's own progress
+ * lines name the executors still missing). */
+static cr_status rsv_wait_answer(rsv *s, cr_plugin_ctx *ctx, cr_json **reply, cr_error *err)
+{
+	cr_error first = CR_ERROR_INIT;
+	cr_status st;
+
+	if (s->progress_ms <= 0 || s->progress_ms >= s->timeout_ms)
+		return rsv_conn_recv(s->conn, s->timeout_ms, reply, err);
+	st = rsv_conn_recv(s->conn, s->progress_ms, reply, &first);
+	if (st != CR_ERR_TIMEOUT) {
+		if (st != CR_OK)
+			cr_host->error_set(err, st, "%s", first.message);
+		return st;
+	}
+	cr_host->log(ctx, CR_LOG_WARNING,
+		     "executor %lld is registered with reservation server %s as %s; waiting "
+		     "%.0f s so far for the other executors to register (timeout %.0f s)",
+		     (long long)s->executor_id, s->server, s->address,
+		     (double)s->progress_ms / 1000, (double)s->timeout_ms / 1000);
+	return rsv_conn_recv(s->conn, s->timeout_ms - s->progress_ms, reply, err);
+}
+
 /* WAIT → CLUSTER {cluster, task}. */
-static cr_status rsv_wait(rsv *s, cr_json **cluster_msg, cr_error *err)
+static cr_status rsv_wait(rsv *s, cr_plugin_ctx *ctx, cr_json **cluster_msg, cr_error *err)
 {
 	cr_json *reply = NULL;
 	cr_status st = rsv_conn_send(s->conn, "WAIT", NULL, err);
 
 	if (st == CR_OK)
-		st = rsv_conn_recv(s->conn, s->timeout_ms, &reply, err);
+		st = rsv_wait_answer(s, ctx, &reply, err);
 	if (st == CR_ERR_TIMEOUT)
 		return cr_host->error_set(err, CR_ERR_TIMEOUT,
 					  "reservation server %s: no cluster after %.0f s",
@@ -274,86 +294,6 @@ static cr_status rsv_wait(rsv *s, cr_json **cluster_msg, cr_error *err)
 	}
 	*cluster_msg = reply;
 	return CR_OK;
-}
-
-typedef struct rsv_local {
-	const char *self, *host;
-	size_t host_len;
-	int64_t seen, index;
-} rsv_local;
-
-/* "host" of "host:port" / "[v6]:port": its length, brackets kept. */
-static size_t rsv_host_len(const char *address)
-{
-	const char *colon = strrchr(address, ':');
-
-	return colon ? (size_t)(colon - address) : strlen(address);
-}
-
-static bool rsv_local_job(const char *key, const cr_json *tasks, void *user_data)
-{
-	rsv_local *l = user_data;
-	size_t n = cr_host->json_length(tasks);
-
-	(void)key;
-	for (size_t i = 0; i < n && l->index < 0; i++) {
-		const char *a = cr_host->json_string(cr_host->json_index(tasks, i));
-
-		if (a == NULL || rsv_host_len(a) != l->host_len ||
-		    strncmp(a, l->host, l->host_len) != 0)
-			continue;
-		if (strcmp(a, l->self) == 0)
-			l->index = l->seen;
-		l->seen++;
-	}
-	return l->index < 0;
-}
-
-/* This task's place among the tasks on its host (whole host compared). */
-static int64_t rsv_local_index(const rsv *s, const cr_json *cluster)
-{
-	rsv_local l = { .self = s->address,
-			.host = s->address,
-			.host_len = rsv_host_len(s->address),
-			.index = -1 };
-
-	cr_host->json_each(cluster, rsv_local_job, &l);
-	return l.index < 0 ? 0 : l.index;
-}
-
-static cr_status rsv_gpus(rsv *s, cr_plugin_ctx *ctx, const cr_json *cluster, cr_result_builder *b,
-			  cr_error *err)
-{
-	char **avail = NULL, *joined = NULL, *list = NULL;
-	size_t n = 0, first = 0;
-	int64_t local;
-	cr_status st;
-
-	if (s->gpus_per_task < 0)
-		return CR_OK;
-	if (s->gpus_per_task == 0)
-		return cr_host->result_set_env(b, "CUDA_VISIBLE_DEVICES", "", err);
-	st = rsv_gpu_available(ctx, s->skip_busy, &avail, &n, err);
-	local = rsv_local_index(s, cluster);
-	if (st == CR_OK && !rsv_gpu_slot(n, s->gpus_per_task, local, &first)) {
-		list = rsv_strv_join(avail, 0, n, ", ");
-		st = cr_host->error_set(err, CR_ERR_BACKEND,
-					"unable to allocate %lld GPU(s) from available GPUs: [%s]",
-					(long long)s->gpus_per_task, list ? list : "");
-	}
-	if (st == CR_OK) {
-		joined = rsv_strv_join(avail, first, (size_t)s->gpus_per_task, ",");
-		cr_host->log(ctx, CR_LOG_INFO, "GPUs %s (local index %lld of this host)", joined,
-			     (long long)local);
-		st = cr_host->result_set_env(b, "CUDA_VISIBLE_DEVICES", joined, err);
-	}
-	if (st == CR_OK)
-		st = cr_host->result_set_task_accelerators(b, NULL, -1, "GPU", s->gpus_per_task,
-							   err);
-	free(joined);
-	free(list);
-	rsv_strv_free(avail);
-	return st;
 }
 
 /* The cluster, identity and environment of CLUSTER {cluster, task}. */
@@ -379,8 +319,6 @@ static cr_status rsv_report(rsv *s, cr_plugin_ctx *ctx, const cr_json *msg, cr_r
 		st = cr_host->result_set_rpc_layer(b, s->rpc_layer, err);
 	if (st == CR_OK)
 		st = cr_host->result_set_environment(b, "cloud", err);
-	if (st == CR_OK)
-		st = rsv_gpus(s, ctx, cluster, b, err);
 	return st;
 }
 
@@ -432,7 +370,7 @@ static cr_status rsv_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 		st = rsv_register(s, ctx, err);
 	rsv_facts(s, b);
 	if (st == CR_OK)
-		st = rsv_wait(s, &msg, err);
+		st = rsv_wait(s, ctx, &msg, err);
 	if (st == CR_OK)
 		st = rsv_report(s, ctx, msg, b, err);
 	if (st == CR_OK)

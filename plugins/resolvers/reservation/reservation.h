@@ -32,28 +32,6 @@ cr_status rsv_port_reserve(uint16_t want, rsv_port *p, cr_error *err);
 /** rsv_port_close: close the socket (idempotent). */
 void rsv_port_close(rsv_port *p);
 
-/**
- * rsv_gpu_assign: the GPUs of this task, TFoS's get_gpus with §14.18's
- * fixes. @available: the GPUs this process may use, in order; @n per task;
- * @local_index: this task's position among the cluster's tasks on its host.
- * *@first = index into @available of the slot's first GPU.
- * Returns: false when @available holds fewer than @n.
- */
-bool rsv_gpu_slot(size_t navailable, int64_t n, int64_t local_index, size_t *first);
-
-/**
- * rsv_gpu_available: the GPUs this process may use: CUDA_VISIBLE_DEVICES
- * when set (a binding, Spark's resources), else every GPU NVML lists;
- * with @skip_busy, those on which NVML sees compute processes are left out.
- * (transfer full) *@list: NULL-terminated, free with rsv_strv_free.
- * Returns: CR_OK, or an error from NVML naming the call.
- */
-cr_status rsv_gpu_available(cr_plugin_ctx *ctx, bool skip_busy, char ***list, size_t *n,
-			    cr_error *err);
-void rsv_strv_free(char **v);
-/** rsv_strv_join: @n items of @v from @from, joined by @sep (malloc). */
-char *rsv_strv_join(char *const *v, size_t from, size_t n, const char *sep);
-
 /* One authenticated connection to the reservation server (rsv_conn.c, on
  * the protocol library plugins/common/reservation). Messages are JSON
  * texts {"type": ..., "data": ...}. */

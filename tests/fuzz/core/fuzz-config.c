@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-config.c - libFuzzer target for the config reader (core/config.c):
+ * fuzz-config.c - libFuzzer target for the config reader (core/host/config.c):
  * a libconfig file and its conf.d drop-ins read into a plan, as
  * config_parse_file does for cluster-resolver.conf. The input is the main
  * file, then the drop-ins, separated by lines "%%"; they are written to

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-format.c - libFuzzer target for every output format
- * (cr_result_format: core/format.c, core/format-frameworks.c) on a result
+ * (cr_result_format: core/format/format.c, core/format/format-frameworks.c) on a result
  * built from the input. The input is text lines:
  *
  *   OPTION OPTION ...            format options ("-" or "" for none)

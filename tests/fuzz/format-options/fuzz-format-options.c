@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-format-options.c - libFuzzer target for the format options
- * (core/format-options.c): the input's lines are "key=value" options,
+ * (core/values/format-options.c): the input's lines are "key=value" options,
  * given to every variable and host-list format of a two-node world, and
  * each also checked as a config `formats` default. Properties: a format
  * fails only with INVALID_ARG (a bad option), NOT_FOUND (not in the world)

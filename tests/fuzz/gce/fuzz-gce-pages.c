@@ -3,7 +3,7 @@
  * fuzz-gce-pages.c - libFuzzer target for the two page walks of gce.so
  * (gce_list.c): a listInstances page (items[].instance URLs, nextPageToken)
  * and a filtered instances.list page (names and network interfaces), read
- * through the host's JSON slots (core/json.c, json-c) as the plugin reads
+ * through the host's JSON slots (core/values/json.c, json-c) as the plugin reads
  * them. The first input byte picks the walk and the address kind; the rest
  * is the page. Properties: an error is CR_ERR_PARSE (not JSON, an item that
  * is no instance URL) or CR_ERR_BACKEND (a member without the address)

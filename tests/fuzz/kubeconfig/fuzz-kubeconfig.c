@@ -25,7 +25,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* core/error.c: the host's own message rules (one line) */
+/* core/values/error.c: the host's own message rules (one line) */
 cr_status error_setv(cr_error *err, cr_status code, const char *fmt, va_list ap);
 
 static const uint8_t *fz_file;

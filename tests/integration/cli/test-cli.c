@@ -205,6 +205,9 @@ static void test_usage(void)
 	g_assert_cmpstr(hout, ==, err);
 	g_assert_true(g_str_has_suffix(err, "Exit status: 0 success, 1 resolution failed, 2 usage "
 					    "or configuration error.\n"));
+	g_assert_nonnull(strstr(hout,
+				"\n  completion bash|zsh           print the shell completion "
+				"script\n"));
 	g_free(out);
 	g_free(err);
 	g_free(hout);
@@ -228,6 +231,11 @@ static void test_command_help(void)
 		{ { "exec", "-h" },
 		  "exec -- PROGRAM [ARGS...]",
 		  " --format torchrun --master-port auto" },
+		/* exec offers only the formats that set variables. */
+		{ { "exec", "--help" },
+		  "exec -- PROGRAM [ARGS...]",
+		  "\n  -f, --format=F[,F...]       the variables to set, a comma-separated list of "
+		  "formats given once: tf_config, torch, torchrun, jax, env\n  --jobs" },
 		{ { "-v", "explain", "--help" }, "explain", "  --json" },
 		{ { "help", "master" }, "master", "  --task-type=T" },
 		{ { "hostlist", "-h" },
@@ -299,7 +307,7 @@ static void test_check_config_verbose(void)
 		       "num_accelerators = { TPU = 4; GPU = 8; };\n"
 		       "resolvers = ( { plugin = \"simple\"; cluster = { w = [ \"a:1\" ]; "
 		       "}; } );\n");
-	crt_write_file(drop, "rpc_layer = \"grpc+verbs\";\n");
+	crt_write_file(drop, "rpc_layer = \"grpc+verbs\";\ngpus_per_task = 2;\n");
 	g_assert_cmpint(crt_run(argv, NULL, &out, &err), ==, 0);
 	g_assert_nonnull(strstr(out, "/verbose-check/conf.d/10-rpc.conf\n"));
 	g_assert_nonnull(strstr(out, "top level:\n"
@@ -307,6 +315,9 @@ static void test_check_config_verbose(void)
 				     "    rpc_layer = \"grpc+verbs\"\n"
 				     "    task = worker:3\n"
 				     "    num_accelerators = GPU=8, TPU=4\n"
+				     "    gpus_per_task = 2 (at "));
+	g_assert_nonnull(strstr(out, "/verbose-check/conf.d/10-rpc.conf:2)\n"
+				     "    skip_busy_gpus = (unset)\n"
 				     "    formats = (none)\n"
 				     "resolver 'simple': "));
 	g_free(out);

@@ -40,6 +40,11 @@ check "torch torchrun " resolve --format to
 check "torch,json torch,jax " resolve --format torch,j
 check "torch torchrun " resolve --format = tor
 check "torchrun " -c x.conf exec -f torchr
+# exec offers only the formats that set variables, and no --dialect.
+check "tf_config torch torchrun jax env " exec --format ""
+check "torch torchrun " exec --format to
+check "json " resolve --format js
+check " " exec --format js
 check "mpich " resolve --dialect mp
 check "c10d " exec --rdzv c
 check "expand " hostlist ex

@@ -21,20 +21,24 @@
    fields against its API reference), and the fields that matter (the
    Role's rules, the binding, the service account, POD_NAME) by value.
 
-2. What each pod is given resolves correctly. From the Indexed Job and the
+2. What each pod is given resolves correctly. From every Indexed Job and
    JobSet, the pods their controllers would create (names, hostnames,
    subdomains, the controllers' labels, the completion index), each Running
    with its own IP, are served by the fixture. Each pod's container is then
    run as the kubelet would: its `command` (cluster-resolver exec ...; the
    first word is the CLI under test) with `args` replaced by /usr/bin/env,
-   its `env` with the downward API resolved (POD_NAME), HOSTNAME and the
-   in-cluster KUBERNETES_SERVICE_HOST/PORT, its ConfigMap volume at its
-   mountPath, and the service-account files (the fixture's token, CA and the
+   its `env` with the downward API resolved (POD_NAME, POD_NAMESPACE, the
+   JobSet labels), the Job controller's JOB_COMPLETION_INDEX, HOSTNAME and
+   the in-cluster KUBERNETES_SERVICE_HOST/PORT, its ConfigMap volume at its
+   mountPath, and, unless the spec says automountServiceAccountToken:
+   false, the service-account files (the fixture's token, CA and the
    namespace) at /var/run/secrets/kubernetes.io/serviceaccount, both mounted
    in a private mount namespace (unshare -m; overlays, nothing on the host
    changes). Every pod must get exactly the variables of its --format list,
    with values worked out here from the pods, the containerPort and the
-   documented order (completion index), and nothing else.
+   documented order (completion index), and nothing else. Pods with a token
+   send nothing but pod lists of their namespace; pods without one
+   (indexed-job-dns.yaml, jobset-dns.yaml: k8s-indexed) send no request.
 
 Nothing of the manifests is copied here: commands, env, ports, volumes,
 selectors' targets and counts are read from examples/k8s/*.yaml.
@@ -43,6 +47,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -83,7 +88,11 @@ CORE_V1 = {'kind': 'APIResourceList', 'groupVersion': 'v1', 'resources': [
     {'name': 'serviceaccounts', 'singularName': 'serviceaccount', 'namespaced': True,
      'kind': 'ServiceAccount', 'verbs': ['create', 'delete', 'deletecollection', 'get',
                                          'list', 'patch', 'update', 'watch'],
-     'shortNames': ['sa'], 'storageVersionHash': 'pbx9ZvyFpBE='}]}
+     'shortNames': ['sa'], 'storageVersionHash': 'pbx9ZvyFpBE='},
+    {'name': 'services', 'singularName': 'service', 'namespaced': True, 'kind': 'Service',
+     'verbs': ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update',
+               'watch'], 'shortNames': ['svc'], 'categories': ['all'],
+     'storageVersionHash': '0/CO1lhkEBI='}]}
 GROUPS = {
     'batch': ('v1', [
         {'name': 'cronjobs', 'singularName': 'cronjob', 'namespaced': True,
@@ -255,7 +264,9 @@ def jobset_pods(js, first_ip):
                       'jobset.sigs.k8s.io/job-index': str(n),
                       'jobset.sigs.k8s.io/job-key': hashlib.sha1(
                           ('%s/%s' % (ns, child)).encode()).hexdigest()}
-            pods += job_pods(child, ns, spec, labels, first_ip + len(pods))
+            for p in job_pods(child, ns, spec, labels, first_ip + len(pods)):
+                p['annotations'].update(labels)  # JobSet annotates with the same keys
+                pods.append(p)
     return pods
 
 
@@ -278,6 +289,10 @@ def fixture_pods(pods):
 
 
 def downward(field, pod):
+    for meta in ('labels', 'annotations'):
+        head = "metadata.%s['" % meta
+        if field.startswith(head) and field.endswith("']"):
+            return pod[meta][field[len(head):-2]]
     return {'metadata.name': pod['name'], 'metadata.namespace': pod['namespace'],
             'status.podIP': pod['podIP'], 'spec.nodeName': pod['node'],
             'spec.serviceAccountName': pod['template']['spec'].get('serviceAccountName')
@@ -321,17 +336,23 @@ def run_pod(fx, pod, configmaps, workdir):
     for k in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS'):
         if k in os.environ:
             env[k] = os.environ[k]
+    # The Job controller adds JOB_COMPLETION_INDEX (downward API, the
+    # completion-index annotation) to every container of an Indexed Job.
+    env['JOB_COMPLETION_INDEX'] = pod['annotations']['batch.kubernetes.io/job-completion-index']
     for e in c.get('env', []):
         env[e['name']] = (e['value'] if 'value' in e
                           else downward(e['valueFrom']['fieldRef']['fieldPath'], pod))
-    # The service-account volume every pod gets, then the container's own.
-    sa = os.path.join(workdir, 'sa')
-    os.makedirs(sa, exist_ok=True)
-    for fname, text in (('token', TOKEN), ('namespace', pod['namespace']),
-                        ('ca.crt', open(os.path.join(fx.dir, 'ca.crt')).read())):
-        with open(os.path.join(sa, fname), 'w') as f:
-            f.write(text)
-    mounts = [(sa, SA_DIR)]
+    # The service-account volume every pod gets (unless the spec says
+    # automountServiceAccountToken: false), then the container's own.
+    mounts = []
+    if spec.get('automountServiceAccountToken', True):
+        sa = os.path.join(workdir, 'sa')
+        os.makedirs(sa, exist_ok=True)
+        for fname, text in (('token', TOKEN), ('namespace', pod['namespace']),
+                            ('ca.crt', open(os.path.join(fx.dir, 'ca.crt')).read())):
+            with open(os.path.join(sa, fname), 'w') as f:
+                f.write(text)
+        mounts.append((sa, SA_DIR))
     volumes = {v['name']: v for v in spec.get('volumes', [])}
     for vm in c.get('volumeMounts', []):
         cm = volumes[vm['name']]['configMap']
@@ -379,6 +400,10 @@ def expected_env(pods, jobs, pod, address):
     return want
 
 
+def pod_env_names(pod):
+    return {e['name'] for e in pod['template']['spec']['containers'][0].get('env', [])}
+
+
 def check_pods(fx, name, pods, jobs, configmaps, address, res):
     names = {v for vs in FORMAT_VARS.values() for v in vs}
     before = len(fx.requests())
@@ -387,16 +412,31 @@ def check_pods(fx, name, pods, jobs, configmaps, address, res):
         rc, got, err = run_pod(fx, pod, configmaps, workdir)
         want = expected_env(pods, jobs, pod, address)
         mine = {k: v for k, v in got.items() if k in names}
-        ok = rc == 0 and mine == want and got.get('POD_NAME') == pod['name'] and err == ''
+        # POD_NAME, where the manifest passes it down, is the pod's name.
+        ok = (rc == 0 and mine == want and err == '' and got.get('POD_NAME') ==
+              (pod['name'] if 'POD_NAME' in pod_env_names(pod) else None))
         diff = ['%s=%r (want %r)' % (k, mine.get(k), want.get(k))
                 for k in sorted(set(mine) | set(want)) if mine.get(k) != want.get(k)]
         res.check('%s: pod %s gets exactly %s' % (name, pod['name'], ','.join(formats_of(pod))),
                   ok, 'rc %d, stderr %r, %s' % (rc, err, '; '.join(diff)))
-    # All the pods asked for is what the Role grants: list pods in their namespace.
+    # All the pods asked for is what the Role grants: list pods in their
+    # namespace; pods with no service account token ask for nothing at all.
     asked = sorted({(r['method'], r['path']) for r in fx.requests()[before:]})
-    want = sorted({('GET', '/api/v1/namespaces/%s/pods' % p['namespace']) for p in pods})
-    res.check('%s: the pods only list pods of their namespace' % name, asked == want,
+    want = sorted({('GET', '/api/v1/namespaces/%s/pods' % p['namespace']) for p in pods
+                   if p['template']['spec'].get('automountServiceAccountToken', True)})
+    res.check('%s: the pods %s' % (name, 'only list pods of their namespace' if want else
+                                   'send no request at all'), asked == want,
               'requests %s, want %s' % (asked, want))
+
+
+def dns_name(pod):
+    return '%s.%s.%s.svc.cluster.local' % (pod['hostname'], pod['subdomain'], pod['namespace'])
+
+
+# Where each example's config puts a task: the pod IP (k8s, address pod_ip)
+# or its DNS name (k8s with address dns, and k8s-indexed).
+ADDRESS = {'indexed-job.yaml': lambda p: p['podIP'], 'jobset.yaml': dns_name,
+           'indexed-job-dns.yaml': dns_name, 'jobset-dns.yaml': dns_name}
 
 
 def schema_errors(obj, type_name, path):
@@ -436,7 +476,7 @@ def schema_errors(obj, type_name, path):
 
 KINDS = {'Namespace': 'V1Namespace', 'ServiceAccount': 'V1ServiceAccount',
          'Role': 'V1Role', 'RoleBinding': 'V1RoleBinding', 'ConfigMap': 'V1ConfigMap',
-         'Job': 'V1Job'}
+         'Job': 'V1Job', 'Service': 'V1Service'}
 # JobSet v1alpha2 (jobset.sigs.k8s.io API reference); its Job templates are
 # batch/v1 JobTemplateSpecs and are checked as such.
 JOBSET_SPEC = {'replicatedJobs', 'network', 'successPolicy', 'failurePolicy',
@@ -480,17 +520,64 @@ def check_manifest_fields(docs, res):
               and rb['subjects'] == [{'kind': 'ServiceAccount', 'name': sa['metadata']['name'],
                                       'namespace': sa['metadata']['namespace']}],
               'roleRef %r subjects %r' % (rb['roleRef'], rb['subjects']))
-    specs = [one(docs, 'Job')['spec']['template']['spec']] + [
-        rj['template']['spec']['template']['spec']
-        for rj in one(docs, 'JobSet')['spec']['replicatedJobs']]
-    for s in specs:
+    specs = [(n, d['spec']['template']['spec']) for n, ds in docs for d in ds
+             if d['kind'] == 'Job'] + [
+        (n, rj['template']['spec']['template']['spec']) for n, ds in docs for d in ds
+        if d['kind'] == 'JobSet' for rj in d['spec']['replicatedJobs']]
+    for name, s in specs:
         c = s['containers'][0]
-        res.check('pod template: service account %s, POD_NAME from metadata.name'
-                  % s.get('serviceAccountName'),
-                  s.get('serviceAccountName') == sa['metadata']['name']
-                  and {'name': 'POD_NAME', 'valueFrom': {'fieldRef': {
-                      'fieldPath': 'metadata.name'}}} in c['env'],
+        if s.get('automountServiceAccountToken', True):
+            res.check('%s: pod template: service account %s, POD_NAME from metadata.name'
+                      % (name, s.get('serviceAccountName')),
+                      s.get('serviceAccountName') == sa['metadata']['name']
+                      and {'name': 'POD_NAME', 'valueFrom': {'fieldRef': {
+                          'fieldPath': 'metadata.name'}}} in c['env'],
+                      'spec %r' % s)
+            continue
+        # No request at all: no service account, no token, and the namespace
+        # from the downward API.
+        res.check('%s: pod template: no service account or token, POD_NAMESPACE from '
+                  'metadata.namespace' % name,
+                  'serviceAccountName' not in s
+                  and {'name': 'POD_NAMESPACE', 'valueFrom': {'fieldRef': {
+                      'fieldPath': 'metadata.namespace'}}} in c['env'],
                   'spec %r' % s)
+        res.check('container: GPU limit, non-root on a read-only root, no escalation',
+                  c.get('resources') == {'limits': {'nvidia.com/gpu': '8'}}
+                  and c.get('securityContext') == {
+                      'runAsNonRoot': True, 'runAsUser': DOCKER_UID, 'runAsGroup': DOCKER_UID,
+                      'readOnlyRootFilesystem': True, 'allowPrivilegeEscalation': False,
+                      'capabilities': {'drop': ['ALL']}},
+                  'resources %r securityContext %r' % (c.get('resources'),
+                                                      c.get('securityContext')))
+    check_dockerfile(res)
+
+
+# The Dockerfile's user: the manifests' runAsUser and runAsGroup.
+DOCKER_UID = 1000
+
+
+def check_dockerfile(res):
+    """examples/k8s/Dockerfile: Debian 12, the runtime packages that
+    packaging/debian/control defines (each once), a numeric non-root USER
+    that the manifests run as."""
+    with open(os.path.join(EXAMPLES, 'Dockerfile')) as f:
+        text = f.read()
+    with open(os.path.join(os.environ['CR_TEST_SOURCE_DIR'], 'packaging', 'debian',
+                           'control')) as f:
+        packages = re.findall(r'^Package: (\S+)$', f.read(), re.M)
+    froms = re.findall(r'^FROM (\S+)', text, re.M)
+    debs = re.findall(r'/tmp/debs/([a-z0-9.-]+?)_\*\.deb', text)
+    users = re.findall(r'^USER (\S+)', text, re.M)
+    res.check('Dockerfile: FROM debian:12-slim', froms == ['debian:12-slim'], repr(froms))
+    res.check('Dockerfile: installs the runtime packages the repository builds',
+              sorted(debs) == sorted(['libcluster-resolver1', 'cluster-resolver-plugins',
+                                      'cluster-resolver-k8s', 'cluster-resolver-cloud',
+                                      'cluster-resolver'])
+              and set(debs) <= set(packages), '%r of %r' % (debs, packages))
+    res.check('Dockerfile: USER %d:%d, made by useradd' % (DOCKER_UID, DOCKER_UID),
+              users == ['%d:%d' % (DOCKER_UID, DOCKER_UID)]
+              and '--uid %d --user-group' % DOCKER_UID in text, repr(users))
 
 
 def main():
@@ -503,26 +590,34 @@ def main():
     docs = load_docs()
     configmaps = {d['metadata']['name']: d for _, ds in docs for d in ds
                   if d['kind'] == 'ConfigMap'}
-    job, js = one(docs, 'Job'), one(docs, 'JobSet')
-    jpods = job_pods(job['metadata']['name'], job['metadata']['namespace'], job['spec'], {}, 1)
-    spods = jobset_pods(js, 5)
+    runs = []  # (what, pods, [(job, [pods in task order])], address)
+    for name, ds in docs:
+        for d in ds:
+            first_ip = 1 + 4 * len(runs)
+            if d['kind'] == 'Job':
+                pods = job_pods(d['metadata']['name'], d['metadata']['namespace'], d['spec'],
+                                {}, first_ip)
+                jobs = [('worker', pods)]
+            elif d['kind'] == 'JobSet':
+                pods = jobset_pods(d, first_ip)
+                jobs = [(rj['name'], [p for p in pods if p['labels'][
+                    'jobset.sigs.k8s.io/replicatedjob-name'] == rj['name']])
+                    for rj in d['spec']['replicatedJobs']]
+            else:
+                continue
+            runs.append(('%s %s (%s)' % (d['kind'], d['metadata']['name'], name), pods, jobs,
+                         ADDRESS[name]))
     tmp = tempfile.mkdtemp(prefix='cr-examples-k8s-')
     pods_json = os.path.join(tmp, 'pods.json')
     with open(pods_json, 'w') as f:
-        json.dump(fixture_pods(jpods + spods), f)
+        json.dump(fixture_pods([p for _, pods, _, _ in runs for p in pods]), f)
     res = Results()
     fx = Fixture(pods=pods_json)
     try:
         check_manifest_fields(docs, res)
         check_kubectl(fx, docs, res)
-        check_pods(fx, 'Indexed Job', jpods, [('worker', jpods)], configmaps,
-                   lambda p: p['podIP'], res)
-        rjobs = [(rj['name'], [p for p in spods if p['labels'][
-            'jobset.sigs.k8s.io/replicatedjob-name'] == rj['name']])
-            for rj in js['spec']['replicatedJobs']]
-        check_pods(fx, 'JobSet', spods, rjobs, configmaps,
-                   lambda p: '%s.%s.%s.svc.cluster.local' % (p['hostname'], p['subdomain'],
-                                                             p['namespace']), res)
+        for what, pods, jobs, address in runs:
+            check_pods(fx, what, pods, jobs, configmaps, address, res)
     finally:
         fx.stop(keep=res.failed)
     res.finish()

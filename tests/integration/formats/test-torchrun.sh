@@ -48,7 +48,7 @@ PET_MASTER_PORT=29500
 PET_NNODES=2
 PET_NODE_RANK=1
 WORLD_SIZE=2" "$(node 1 --format "torchrun, torch" --master-port 29500)"
-check "rdzv on a format without it" "cluster-resolver: exec: format 'torch' has no option 'rdzv' (options: jobs, master_port, port_range, job_id, ifname)
+check "rdzv on a format without it" "cluster-resolver: exec: --rdzv needs --format torchrun
 exit 2" "$(node 0 --format torch --rdzv c10d; echo "exit $?")"
 [ "$fail" = 0 ] && echo "ok: torchrun environments"
 exit "$fail"

@@ -7,9 +7,11 @@ supervised shutdown of the ps; the release_port = false descriptor."""
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rsv_harness as h  # noqa: E402
@@ -108,8 +110,9 @@ def gpu_slots():
             res = h.run_all(procs)
             for e, (rc, out, err) in enumerate(res):
                 if want[e] is None:
-                    line = ("cluster-resolver: resolver 'reservation': unable to allocate 5 "
-                            "GPU(s) from available GPUs: [0, 1, 2, 3]\n")
+                    # the core's message (TFoS's), naming the group's key
+                    line = ("cluster-resolver: %s:3: gpus_per_task = 5: unable to allocate 5 "
+                            "GPU(s) from available GPUs: [0, 1, 2, 3]\n" % cl.conf)
                     ok = rc == 1 and out == '' and err.endswith(line)
                 else:
                     ok = rc == 0 and out == want[e]
@@ -143,6 +146,32 @@ def gpu_nvml():
         want = ['0,1', '2,3', '4,5', '6,7']
         R.check('gpus_per_task = 2 over NVML\'s 8 GPUs: slots 0,1 2,3 4,5 6,7',
                 [(r[0], r[1]) for r in res] == [(0, w) for w in want], repr(res))
+    finally:
+        srv.stop()
+        shutil.rmtree(d)
+
+
+def gpu_procfs():
+    """The core's gpus_per_task (core/pipeline/gpus.c) takes the accelerator
+    layer's GPUs: nvidia.so on the fake /proc root of 4 V100s (a fifth
+    excluded), which reservation.so alone could not see; one executor
+    asks its GPUs not to be shared (skip_busy_gpus, no NVML: none busy)."""
+    d = h.tmpdir()
+    srv = h.Server(d, ['--num-executors', '4', '--num-ps', '0', '--timeout', '60'])
+    try:
+        cl = h.Client(d, 'c', gpus_per_task=1, skip_busy_gpus=True)
+        with open(cl.conf, 'a') as f:
+            f.write('accelerators = ( { plugin = "nvidia"; library = "/nonexistent/lib.so.1";\n'
+                    '  root = "%s/tests/fixtures/accel/roots/gpu-procfs"; } );\n'
+                    % h.harness.SRC)
+        prog = ['exec', '--', 'sh', '-c', 'printf %s "${CUDA_VISIBLE_DEVICES-unset}"']
+        ports = h.free_ports(4)
+        procs = [cl.start(prog, srv.address, e, {'TENSORFLOW_PORT': str(ports[e])})
+                 for e in range(4)]
+        res = h.run_all(procs)
+        R.check('gpus_per_task = 1 over the /proc root\'s 4 GPUs: 0 1 2 3',
+                [(r[0], r[1]) for r in res] == [(0, w) for w in ['0', '1', '2', '3']],
+                repr(res))
     finally:
         srv.stop()
         shutil.rmtree(d)
@@ -217,6 +246,29 @@ def registrations():
         R.check('timeout: the waiting clients name missing executor 2, exit 1',
                 len(timed) >= 2 and all(r[0] == 1 and r[1] == '' for r in timed), repr(res))
         R.check('timeout: the server exits 1', srv.wait() == 1, srv.stderr())
+    finally:
+        srv.stop()
+        shutil.rmtree(d)
+
+
+def waiting():
+    """A client still waiting in WAIT after `progress` seconds says once what
+    it waits for; one answered sooner says nothing."""
+    d = h.tmpdir()
+    srv = h.Server(d, ['--num-executors', '2', '--num-ps', '0', '--timeout', '60'])
+    try:
+        cl = h.Client(d, 'c', progress=1.0)
+        first = cl.start(['resolve'], srv.address, 0)
+        time.sleep(2.5)
+        res = h.run_all([first, cl.start(['resolve'], srv.address, 1)])
+        want = re.compile(r"cluster-resolver: warning: resolver 'reservation': executor 0 is "
+                          r"registered with reservation server %s as 127\.0\.0\.1:\d+; waiting "
+                          r"1 s so far for the other executors to register \(timeout 600 s\)\n\Z"
+                          % re.escape(srv.address))
+        R.check('waiting: after 1 s executor 0 says once what it waits for',
+                res[0][0] == 0 and want.match(res[0][2]) is not None, repr(res[0]))
+        R.check('waiting: executor 1, answered at once, says nothing',
+                res[1][0] == 0 and res[1][2] == '', repr(res[1]))
     finally:
         srv.stop()
         shutil.rmtree(d)
@@ -348,9 +400,11 @@ def main():
     explain()
     gpu_slots()
     gpu_nvml()
+    gpu_procfs()
     bad_secrets()
     bad_input()
     registrations()
+    waiting()
     late()
     supervised()
     release_port()

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""test_spark_task.py - python/cluster_resolver_spark.py without Spark: the
+"""test_spark_task.py - python/cluster_resolver/spark.py without Spark: the
 driver side (start_server: secret file, `reservation serve`, its line) and
 the very task function Spark runs (partition_function), in N local
 processes, one per partition, as Spark's barrier stage would. Spark itself
@@ -17,7 +17,7 @@ import rsv_harness as h  # noqa: E402
 from harness import Results, SRC  # noqa: E402
 
 sys.path.insert(0, os.path.join(SRC, 'python'))
-import cluster_resolver_spark as crs  # noqa: E402
+import cluster_resolver.spark as crs  # noqa: E402
 
 R = Results()
 PROG = 'printf "%s|%s|%s" "$TF_CONFIG" "${CUDA_VISIBLE_DEVICES-unset}" ' \

@@ -437,12 +437,96 @@ def grace(d):
         srv.stop()
 
 
+def progress(d):
+    # Every --progress SECS while forming: who is registered, who is missing
+    # (at most 20 named); -v adds a line per registration. Not a terminal
+    # here, so each report is a line of its own.
+    srv = server(d, ['--num-executors', '3', '--num-ps', '0', '--timeout', '30'],
+                 ['--progress', '1', '-v'])
+    try:
+        a, b = rsv_client.Conn(srv.address, h.SECRET), rsv_client.Conn(srv.address, h.SECRET)
+        reg(a, 1, 5001)
+        time.sleep(2.5)
+        reg(b, 2, 5002)
+        time.sleep(1.5)
+        c = rsv_client.Conn(srv.address, h.SECRET)
+        reg(c, 0, 5000)
+        for conn in (a, b, c):
+            conn.request('WAIT')
+            conn.request('DONE', {'exit_status': 0})
+        R.check('--progress: exit 0', srv.wait() == 0, srv.stderr())
+        lines = [l for l in srv.stderr().splitlines() if ' registered' in l]
+        want = ['cluster-resolver: reservation: executor 1 registered from 127.0.0.1:5001 '
+                '(1 of 3)',
+                'cluster-resolver: reservation: registered 1 of 3; missing executors 0, 2',
+                'cluster-resolver: reservation: executor 2 registered from 127.0.0.1:5002 '
+                '(2 of 3)',
+                'cluster-resolver: reservation: registered 2 of 3; missing executors 0',
+                'cluster-resolver: reservation: executor 0 registered from 127.0.0.1:5000 '
+                '(3 of 3)']
+        # Each report at least once (a loaded machine may skip none and add
+        # none in between: the reports repeat only while nothing changes).
+        squeezed = [l for i, l in enumerate(lines) if i == 0 or l != lines[i - 1]]
+        R.check('--progress 1 -v: each registration, and between them who is missing',
+                squeezed == want, '\n'.join(lines))
+    finally:
+        srv.stop()
+    srv = server(d, ['--num-executors', '25', '--num-ps', '0', '--timeout', '2'],
+                 ['--progress', '1'])
+    try:
+        R.check('--progress: no one registered, timed out: exit 1', srv.wait() == 1)
+        err = srv.stderr().splitlines()
+        R.check('--progress: at most 20 missing executors named, then how many more',
+                err[0] == 'cluster-resolver: reservation: registered 0 of 25; missing executors '
+                '0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, ... '
+                '(5 more)' and err[-1].startswith(
+                    'cluster-resolver: reservation: timed out after 2 s: 0 of 25 registered'),
+                '\n'.join(err))
+    finally:
+        srv.stop()
+
+
+def progress_on_a_terminal(d):
+    # stderr a terminal: the progress is one line rewritten in place (\r,
+    # erase to the end), and the next log line erases it first.
+    import pty
+    master, slave = pty.openpty()
+    secret = os.path.join(d, 'tty.secret')
+    h.harness.write(secret, '', 0o600)  # mode first, then the bytes
+    with open(secret, 'wb') as f:
+        f.write(h.SECRET)
+    srv = subprocess.Popen(PREFIX + [CLI, 'reservation', 'serve', '--num-executors', '2',
+                                     '--num-ps', '0', '--timeout', '3', '--progress', '1',
+                                     '--listen', '127.0.0.1:0', '--secret-file', secret],
+                           stdout=subprocess.PIPE, stderr=slave, env=clean_env(d))
+    os.close(slave)
+    srv.stdout.read()
+    rc = srv.wait(timeout=30)
+    got = b''
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(master)
+    line = b'cluster-resolver: reservation: registered 0 of 2; missing executors 0, 1'
+    want = (line + b'\r\x1b[K' + line + b'\r\x1b[K' +
+            b'cluster-resolver: reservation: timed out after 3 s: 0 of 2 registered; '
+            b'missing executors 0, 1 (registered: none)\r\n')
+    R.check('--progress on a terminal: one line rewritten in place, erased by the next',
+            rc == 1 and got == want, repr(got))
+
+
 def main():
     d = h.tmpdir()
     try:
         plan_table()
         usage_table(d)
-        for case in (formation, bad_frames, preauth, preauth_low_fds, failures, grace):
+        for case in (formation, bad_frames, preauth, preauth_low_fds, failures, grace, progress,
+                     progress_on_a_terminal):
             sub = os.path.join(d, case.__name__)
             os.mkdir(sub)
             case(sub)

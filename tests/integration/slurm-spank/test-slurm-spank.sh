@@ -71,6 +71,15 @@ step "srun -N2 -n4 -m cyclic --cluster-resolver=jax" 4 jax -- \
 	-N2 -n4 -m cyclic --cluster-resolver=jax
 step "srun -N2 -n3 --cluster-resolver (default tf_config)" 3 tf_config -- \
 	-N2 -n3 --cluster-resolver
+# srun hands a bare option to the nodes as an empty value: the default,
+# with not one error line in any slurmd log.
+if grep -h -e 'cluster-resolver' "$dir"/log/slurmd-*.log | grep -e 'error' >"$dir/bare.log"; then
+	echo "not ok - bare --cluster-resolver: slurmd logged errors:"
+	sed 's/^/# /' "$dir/bare.log"
+	fail=1
+else
+	echo "ok - bare --cluster-resolver: no error in the slurmd logs"
+fi
 step "srun -N2 -n4 --cluster-resolver='tf_config, jax'" 4 tf_config,jax -- \
 	-N2 -n4 "--cluster-resolver=tf_config, jax"
 step "srun -N2 -n4 without the option" 4 none -- -N2 -n4

@@ -190,6 +190,49 @@ static void check_metadata_tries(void)
 	cr_testhost_free(th);
 }
 
+/* The captured lines down to info ("LEVEL: TEXT\n"), debug left out. */
+static char *logs_to_info(cr_testhost *th)
+{
+	static const char *const names[] = { "error", "warning", "info", "debug" };
+	GString *s = g_string_new(NULL);
+	cr_log_level level;
+	const char *line;
+
+	for (size_t i = 0; (line = cr_testhost_log_line(th, i, &level)) != NULL; i++)
+		if (level <= CR_LOG_INFO)
+			g_string_append_printf(s, "%s: %s\n", names[level], line);
+	return g_string_free(s, FALSE);
+}
+
+/* min_instances not met: a round every wait_interval (5 s) logged at info,
+ * and every 10 s of waiting a warning naming what is missing; then the
+ * timeout. */
+static void check_min_instances_wait(void)
+{
+	cr_testhost *th = setup("min_instances = 2; wait_interval = 5; wait_timeout = 20;");
+	cr_error err = CR_ERROR_INIT;
+	const char *out = NULL;
+	char *logs;
+
+	for (int i = 0; i < 5; i++)
+		expect(th, "POST", LIST, 200, NULL, MEMBERS, false);
+	g_assert_cmpint(cr_testhost_resolve(th, "json", &out, &err), ==, CR_ERR_TIMEOUT);
+	g_assert_cmpstr(err.message, ==,
+			"resolver 'gce': instance group g (zones/z): 1 RUNNING instances, fewer "
+			"than min_instances 2 after wait_timeout 20.0 s");
+	logs = logs_to_info(th);
+	g_assert_cmpstr(logs, ==,
+			"info: resolver 'gce': instance group g: 1 of min_instances 2 RUNNING\n"
+			"info: resolver 'gce': instance group g: 1 of min_instances 2 RUNNING\n"
+			"warning: resolver 'gce': waiting 10 s for instance group g: 1 of "
+			"min_instances 2 RUNNING (wait_timeout 20 s)\n"
+			"info: resolver 'gce': instance group g: 1 of min_instances 2 RUNNING\n");
+	g_free(logs);
+	err.message[0] = '\0';
+	g_assert_cmpint(cr_testhost_verify(th, &err), ==, CR_OK);
+	cr_testhost_free(th);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -201,5 +244,6 @@ int main(int argc, char **argv)
 		g_free(path);
 	}
 	g_test_add_func("/gce/metadata/three-tries", check_metadata_tries);
+	g_test_add_func("/gce/min-instances/wait-says-what-is-missing", check_min_instances_wait);
 	return g_test_run();
 }

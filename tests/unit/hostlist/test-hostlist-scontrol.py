@@ -87,12 +87,12 @@ for expr in AGREE:
        f"ours rc={o[0]} {o[1][:200]!r} {o[2]!r}\nscontrol {s[1][:200]!r} {s[2]!r}")
 for expr in REFUSE:
     o, s = ours(expr), scontrol(expr)
-    ok(o[0] == 1 and o[1] == "" and o[2].startswith(f'cluster-resolver: invalid hostlist "{expr}": ')
+    ok(o[0] == 2 and o[1] == "" and o[2].startswith(f'cluster-resolver: invalid hostlist "{expr}": ')
        and "Invalid hostlist" in s[2], f"both refuse: {expr!r}", f"ours {o!r}\nscontrol {s!r}")
 for expr, out, err in OURS:
     o, s = ours(expr), scontrol(expr)
     print(f"# scontrol show hostnames {expr!r}: rc={s[0]} stdout={s[1][:80]!r} stderr={s[2].strip()[:80]!r}")
-    want = (0 if out is not None else 1, out or "", err)
+    want = (0 if out is not None else 2, out or "", err)
     ok(o == want, f"scontrol differs, ours is right: {expr!r}", f"got  {o!r}\nwant {want!r}")
 # A single range above 65,536 hosts: scontrol refuses, we expand it.
 o = ours("n[0-65536]")

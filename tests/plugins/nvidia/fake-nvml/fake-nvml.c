@@ -11,6 +11,7 @@
  *   count RC           nvmlDeviceGetCount_v2 returns RC
  *   deny INDEX         nvmlDeviceGetHandleByIndex_v2(INDEX) answers No
  *                      Permission, as for a GPU outside the device cgroup
+ *   busy INDEX         GPU INDEX runs a compute process (one, pid 4242)
  *   gpu UUID MEMORY PCI MINOR MIG NAME...
  *                      a GPU: memory in bytes, NVML bus id, /dev/nvidiaMINOR,
  *                      MIG mode 0|1, and the product name (rest of the line)
@@ -49,6 +50,13 @@ typedef struct {
 	char busId[32];
 } nvmlPciInfo_t;
 
+/* nvmlProcessInfo_t of NVML 12 (the _v3 call). */
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+
 struct fake_device {
 	char uuid[96];
 	char name[96];
@@ -57,6 +65,7 @@ struct fake_device {
 	unsigned int minor;
 	unsigned int mig_mode;
 	int denied;
+	int busy;
 	struct fake_device *mig[FAKE_MAX_MIG]; /* by slot; NULL = empty slot */
 	struct fake_device *parent;
 };
@@ -77,6 +86,9 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current,
 nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count);
 nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
 						 nvmlDevice_t *mig);
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device);
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
+						     nvmlProcessInfo_t *infos);
 
 static struct fake_device fake_gpus[FAKE_MAX_GPUS];
 static struct fake_device fake_migs[FAKE_MAX_GPUS * FAKE_MAX_MIG];
@@ -107,6 +119,10 @@ static int fake_line(const char *line, nvmlReturn_t *init_rc)
 		return 0;
 	if (sscanf(line, "deny %u", &slot) == 1 && slot < FAKE_MAX_GPUS) {
 		fake_gpus[slot].denied = 1;
+		return 0;
+	}
+	if (sscanf(line, "busy %u", &slot) == 1 && slot < FAKE_MAX_GPUS) {
+		fake_gpus[slot].busy = 1;
 		return 0;
 	}
 	if (strncmp(line, "gpu ", 4) == 0 && fake_ngpus < FAKE_MAX_GPUS) {
@@ -332,5 +348,49 @@ nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned i
 	if (device->mig[index] == NULL)
 		return NVML_ERROR_NOT_FOUND;
 	*mig = device->mig[index];
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
+{
+	if (fake_refs == 0)
+		return NVML_ERROR_UNINITIALIZED;
+	if (uuid == NULL || device == NULL)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (unsigned int i = 0; i < fake_ngpus; i++)
+		if (strcmp(fake_gpus[i].uuid, uuid) == 0) {
+			*device = &fake_gpus[i];
+			return NVML_SUCCESS;
+		}
+	for (unsigned int i = 0; i < fake_nmigs; i++)
+		if (strcmp(fake_migs[i].uuid, uuid) == 0) {
+			*device = &fake_migs[i];
+			return NVML_SUCCESS;
+		}
+	return NVML_ERROR_NOT_FOUND;
+}
+
+/* A busy GPU (or a MIG instance of one) runs one process. As NVML: with
+ * room for fewer records than there are, *count is set and the answer is
+ * Insufficient Size. */
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
+						     nvmlProcessInfo_t *infos)
+{
+	unsigned int n;
+
+	if (fake_refs == 0)
+		return NVML_ERROR_UNINITIALIZED;
+	if (device == NULL || count == NULL)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	n = (device->parent != NULL ? device->parent->busy : device->busy) ? 1 : 0;
+	if (*count < n) {
+		*count = n;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	*count = n;
+	if (n > 0 && infos != NULL) {
+		memset(infos, 0, sizeof(*infos));
+		infos->pid = 4242;
+	}
 	return NVML_SUCCESS;
 }

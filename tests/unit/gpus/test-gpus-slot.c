@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-reservation-gpu.c - the GPU slot of a task (rsv_gpu_slot), TFoS's
+ * test-gpus-slot.c - the GPU slot of a task (gpus_slot), TFoS's
  * get_gpus with tf-semantics §14.18's fix: slot = local index mod
  * (available div n), always n whole GPUs. TFoS's own answers for the
  * same inputs are in the comments where they differ.
  */
 #include <glib.h>
 
-#include "reservation.h"
-
-const cr_host_api *cr_host = NULL; /* rsv_gpu_slot does not call the host */
+#include "pipeline/pipeline-private.h"
 
 typedef struct slot_case {
 	size_t available;
@@ -36,7 +34,7 @@ static void test_slots(void)
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		const slot_case *c = &cases[i];
 		size_t first = 99;
-		bool ok = rsv_gpu_slot(c->available, c->n, c->local, &first);
+		bool ok = gpus_slot(c->available, c->n, c->local, &first);
 
 		g_test_message("available %zu, n %lld, local %lld", c->available, (long long)c->n,
 			       (long long)c->local);
@@ -49,6 +47,6 @@ static void test_slots(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	g_test_add_func("/reservation/gpu/slots", test_slots);
+	g_test_add_func("/gpus/slots", test_slots);
 	return g_test_run();
 }

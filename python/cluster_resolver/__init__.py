@@ -1,0 +1,30 @@
+"""cluster_resolver - TensorFlow's tf.distribute.cluster_resolver over
+libcluster-resolver (ctypes; standard library only).
+
+    from cluster_resolver import KubernetesClusterResolver   # was: from
+    # tensorflow.distribute.cluster_resolver import KubernetesClusterResolver
+
+ClusterSpec, ClusterResolver (any cluster-resolver configuration) and
+TensorFlow's resolver classes; cluster_resolver.torch and cluster_resolver.jax
+hand the resolved cluster to PyTorch and JAX. See docs/python.md.
+"""
+from . import _tf
+from ._native import version as _version
+from ._tf import register as register_with_tensorflow
+from .cluster_spec import ClusterSpec
+from .errors import ClusterResolverError
+from .resolver import ClusterResolver, format_master_url
+from .resolvers import (ExecutableLocation, GCEClusterResolver, KubernetesClusterResolver,
+                        SageMakerClusterResolver, SimpleClusterResolver, SlurmClusterResolver,
+                        TFConfigClusterResolver, TPUClusterResolver, UnionClusterResolver,
+                        UnionResolver)
+
+__all__ = ['ClusterSpec', 'ClusterResolver', 'ClusterResolverError', 'SimpleClusterResolver',
+           'TFConfigClusterResolver', 'KubernetesClusterResolver', 'ExecutableLocation',
+           'SlurmClusterResolver', 'GCEClusterResolver', 'TPUClusterResolver',
+           'SageMakerClusterResolver', 'UnionResolver', 'UnionClusterResolver',
+           'format_master_url', 'library_version', 'register_with_tensorflow']
+
+library_version = _version()
+
+_tf.module()  # registers with TensorFlow when the program imported it first

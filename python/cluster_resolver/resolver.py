@@ -1,0 +1,296 @@
+"""resolver - ClusterResolver: one cluster-resolver configuration, resolved
+in process through the C library, with TensorFlow's ClusterResolver surface.
+
+    r = ClusterResolver()                      # the command's default config
+    r = ClusterResolver('/etc/my.conf')        # a file
+    r = ClusterResolver('resolvers = ( { plugin = "k8s"; } );')   # text
+    r.cluster_spec(); r.master(); r.task_type; r.num_accelerators()
+
+Every cluster_spec(), master() and num_accelerators() call resolves again,
+as TensorFlow's resolvers re-query their backend. A resolver object may be
+shared between threads: its calls take turns on its C context (one context
+is not thread-safe; see cluster-resolver.h).
+"""
+import ctypes
+import json
+import os
+import _thread
+
+from . import _native as n
+from . import _tf
+from . import errors
+from .cluster_spec import ClusterSpec
+
+__all__ = ['ClusterResolver', 'format_master_url']
+
+
+def format_master_url(master, rpc_layer=None):
+    """"rpc_layer://master"; master alone without a layer; "" for an empty
+    master (TensorFlow gives "grpc://" there, §14.16)."""
+    if not master:
+        return ''
+    if rpc_layer:
+        return '%s://%s' % (rpc_layer, master)
+    return master
+
+
+def _is_text(config):
+    return (isinstance(config, str) and not os.path.exists(config) and
+            any(c in config for c in '=;{(\n'))
+
+
+class _Identity(object):
+    __slots__ = ('task_type', 'task_id', 'rpc_layer', 'environment')
+
+    def __init__(self, res):
+        self.task_type = n.dec(n.lib.cr_result_task_type(res))
+        task_id = n.lib.cr_result_task_id(res)
+        self.task_id = task_id if task_id >= 0 else None
+        self.rpc_layer = n.dec(n.lib.cr_result_rpc_layer(res))
+        self.environment = n.dec(n.lib.cr_result_environment(res))
+
+
+class ClusterResolver(object):
+    """A cluster-resolver configuration with TensorFlow's ClusterResolver
+    surface. @config: None (as the command: $CLUSTER_RESOLVER_CONFIG, else
+    the installed cluster-resolver.conf, else the built-in `auto`), a path,
+    or configuration text. @task_type, @task_id and @rpc_layer override the
+    configuration's, as the attributes of the same names do."""
+
+    # Re-read the identity (task_type, task_id, rpc_layer) on each access,
+    # as TensorFlow's environment-driven resolvers do; otherwise the last
+    # resolution's is used (a resolution is made if there was none).
+    _refresh_identity = False
+    _ctx = None
+
+    def __init__(self, config=None, task_type=None, task_id=None, rpc_layer=None):
+        self._lock = _thread.RLock()
+        self._task_type = task_type
+        self._task_id = task_id
+        self._rpc_layer = rpc_layer
+        self._last = None
+        self._open(config)
+
+    # ---- the C context -----------------------------------------------------
+
+    def _open(self, config, name=None):
+        name = name or '<%s>' % type(self).__name__
+        err = n.new_error()
+        ctx = n.lib.cr_context_new(err)
+        if not ctx:
+            n.raise_error(err.code, err)
+        n.lib.cr_context_set_log_handler(ctx, n.log_callback, None)
+        try:
+            if config is not None and _is_text(config):
+                st = n.lib.cr_context_load_config_string(ctx, n.enc(config), n.enc(name), err)
+            else:
+                path = os.fspath(config) if config is not None else None
+                st = n.lib.cr_context_load_config(ctx, n.enc(path), err)
+            n.check(st, err)
+        except BaseException:
+            n.lib.cr_context_free(ctx)
+            raise
+        self._ctx = ctx
+        self._config = config
+
+    @property
+    def configuration(self):
+        """The configuration text or file this object resolves (None: the
+        command's default)."""
+        return self._config
+
+    def close(self):
+        """Free the C context (plugins are unloaded). Idempotent."""
+        ctx, self._ctx = self._ctx, None
+        if ctx:
+            n.lib.cr_context_free(ctx)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _override_task_type(self):
+        return self._task_type
+
+    def _override_task_id(self):
+        return self._task_id
+
+    def _apply(self, rpc_layer=None):
+        err = n.new_error()
+        tt = self._override_task_type()
+        ti = self._override_task_id()
+        n.check(n.lib.cr_context_set_task(self._ctx, n.enc(tt), -1 if ti is None else int(ti),
+                                          err), err)
+        layer = rpc_layer if rpc_layer is not None else self._rpc_layer
+        n.check(n.lib.cr_context_set_rpc_layer(self._ctx, n.enc(layer), err), err)
+
+    def _with_result(self, fn, rpc_layer=None):
+        """Resolve and call @fn(result) under the lock; the result is freed."""
+        with self._lock:
+            if not self._ctx:
+                raise ValueError('this ClusterResolver is closed')
+            self._apply(rpc_layer)
+            err = n.new_error()
+            res = ctypes.c_void_p()
+            n.check(n.lib.cr_context_resolve(self._ctx, ctypes.byref(res), err), err)
+            try:
+                if rpc_layer is None:
+                    self._last = _Identity(res.value)
+                return fn(res.value)
+            finally:
+                n.lib.cr_result_free(res)
+
+    def _identity(self):
+        if self._refresh_identity or self._last is None:
+            self._with_result(lambda res: None)
+        return self._last
+
+    # ---- TensorFlow's ClusterResolver -------------------------------------
+
+    def _spec(self):
+        """The cluster as our ClusterSpec."""
+        def spec_of(res):
+            self._on_result(res)
+            return ClusterSpec._from_json(n.take_string(
+                n.lib.cr_spec_to_json(n.lib.cr_result_spec(res))))
+        return self._with_result(spec_of)
+
+    def _on_result(self, res):
+        """What a subclass does with each resolution (Slurm: GPUs)."""
+
+    def cluster_spec(self):
+        """The cluster, resolved now: tf.train.ClusterSpec where TensorFlow
+        is imported, else cluster_resolver.ClusterSpec."""
+        return _tf.to_tf_spec(self._spec())
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None):
+        """The address of a task as "rpc_layer://host:port". With neither
+        @task_type nor @task_id: this process's master (the first
+        resolver's own, else this task's address), "" when unknown. With
+        one of them, the other comes from this resolver's attribute.
+        @rpc_layer None: the effective layer; "": none."""
+        if task_type is None and task_id is None:
+            return self._own_master(rpc_layer)
+        if task_type is None:
+            task_type = self.task_type
+        if task_id is None:
+            task_id = self.task_id
+        if task_type is None or task_id is None:
+            return ''
+        return self._task_master(task_type, task_id, rpc_layer)
+
+    def _own_master(self, rpc_layer):
+        def master_of(res):
+            err = n.new_error()
+            url = ctypes.c_void_p()
+            st = n.lib.cr_result_master(res, None, -1, None, ctypes.byref(url), err)
+            text = n.take_string(url.value)
+            if st == errors.NotFoundError.code and text == '':
+                return ''
+            n.check(st, err)
+            return text
+        return self._with_result(master_of, rpc_layer)
+
+    def _task_master(self, task_type, task_id, rpc_layer):
+        def master_of(res):
+            err = n.new_error()
+            url = ctypes.c_void_p()
+            st = n.lib.cr_result_master(res, n.enc(str(task_type)), int(task_id),
+                                        n.enc(rpc_layer), ctypes.byref(url), err)
+            text = n.take_string(url.value)
+            n.check(st, err)
+            return text
+        return self._with_result(master_of)
+
+    def num_accelerators(self, task_type=None, task_id=None, config_proto=None):
+        """{"GPU": 8, ...} for this process's task, or for @task_type /
+        @task_id as the resolvers reported it. @config_proto is ignored."""
+        del config_proto
+        if task_type is not None or task_id is not None:
+            task_type = task_type if task_type is not None else self.task_type
+            task_id = task_id if task_id is not None else self.task_id
+
+        def counts(res):
+            err = n.new_error()
+            out = ctypes.c_void_p()
+            both = task_type is not None and task_id is not None
+            n.check(n.lib.cr_result_accelerators_json(
+                res, n.enc(str(task_type)) if both else None, int(task_id) if both else -1,
+                False, ctypes.byref(out), err), err)
+            return json.loads(n.take_string(out.value))
+        return self._with_result(counts)
+
+    def explain(self):
+        """`cluster-resolver explain --json` as a dict: each resolver's
+        verdict, reason and facts, then the result or the error."""
+        with self._lock:
+            if not self._ctx:
+                raise ValueError('this ClusterResolver is closed')
+            self._apply()
+            err = n.new_error()
+            out = ctypes.c_void_p()
+            st = n.lib.cr_context_explain(self._ctx, True, ctypes.byref(out), err)
+            text = n.take_string(out.value)
+            if text is None:
+                n.check(st, err)
+            return json.loads(text)
+
+    @property
+    def task_type(self):
+        if self._task_type is not None:
+            return self._task_type
+        return self._identity().task_type
+
+    @task_type.setter
+    def task_type(self, task_type):
+        self._task_type = task_type
+
+    @property
+    def task_id(self):
+        if self._task_id is not None:
+            return self._task_id
+        return self._identity().task_id
+
+    @task_id.setter
+    def task_id(self, task_id):
+        self._task_id = task_id
+
+    @property
+    def rpc_layer(self):
+        if self._rpc_layer is not None:
+            return self._rpc_layer
+        return self._identity().rpc_layer
+
+    @rpc_layer.setter
+    def rpc_layer(self, rpc_layer):
+        self._rpc_layer = rpc_layer
+
+    @property
+    def environment(self):
+        """The environment the resolvers reported ("cloud", ...), or ''."""
+        return self._identity().environment or ''
+
+    def _env_vars(self, fmt, options=None):
+        """cr_result_env_vars(): [(name, value)] of `--format @fmt`."""
+        opts = None
+        if options:
+            arr = (ctypes.c_char_p * (len(options) + 1))(
+                *[n.enc('%s=%s' % kv) for kv in options.items()], None)
+            opts = ctypes.cast(arr, ctypes.c_void_p)
+
+        def pairs_of(res):
+            err = n.new_error()
+            out = ctypes.c_void_p()
+            n.check(n.lib.cr_result_env_vars(res, n.enc(fmt), opts, ctypes.byref(out), err),
+                    err)
+            flat = n.take_strv(out.value)
+            return list(zip(flat[0::2], flat[1::2]))
+        return self._with_result(pairs_of)
