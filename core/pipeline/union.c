@@ -281,6 +281,13 @@ cr_status union_merge(union_state *u, const union_overrides *over, cr_result **o
 		st = builder_master(first, res->rpc_layer, &res->master, err);
 		if (st == CR_OK)
 			res->own_layer = builder_own_layer(first);
+		/* An identity set from outside (--task-type/--task-id, the API's
+		 * setters) is the task whose master a resolver with a master op
+		 * (gce, tpu) gives, as TensorFlow's object pair is: the host
+		 * writes that task's address (issue 27 section 2). */
+		if (st == CR_OK && res->own_layer != NULL &&
+		    (over->task_type != NULL || over->task_id >= 0))
+			g_clear_pointer(&res->master, g_free);
 	}
 	if (st != CR_OK) {
 		cr_result_free(res);
