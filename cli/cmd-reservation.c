@@ -15,6 +15,7 @@
 
 static rsv_sizing sizing = { .num_executors = UNSET, .num_ps = UNSET };
 static gint64 executor_id = -1, timeout_s = 600, grace_s = 0, shutdown_s = 259200, progress_s = 10;
+static gint64 auth_timeout_s = 5, max_pending = 64;
 static char *listen_opt, *advertise, *secret_file, *summary;
 
 #define SIZING_ENTRIES                                                                              \
@@ -62,6 +63,10 @@ static const GOptionEntry serve_entries[] = {
 	  "seconds between the workers' end and stopping ps and evaluator (0)", "SECS" },
 	{ "shutdown-timeout", 0, 0, G_OPTION_ARG_INT64, &shutdown_s,
 	  "seconds after formation before everyone is stopped (259200; -1: never)", "SECS" },
+	{ "auth-timeout", 0, 0, G_OPTION_ARG_INT64, &auth_timeout_s,
+	  "seconds a new connection has to authenticate (5)", "SECS" },
+	{ "max-pending", 0, 0, G_OPTION_ARG_INT64, &max_pending,
+	  "connections not yet authenticated kept at once; the oldest is dropped (64)", "N" },
 	{ "summary", 0, 0, G_OPTION_ARG_FILENAME, &summary,
 	  "write each executor's role and exit status as JSON to FILE", "FILE" },
 	{ "progress", 0, 0, G_OPTION_ARG_INT64, &progress_s,
@@ -174,6 +179,8 @@ static int serve_main(const cli_opts *o)
 			      .progress_s = progress_s,
 			      .grace_s = grace_s,
 			      .shutdown_timeout_s = shutdown_s,
+			      .auth_timeout_s = auth_timeout_s,
+			      .max_pending = max_pending,
 			      .listen = listen_opt,
 			      .advertise = advertise,
 			      .secret_file = secret_file,
@@ -195,6 +202,10 @@ static int serve_main(const cli_opts *o)
 	if (shutdown_s != -1 && (shutdown_s <= 0 || shutdown_s > 31536000))
 		return usage("reservation serve: --shutdown-timeout must be -1 or 1..31536000 "
 			     "seconds");
+	if (auth_timeout_s < 1 || auth_timeout_s > 600)
+		return usage("reservation serve: --auth-timeout must be 1..600 seconds");
+	if (max_pending < 1 || max_pending > 65536)
+		return usage("reservation serve: --max-pending must be 1..65536");
 	return rsv_serve(&plan, &so);
 }
 

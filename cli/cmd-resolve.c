@@ -88,12 +88,14 @@ static const cli_command master_cmd = {
 };
 
 /*
- * `master`: with --task-type and --task-id both given, the master of that
- * task; otherwise this process's (a lone --task-type or --task-id has
- * already changed that part of the identity in the context, as for
- * `resolve`). With no master configured and this process's task unknown
- * the answer is "" (TensorFlow's Slurm and Kubernetes resolvers), with a
- * warning saying why.
+ * `master`: with --task-type or --task-id given, the master of that task,
+ * for every resolver (a lone one has changed that part of this process's
+ * identity in the context, as for `resolve`; the task must exist:
+ * TensorFlow's "No task with index N in job 'J'", never another task's
+ * address). Otherwise this process's: the first resolver's own master,
+ * else its task's. With no master configured and this process's task
+ * unknown the answer is "" (TensorFlow's Slurm and Kubernetes resolvers),
+ * with a warning saying why.
  */
 int cli_cmd_master(const cli_opts *in, int argc, char **argv)
 {
@@ -108,11 +110,14 @@ int cli_cmd_master(const cli_opts *in, int argc, char **argv)
 
 	if (!cli_parse(&master_cmd, in, o, &argc, &argv, &rc))
 		return rc;
-	both = o->task_type != NULL && o->task_id >= 0;
 	rc = cli_resolve(o, &ctx, &res);
+	/* A task asked for: the effective one (a lone part completed from
+	 * this process's identity), when both parts are known. */
+	both = (o->task_type != NULL || o->task_id >= 0) && rc == CLI_OK &&
+	       cr_result_task_type(res) != NULL && cr_result_task_id(res) >= 0;
 	if (rc == CLI_OK) {
-		st = cr_result_master(res, both ? o->task_type : NULL, both ? o->task_id : -1,
-				      o->rpc_layer, &url, &err);
+		st = cr_result_master(res, both ? cr_result_task_type(res) : NULL,
+				      both ? cr_result_task_id(res) : -1, o->rpc_layer, &url, &err);
 		if (st == CR_ERR_NOT_FOUND && url != NULL) {
 			cli_error("warning: %s", err.message);
 		} else if (st != CR_OK) {

@@ -5,7 +5,8 @@
 #   test:  build + everything the test suite and benchmarks run for real
 #          (Slurm + munge, libslurm-dev for the SPANK plugin, protoc, valgrind,
 #          clang/libFuzzer, abigail, the AWS CLI v2, zsh for the completion test,
-#          Debian's botocore/boto3, google-api-python-client, google-auth, and
+#          Debian's botocore/boto3, google-api-python-client, google-auth,
+#          stress-ng for scripts/stress-test.sh (the suite on a busy machine), and
 #          the launchers the formats and the Python package are checked
 #          against: PyTorch (torchrun, torch.distributed), Open MPI, MPICH
 #          and mpi4py)
@@ -22,7 +23,7 @@ test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler pytho
   util-linux openssl curl python3 munge slurmctld slurmd slurm-client libslurm-dev clustershell
   python3-kubernetes python3-torch abigail-tools man-db hyperfine time clang-format
   awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth
-  zsh openmpi-bin mpich python3-mpi4py"
+  zsh openmpi-bin mpich python3-mpi4py stress-ng"
 
 package_tools="dpkg-dev debhelper fakeroot lintian rpm git iproute2 util-linux libslurm-dev"
 case $what in

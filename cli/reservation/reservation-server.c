@@ -7,7 +7,12 @@
  * number (rsv-proto.h), so a frame from another connection, replayed or
  * reordered fails. A bad tag, an oversize or malformed frame closes the
  * connection (logged with the peer); a peer silent for 30 s outside WAIT
- * is dropped. What each request does is reservation-state.c; the frames
+ * is dropped (only whole frames count: a byte now and then does not).
+ * Before AUTH a connection holds little and briefly (issue 27 item 2): it
+ * must authenticate within --auth-timeout, its frames are at most
+ * RSV_PREAUTH_MAX_FRAME bytes, and at most --max-pending such connections
+ * are kept (a new one, or a lack of descriptors, drops the oldest), so
+ * anyone who can connect cannot hold the server or its memory. What each request does is reservation-state.c; the frames
  * both send go out through reservation-send.c.
  */
 #include <arpa/inet.h>
@@ -105,8 +110,13 @@ static void conn_frames(rsv_server *s, rsv_conn *c)
 			conn_drop(s, c, n > RSV_MAX_FRAME ? "frame over 1 MiB" : "frame too short");
 			return;
 		}
+		if (!c->authed && n > RSV_PREAUTH_MAX_FRAME) {
+			conn_drop(s, c, "frame over 1 KiB before AUTH");
+			return;
+		}
 		if (c->in->len < 4 + n)
 			return;
+		c->last_ms = rsv_now_ms();
 		msg = check_frame(s, c, p + 4, p + 4 + RSV_TAG_LEN, n - RSV_TAG_LEN);
 		if (msg != NULL) {
 			rsv_on_message(s, c, msg);
@@ -127,7 +137,6 @@ static void conn_read(rsv_server *s, rsv_conn *c)
 		conn_drop(s, c, NULL);
 		return;
 	}
-	c->last_ms = rsv_now_ms();
 	g_byte_array_append(c->in, buf, (guint)k);
 	conn_frames(s, c);
 }
@@ -184,6 +193,47 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* The oldest connection still before AUTH, or NULL; *@pending: how many. */
+static rsv_conn *oldest_pending(const rsv_server *s, int64_t *pending)
+{
+	rsv_conn *oldest = NULL;
+
+	*pending = 0;
+	for (guint i = 0; i < s->conns->len; i++) {
+		rsv_conn *c = g_ptr_array_index(s->conns, i);
+
+		if (c->authed || c->closing)
+			continue;
+		++*pending;
+		if (oldest == NULL || c->accepted_ms < oldest->accepted_ms)
+			oldest = c;
+	}
+	return oldest;
+}
+
+/* Make room for a new connection: past --max-pending (or out of
+ * descriptors) the oldest unauthenticated one goes. */
+static bool drop_oldest_pending(rsv_server *s, const char *why)
+{
+	int64_t pending;
+	rsv_conn *c = oldest_pending(s, &pending);
+
+	if (c == NULL)
+		return false;
+	conn_drop(s, c, why);
+	return true;
+}
+
+static void make_room(rsv_server *s)
+{
+	int64_t pending;
+
+	oldest_pending(s, &pending);
+	if (pending >= s->o->max_pending)
+		drop_oldest_pending(s, "--max-pending connections wait for AUTH: the oldest is "
+				       "dropped");
+}
+
 static void accept_all(rsv_server *s, int lfd)
 {
 	for (;;) {
@@ -195,11 +245,16 @@ static void accept_all(rsv_server *s, int lfd)
 		rsv_conn *c;
 
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
-			/* No more descriptors: stop accepting until one closes. */
+			/* No more descriptors: the oldest unauthenticated connection
+			 * makes room; else stop accepting until one closes. */
+			int e = errno;
+
 			if (!s->told_no_fds)
 				rsv_log(s, true, "cannot accept more connections: %s",
-					g_strerror(errno));
+					g_strerror(e));
 			s->told_no_fds = s->accept_paused = true;
+			drop_oldest_pending(s, "no descriptor left for a new connection: the "
+					       "oldest not yet authenticated is dropped");
 		}
 		if (fd < 0)
 			return;
@@ -210,7 +265,7 @@ static void accept_all(rsv_server *s, int lfd)
 		c->executor = -1;
 		c->in = g_byte_array_new();
 		c->out = g_byte_array_new();
-		c->last_ms = rsv_now_ms();
+		c->last_ms = c->accepted_ms = rsv_now_ms();
 		sockaddr_text(&sa, c->peer, sizeof(c->peer));
 		if (getrandom(c->snonce, sizeof(c->snonce), 0) != (ssize_t)sizeof(c->snonce)) {
 			conn_free(c);
@@ -222,6 +277,7 @@ static void accept_all(rsv_server *s, int lfd)
 		json_object_object_add(hello, "nonce", json_object_new_string(nonce));
 		json_object_object_add(hello, "cluster_id", json_object_new_string(s->cluster_id));
 		rsv_send(s, c, "HELLO", hello);
+		make_room(s);
 		g_ptr_array_add(s->conns, c);
 	}
 }
@@ -233,6 +289,8 @@ static void sweep(rsv_server *s, int64_t now)
 	for (guint i = 0; i < s->conns->len;) {
 		rsv_conn *c = g_ptr_array_index(s->conns, i);
 
+		if (!c->closing && !c->authed && now - c->accepted_ms > s->o->auth_timeout_s * 1000)
+			conn_drop(s, c, s->auth_late);
 		if (!c->closing && !c->waiting && now - c->last_ms > RSV_IDLE_MS)
 			conn_drop(s, c, "silent for 30 s");
 		if (c->closing && (c->out->len == 0 || c->executor < 0)) {
@@ -389,6 +447,8 @@ int rsv_serve(const rsv_plan *plan, const rsv_serve_opts *o)
 	if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id))
 		goto out;
 	rsv_proto_hex(id, sizeof(id), s.cluster_id);
+	g_snprintf(s.auth_late, sizeof(s.auth_late), "no AUTH within %lld s (--auth-timeout)",
+		   (long long)o->auth_timeout_s);
 	s.regs = g_new0(rsv_reg, plan->num_executors);
 	raise_fd_limit();
 	lfd = rsv_listen_open(&l, &bound);

@@ -17,6 +17,8 @@
 
 #define RSV_IDLE_MS 30000      /* a silent peer is dropped */
 #define RSV_STOP_WAIT_MS 60000 /* after STOP, how long DONE may take */
+/* Before AUTH a frame is small (AUTH is ~170 bytes): larger is hostile. */
+#define RSV_PREAUTH_MAX_FRAME 1024
 
 typedef struct rsv_conn {
 	int fd;
@@ -25,9 +27,10 @@ typedef struct rsv_conn {
 	unsigned char snonce[RSV_NONCE_LEN], cnonce[RSV_NONCE_LEN];
 	bool authed, closing;
 	uint64_t sseq, rseq;
-	int64_t last_ms;
-	int executor; /* registered executor, -1 none */
-	bool waiting; /* sent WAIT, not answered yet */
+	int64_t last_ms;     /* the last whole frame (or the accept) */
+	int64_t accepted_ms; /* AUTH is due auth_timeout after this */
+	int executor;        /* registered executor, -1 none */
+	bool waiting;        /* sent WAIT, not answered yet */
 } rsv_conn;
 
 typedef struct rsv_reg {
@@ -63,6 +66,7 @@ typedef struct rsv_server {
 	int64_t progress_ms;                        /* next progress line while FORMING */
 	json_object *cluster;                       /* from formation on */
 	bool told_all_gone, told_no_fds, accept_paused;
+	char auth_late[64]; /* the message of a connection without AUTH in time */
 } rsv_server;
 
 /* reservation-send.c */

@@ -44,6 +44,7 @@ char *rsv_plan_template_json(const rsv_plan *plan);
 typedef struct rsv_serve_opts {
 	int64_t timeout_s, grace_s, shutdown_timeout_s; /* shutdown: -1 = none */
 	int64_t progress_s; /* while forming, "registered N of M" every so often; 0: never */
+	int64_t auth_timeout_s, max_pending; /* before AUTH (issue 27 item 2) */
 	const char *listen, *advertise, *secret_file, *summary;
 	int verbose;
 } rsv_serve_opts;

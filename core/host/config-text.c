@@ -7,10 +7,7 @@
  * silently cut to 32 bits.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <glib.h>
 
@@ -132,61 +129,39 @@ cr_status config_check_tokens(const char *text, const char *name, cr_error *err)
  */
 cr_status config_read_text(const char *path, char **text, cr_error *err)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat sb;
-	char *buf = NULL;
+	char *buf = NULL, *nul;
 	size_t n = 0;
-	cr_status st = CR_OK;
+	int errnum;
 
-	if (fd < 0)
-		return error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s", path,
-				 g_strerror(errno));
-	if (fstat(fd, &sb) != 0) {
-		st = error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s", path,
-			       g_strerror(errno));
-	} else if (!S_ISREG(sb.st_mode)) {
-		st = error_set(err, CR_ERR_CONFIG, "%s: not a regular file", path);
-	} else if (sb.st_size > (off_t)CONFIG_FILE_MAX) {
-		st = error_set(err, CR_ERR_CONFIG,
-			       "%s: larger than %u bytes (the most a config file may have)", path,
-			       CONFIG_FILE_MAX);
+	switch (file_read_checked(path, CONFIG_FILE_MAX, &buf, &n, &errnum)) {
+	case FILE_READ_OK:
+		break;
+	case FILE_READ_ERRNO:
+		if (errnum != EISDIR)
+			return error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s",
+					 path, g_strerror(errnum));
+		/* a directory is not a regular file */
+		__attribute__((fallthrough));
+	case FILE_READ_NOT_REGULAR:
+		return error_set(err, CR_ERR_CONFIG, "%s: not a regular file", path);
+	case FILE_READ_TOO_BIG:
+		return error_set(err, CR_ERR_CONFIG,
+				 "%s: larger than %u bytes (the most a config file may have)", path,
+				 CONFIG_FILE_MAX);
+	default:
+		return error_set(err, CR_ERR_INTERNAL, "%s: cannot read the config file", path);
 	}
-	if (st != CR_OK)
-		goto out;
-	/* One byte more than the limit: a file that grew since fstat is caught. */
-	buf = g_malloc(CONFIG_FILE_MAX + 2);
-	for (;;) {
-		ssize_t got = read(fd, buf + n, CONFIG_FILE_MAX + 1 - n);
+	nul = memchr(buf, '\0', n);
+	if (nul != NULL) {
+		cr_status st =
+			error_set(err, CR_ERR_CONFIG, "%s: contains a NUL byte at offset %zu", path,
+				  (size_t)(nul - buf));
 
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			st = error_set(err, CR_ERR_CONFIG, "%s: cannot read the config file: %s",
-				       path, g_strerror(errno));
-			goto out;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n > CONFIG_FILE_MAX) {
-			st = error_set(err, CR_ERR_CONFIG,
-				       "%s: larger than %u bytes (the most a config file may have)",
-				       path, CONFIG_FILE_MAX);
-			goto out;
-		}
+		g_free(buf);
+		return st;
 	}
-	if (memchr(buf, '\0', n) != NULL) {
-		st = error_set(err, CR_ERR_CONFIG, "%s: contains a NUL byte at offset %zu", path,
-			       (size_t)((char *)memchr(buf, '\0', n) - buf));
-		goto out;
-	}
-	buf[n] = '\0';
 	*text = buf;
-	buf = NULL;
-out:
-	g_free(buf);
-	close(fd);
-	return st;
+	return CR_OK;
 }
 
 /*

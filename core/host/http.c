@@ -133,8 +133,8 @@ static bool has_control(const char *s, const char *end, bool tab_ok)
  * Nothing a request carries may change its meaning on the wire: a CR or LF
  * in a header value (a token read from a file, say) would add headers, and
  * a URL's user:password@ would be sent as Basic authentication, which the
- * backends refuse by design. Neither the URL's userinfo nor a header value
- * is ever echoed: they may be secrets.
+ * backends refuse by design. Neither the URL's userinfo, its query nor a
+ * header value is ever echoed: they may be secrets.
  */
 static cr_status request_check(const cr_http_request *req, cr_http_response **resp, cr_error *err)
 {
@@ -151,8 +151,9 @@ static cr_status request_check(const cr_http_request *req, cr_http_response **re
 	at = memchr(auth, '@', (size_t)(auth_end - auth));
 	if (at != NULL)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				 "%.*s%s: a user name or password in the URL is refused",
-				 (int)(auth - req->url), req->url, at + 1);
+				 "%.*s%.*s: a user name or password in the URL is refused",
+				 (int)(auth - req->url), req->url, (int)strcspn(at + 1, "?#"),
+				 at + 1);
 	if (has_control(req->url, req->url + strlen(req->url), false) ||
 	    strchr(req->url, ' ') != NULL)
 		return error_set(err, CR_ERR_INVALID_ARG,

@@ -5,7 +5,6 @@
  * sleeps and real children. Also the file helpers a test table shares.
  */
 #include <errno.h>
-#include <stdio.h>
 
 #include <glib.h>
 
@@ -15,48 +14,23 @@
 cr_status io_read_path(const char *real_path, const char *path, size_t max, char **data,
 		       size_t *len, cr_error *err)
 {
-	char *buf = NULL;
-	FILE *f;
-	size_t cap = 4096, n = 0;
-	cr_status st = CR_OK;
+	int errnum;
 
 	if (max == 0)
 		max = 64u << 20;
-	*data = NULL;
-	f = fopen(real_path, "rb");
-	if (f == NULL)
-		return error_set(err, errno == ENOENT ? CR_ERR_NOT_FOUND : CR_ERR_IO,
-				 "cannot read %s: %s", path, g_strerror(errno));
-	buf = g_malloc(cap + 1);
-	for (;;) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-
-		n += got;
-		if (n > max) {
-			st = error_set(err, CR_ERR_IO, "cannot read %s: larger than %zu bytes",
-				       path, max);
-			goto out;
-		}
-		if (got == 0)
-			break;
-		if (n == cap) {
-			cap *= 2;
-			buf = g_realloc(buf, cap + 1);
-		}
+	switch (file_read_checked(real_path, max, data, len, &errnum)) {
+	case FILE_READ_OK:
+		return CR_OK;
+	case FILE_READ_NOT_REGULAR:
+		return error_set(err, CR_ERR_IO, "cannot read %s: not a regular file", path);
+	case FILE_READ_TOO_BIG:
+		return error_set(err, CR_ERR_IO, "cannot read %s: larger than %zu bytes", path,
+				 max);
+	case FILE_READ_ERRNO:
+	default:
+		return error_set(err, errnum == ENOENT ? CR_ERR_NOT_FOUND : CR_ERR_IO,
+				 "cannot read %s: %s", path, g_strerror(errnum));
 	}
-	if (ferror(f)) {
-		st = error_set(err, CR_ERR_IO, "cannot read %s: %s", path, g_strerror(errno));
-		goto out;
-	}
-	buf[n] = '\0';
-	*data = buf;
-	buf = NULL;
-	if (len != NULL)
-		*len = n;
-out:
-	fclose(f);
-	g_free(buf);
-	return st;
 }
 
 cr_status io_list_path(const char *real_path, const char *path, char ***names, cr_error *err)

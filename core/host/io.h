@@ -64,9 +64,26 @@ typedef struct io_ops {
 /* The real world (io-real.c); its @data is unused. */
 const io_ops *io_real(void);
 
+/*
+ * file-read.c: read @path whole, at most @max bytes, through the one
+ * checked path (non-blocking open, fstat: a regular file only, the cap on
+ * what is read). @data (transfer full, NUL-terminated) on FILE_READ_OK;
+ * @errnum set on FILE_READ_ERRNO (EISDIR for a directory). The caller
+ * words the message.
+ */
+typedef enum file_read_outcome {
+	FILE_READ_OK,
+	FILE_READ_ERRNO,
+	FILE_READ_NOT_REGULAR,
+	FILE_READ_TOO_BIG,
+} file_read_outcome;
+file_read_outcome file_read_checked(const char *path, size_t max, char **data, size_t *len,
+				    int *errnum);
+
 /* Read @real_path whole (at most @max bytes, 0 = 64 MiB), naming @path in
  * messages; list the directory @real_path likewise. The real table uses
- * them on the path itself, a test table on its path under a root. */
+ * them on the path itself, a test table on its path under a root. A
+ * FIFO, device, socket or directory is refused at once (file_read_checked). */
 cr_status io_read_path(const char *real_path, const char *path, size_t max, char **buf, size_t *len,
 		       cr_error *err);
 cr_status io_list_path(const char *real_path, const char *path, char ***names, cr_error *err);

@@ -58,9 +58,13 @@ cr_status accel_layer_run(cr_context *ctx, GHashTable *cfg_accel, cr_result *res
  * to a task counts for exactly that task (the job name and the index
  * compared whole, never as parts of a "/job:J/task:I" string: "worker1" is
  * not "worker10", "work" not "worker"); an unassigned one for this
- * process's own task (@own). */
+ * process's own task (@own). With no task (either part unknown) every
+ * device counts: TensorFlow filters only when both are given (issue 27
+ * section 2). */
 bool accel_device_of_task(const accel_device *d, const char *job, int64_t index, bool own)
 {
+	if (job == NULL || index < 0)
+		return true;
 	if (d->dev.task_job == NULL)
 		return own;
 	return job != NULL && strcmp(d->dev.task_job, job) == 0 && d->dev.task_index == index;

@@ -32,6 +32,11 @@ struct cr_result {
 	char *rpc_layer;
 	char *environment;
 	char *master;
+	/* What an rpc layer of "" means for a task's master: the first
+	 * resolver's own layer where its master op says so (gce, tpu:
+	 * TensorFlow's `rpc_layer or self.rpc_layer`; builder_own_layer), else
+	 * NULL: "" means none. */
+	char *own_layer;
 	GHashTable *accel;      /* kind -> count, for this process's task */
 	char *accel_source;     /* "config", "resolver 'slurm'", "local devices" */
 	GPtrArray *devices;     /* accel_device *, local devices enumerated */
@@ -64,6 +69,9 @@ void result_take_extras(cr_result *res, cr_result_builder *b);
  * else NULL (*out). */
 cr_status builder_master(const cr_result_builder *b, const char *rpc_layer, char **out,
 			 cr_error *err);
+/* The layer @b's resolver uses for a master asked with rpc layer "" (its
+ * master op's answer's scheme), or NULL: "" means none. (transfer full) */
+char *builder_own_layer(const cr_result_builder *b);
 
 /* ---- union (union.c) ----------------------------------------------------- */
 /* Identity that beats the resolvers': the API/CLI's, else the config's. */

@@ -67,6 +67,7 @@ void cr_result_free(cr_result *r)
 	cr_spec_free(r->spec);
 	g_free(r->task_type);
 	g_free(r->rpc_layer);
+	g_free(r->own_layer);
 	g_free(r->environment);
 	g_free(r->master);
 	g_free(r->accel_source);
@@ -180,6 +181,27 @@ cr_status builder_master(const cr_result_builder *b, const char *rpc_layer, char
 	return CR_OK;
 }
 
+/* The layer @b's resolver gives a master for an rpc layer of "": the
+ * scheme of its master op's answer (gce, tpu: their own, as TensorFlow's
+ * `rpc_layer or self.rpc_layer`); NULL where it has no master op, or
+ * answers without one (then "" means none, as TFConfig's). */
+char *builder_own_layer(const cr_result_builder *b)
+{
+	const cr_resolver_ops *ops =
+		b->inst != NULL && b->inst->plugin != NULL ? b->inst->plugin->desc->resolver : NULL;
+	cr_text text = { NULL };
+	const char *sep;
+	char *layer = NULL;
+
+	if (ops == NULL || ops->master == NULL)
+		return NULL;
+	if (ops->master(b->inst->state, &b->inst->pctx, NULL, -1, "", &text, NULL) == CR_OK &&
+	    text.text != NULL && (sep = strstr(text.text, "://")) != NULL && sep > text.text)
+		layer = g_strndup(text.text, (gsize)(sep - text.text));
+	g_free(text.text);
+	return layer;
+}
+
 cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t task_id,
 			   const char *rpc_layer, char **url, cr_error *err)
 {
@@ -189,6 +211,10 @@ cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t ta
 
 	if (r == NULL || url == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_result_master: NULL argument");
+	/* "" is "the resolver's own layer" where TensorFlow's resolver says
+	 * `rpc_layer or self.rpc_layer` (issue 27 section 2), a task given or not. */
+	if (layer != NULL && *layer == '\0' && r->own_layer != NULL)
+		layer = r->own_layer;
 	*url = NULL;
 	if ((task_type == NULL) != (task_id < 0))
 		return error_set(err, CR_ERR_INVALID_ARG,

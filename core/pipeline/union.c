@@ -275,9 +275,20 @@ cr_status union_merge(union_state *u, const union_overrides *over, cr_result **o
 	pick_identity(u, over, res);
 	/* Like TensorFlow's union, only the first resolver's master counts; it
 	 * is asked for the effective rpc layer (TensorFlow's bug 14.9 fixed). */
-	if (u->answers->len > 0)
-		st = builder_master(g_ptr_array_index(u->answers, 0), res->rpc_layer, &res->master,
-				    err);
+	if (u->answers->len > 0) {
+		const cr_result_builder *first = g_ptr_array_index(u->answers, 0);
+
+		st = builder_master(first, res->rpc_layer, &res->master, err);
+		if (st == CR_OK)
+			res->own_layer = builder_own_layer(first);
+		/* An identity set from outside (--task-type/--task-id, the API's
+		 * setters) is the task whose master a resolver with a master op
+		 * (gce, tpu) gives, as TensorFlow's object pair is: the host
+		 * writes that task's address (issue 27 section 2). */
+		if (st == CR_OK && res->own_layer != NULL &&
+		    (over->task_type != NULL || over->task_id >= 0))
+			g_clear_pointer(&res->master, g_free);
+	}
 	if (st != CR_OK) {
 		cr_result_free(res);
 		return st;

@@ -374,18 +374,20 @@ cr_status cr_testhost_master(cr_testhost *th, const char **out, cr_error *err)
 {
 	cr_result *res = NULL;
 	char *url = NULL, *text = NULL;
-	bool both = th != NULL && th->task_type != NULL && th->task_id >= 0;
+	bool both;
 	cr_status st = begin_call(th, CR_PLUGIN_RESOLVER, "master", out, err);
 
 	if (st != CR_OK)
 		return st;
 	st = run_resolve(th, &res, err);
-	/* As `cluster-resolver master`: a task is asked only when both parts
-	 * are given (a lone one overrides this process's identity), and an
-	 * unknown task gives TensorFlow's "" with a warning. */
+	/* As `cluster-resolver master`: a task given (a lone part completed
+	 * from this process's identity) is that task, which must exist; with
+	 * none, an unknown task gives TensorFlow's "" with a warning. */
+	both = st == CR_OK && (th->task_type != NULL || th->task_id >= 0) &&
+	       cr_result_task_type(res) != NULL && cr_result_task_id(res) >= 0;
 	if (st == CR_OK)
-		st = cr_result_master(res, both ? th->task_type : NULL, both ? th->task_id : -1,
-				      th->rpc_layer, &url, err);
+		st = cr_result_master(res, both ? cr_result_task_type(res) : NULL,
+				      both ? cr_result_task_id(res) : -1, th->rpc_layer, &url, err);
 	if (st == CR_ERR_NOT_FOUND && url != NULL) {
 		ctx_log(th->ctx, CR_LOG_WARNING, NULL, "%s",
 			err != NULL ? err->message : "no master");

@@ -99,6 +99,8 @@ typedef struct cr_host_api {
 	const char *(*getenv)(cr_plugin_ctx *ctx, const char *name);
 	/** Read a whole file (at most @max bytes, 0 = 64 MiB) into a
 	 *  NUL-terminated buffer. (transfer full) *@data: free with host->free.
+	 *  Only a regular file is read (a symlink is followed): a FIFO, device,
+	 *  socket or directory is CR_ERR_IO at once, never waited on.
 	 *  Returns: CR_OK, CR_ERR_NOT_FOUND, CR_ERR_IO (message names the path). */
 	cr_status (*read_file)(cr_plugin_ctx *ctx, const char *path, size_t max, char **data,
 			       size_t *len, cr_error *err);

@@ -14,15 +14,29 @@ backend what `cluster-resolver resolve` must do. A backend entry is a dict:
             CA for another host name)
     token   k8s: the bearer token in the kubeconfig; gce/tpu: "metadata"
             (the token comes from the metadata server, no access_token_file)
+    env     variables added to the backend's environment
 A case may also set request_timeout (seconds, for every backend) in place of
-the matrix's 1.5 s. A backend entry may instead be a string: the fault does
-not apply to this backend, and why.
+the matrix's 1.5 s, and list_timeout (gce and aws; default: the plugin's).
+A backend entry may instead be a string: the fault does not apply to this
+backend, and why.
 Stdout must be empty in every case. Every backend runs with short timeouts
 from its own options (fault_matrix.py: connect 1 s, request 1.5 s, one
-retry, Retry-After honoured up to 3 s; k8s list_timeout 3 s).
+retry, Retry-After honoured up to 3 s; k8s list_timeout 3 s), each times
+SCALE (harness.time_scale: valgrind, ASan, $CR_TIME_SCALE).
 """
 import email.utils
+import os
 import time
+
+from harness import time_scale
+
+# The timeouts every backend gets (fault_matrix.py), scaled with the tool
+# the CLI runs under (valgrind, ASan) and $CR_TIME_SCALE: the messages that
+# name them say the scaled values.
+SCALE = time_scale(valgrind=os.environ.get('CR_FAULTS_VALGRIND', '0') != '0')
+CONNECT_TIMEOUT = 1.0 * SCALE
+REQUEST_TIMEOUT = 1.5 * SCALE
+LIST_TIMEOUT = 3.0 * SCALE   # k8s
 
 K = ("cluster-resolver: resolver 'k8s': GET @URL@/api/v1/namespaces/train/pods"
      "?labelSelector=job-name=worker: ")
@@ -53,7 +67,13 @@ def http_date(ahead, **more):
 
 
 def timed_out(prefix):
-    return prefix + 'timed out (connect_timeout 1.0 s, request_timeout 1.5 s)'
+    return prefix + 'timed out (connect_timeout %.1f s, request_timeout %.1f s)' % (
+        CONNECT_TIMEOUT, REQUEST_TIMEOUT)
+
+
+NO_ANSWER = 'no answer within request_timeout %.1f s' % REQUEST_TIMEOUT
+# A body that stalls past every request_timeout, however scaled.
+SLOW_BODY = 4 * REQUEST_TIMEOUT
 
 
 CASES = [
@@ -94,7 +114,7 @@ CASES = [
          aws=dict(msg=A + "job 'worker': page 2 repeats the NextToken it was asked with; "
                   'stopping', faults=[{'repeat_token': True, 'count': -1}])),
     dict(name='endless-fresh-token', faults=[{'endless': 'fresh', 'count': -1}],
-         k8s=dict(msg=K + 'the list did not end within list_timeout (3.0 s)'),
+         k8s=dict(msg=K + 'the list did not end within list_timeout (%.1f s)' % LIST_TIMEOUT),
          gce=dict(msg=G + '100 pages in a row without items, each with a nextPageToken: the '
                   'list does not end'),
          tpu='a node is one GET: no pages',
@@ -106,15 +126,15 @@ CASES = [
                   '(after 2 attempts)'),
          tpu=dict(msg=T + 'transfer closed with @N@ bytes remaining to read (after 2 attempts)'),
          aws=dict(msg=A + 'transfer closed with @N@ bytes remaining to read')),
-    dict(name='slow-body', faults=[{'slow_body': 6, 'count': -1}],
+    dict(name='slow-body', faults=[{'slow_body': SLOW_BODY, 'count': -1}],
          k8s=dict(msg=timed_out(K)),
-         gce=dict(msg=G + 'no answer within request_timeout 1.5 s'),
-         tpu=dict(msg=T + 'no answer within request_timeout 1.5 s'),
+         gce=dict(msg=G + NO_ANSWER),
+         tpu=dict(msg=T + NO_ANSWER),
          aws=dict(msg=timed_out(A))),
     dict(name='silent-server', target='silent',
          k8s=dict(msg=timed_out(K)),
-         gce=dict(msg=G + 'no answer within request_timeout 1.5 s'),
-         tpu=dict(msg=T + 'no answer within request_timeout 1.5 s'),
+         gce=dict(msg=G + NO_ANSWER),
+         tpu=dict(msg=T + NO_ANSWER),
          aws=dict(msg=timed_out(A))),
     dict(name='wrong-ca', target='foreign_ca',
          k8s=dict(msg=K_SENT + 'SSL certificate problem: unable to get local issuer certificate'),
@@ -178,6 +198,50 @@ CASES = [
          gce=dict(msg=G_SENT + 'response larger than 268435456 bytes'),
          tpu=dict(msg=T + 'response larger than 268435456 bytes'),
          aws=dict(msg=A + 'response larger than 268435456 bytes')),
+    # A server that reflects the credentials it was sent in its error
+    # message (issue 27 item 6): every credential the plugin sent is cut
+    # out of what it prints. aws: an EC2 session token.
+    dict(name='echoes-credentials',
+         k8s=dict(msg=K + 'HTTP 403 Forbidden: fixture fault (you sent Bearer [redacted])',
+                  faults=[{'status': 403, 'echo_auth': True, 'count': -1}]),
+         gce=dict(msg=G + 'HTTP 403: denied (you sent Bearer [redacted])',
+                  faults=[{'status': 403, 'message': 'denied', 'echo_auth': True,
+                           'count': -1}]),
+         tpu=dict(msg=T + 'HTTP 403: denied (you sent Bearer [redacted])',
+                  faults=[{'status': 403, 'message': 'denied', 'echo_auth': True,
+                           'count': -1}]),
+         aws=dict(msg=A + 'HTTP 403: UnauthorizedOperation: denied (you sent [redacted])',
+                  env={'AWS_SESSION_TOKEN': 'FwoGZXIvYXdzEXAMPLEsessiontoken0123456789'},
+                  faults=[{'status': 403, 'code': 'UnauthorizedOperation', 'message': 'denied',
+                           'echo_token': True, 'count': -1}])),
+    # A 200 whose body is JSON of the wrong type (issue 27 item 4): an error
+    # naming the URL, never an empty group. aws: XML that is not the answer.
+    dict(name='body-wrong-type-array', faults=[{'body': '[1, 2]', 'count': -1}],
+         k8s=dict(msg=K + 'invalid JSON at line 1, column 1 (offset 0): the answer is not a JSON object'),
+         gce=dict(msg=G[:-2] + ': the answer is an array, not a JSON object'),
+         tpu=dict(msg=T + 'the answer is an array, not a JSON object'),
+         aws=dict(msg=A + 'malformed DescribeInstances answer: line 1: Document is empty', faults=[{'body': '[1, 2]', 'count': -1}])),
+    dict(name='body-wrong-type-null', faults=[{'body': 'null', 'count': -1}],
+         k8s=dict(msg=K + 'invalid JSON at line 1, column 1 (offset 0): the answer is not a JSON object'),
+         gce=dict(msg=G[:-2] + ': the answer is null, not a JSON object'),
+         tpu=dict(msg=T + 'the answer is null, not a JSON object'),
+         aws=dict(msg=A + 'malformed DescribeInstances answer: line 1: <Other> is not a DescribeInstancesResponse', faults=[{'body': '<Other xmlns="x"/>', 'count': -1}])),
+    dict(name='body-wrong-type-string', faults=[{'body': '"hello"', 'count': -1}],
+         k8s=dict(msg=K + 'invalid JSON at line 1, column 1 (offset 0): the answer is not a JSON object'),
+         gce=dict(msg=G[:-2] + ': the answer is a string, not a JSON object'),
+         tpu=dict(msg=T + 'the answer is a string, not a JSON object'),
+         aws=dict(msg=A + 'malformed DescribeInstances answer: line 1: Document is empty', faults=[{'body': '"hello"', 'count': -1}])),
+    # Every page brings items and a fresh token (issue 27 item 3): the list
+    # ends at list_timeout or its page cap, 10 pages per second of it; the
+    # cases set list_timeout = 2 (the least is 1): 20 pages at most.
+    dict(name='endless-with-items', list_timeout=2,
+         k8s='k8s has list_timeout and max_pages (issue 11)',
+         gce=dict(msg=G[:-2] + ': the list did not end within list_timeout (2.0 s) or 20 pages '
+                  '(10 per second of list_timeout)', faults=[{'endless': 'items', 'count': -1}]),
+         tpu='a node is one GET: no pages',
+         aws=dict(msg=A + "job 'worker': the listing did not end within list_timeout (2.0 s) or "
+                  '20 pages (10 per second of list_timeout); stopping',
+                  faults=[{'endless_items': True, 'count': -1}])),
 ]
 
 

@@ -36,18 +36,18 @@ sys.path.insert(0, HERE)
 from harness import (ensure_hermetic, need, write, clean_env, Results,  # noqa: E402
                      valgrind_prefix, valgrind_problems)
 import testca  # noqa: E402
+from cases import SCALE, CONNECT_TIMEOUT, REQUEST_TIMEOUT, LIST_TIMEOUT  # noqa: E402
 
 K8S_TOKEN = 'fixture-token-0123456789'
 GCP_TOKEN = 'ya29.fault-matrix-static-token'
 AKID = 'AKIAFIXTURE0EXAMPLE1'
 SECRET = 'fixtureSecretKey/0123456789+abcdefghijKLMN'
-# Every backend's request_timeout (s) unless a case sets its own (cases.py).
-REQUEST_TIMEOUT = 1.5
 # CR_FAULTS_VALGRIND=N: the valgrind pass (normal build): every Nth case of
 # the matrix, the CLI under memcheck (an error or a definite leak exits 99).
 EVERY = int(os.environ.get('CR_FAULTS_VALGRIND', '0'))
-# Sanitizer and valgrind builds run slower: the hang bounds stretch.
-SLOW = 3.0 if os.environ.get('CR_SANITIZE_BUILD') == '1' or EVERY else 1.0
+# Sanitizer and valgrind builds run slower: the hang bounds stretch, as do
+# the timeouts the backends get (cases.py, harness.time_scale).
+SLOW = SCALE
 
 
 def wait_files(proc, paths, what):
@@ -170,8 +170,9 @@ class K8s(Backend):
               % (port, ca, token), 0o600)
         return ('resolvers = ( { plugin = "k8s"; policy = "required"; kubeconfig = "%s"; '
                 'jobs = { worker = [ "job-name=worker" ]; }; page_size = 2; '
-                'connect_timeout = 1; request_timeout = %s; retries = 1; '
-                'max_retry_wait = 3; list_timeout = 3; } );\naccelerators = ( );\n' % (kc, timeout))
+                'connect_timeout = %s; request_timeout = %s; retries = 1; '
+                'max_retry_wait = 3; list_timeout = %s; } );\naccelerators = ( );\n'
+                % (kc, CONNECT_TIMEOUT, timeout, LIST_TIMEOUT))
 
 
 class Gcp(Backend):
@@ -234,14 +235,15 @@ class Gce(Backend):
         """access_token_file, or none: the metadata server's token."""
         return '' if token == 'metadata' else 'access_token_file = "%s"; ' % self.gcp.token
 
-    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT):
+    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT, list_timeout=None):
         g = self.gcp
-        return ('resolvers = ( { plugin = "gce"; policy = "required"; '
+        return ('resolvers = ( { plugin = "gce"; policy = "required"; %s'
                 'instance_group = "trainers"; port = 2222; %s'
                 'root = "%s"; metadata_host = "127.0.0.1:%d"; ca_file = "%s"; '
                 'compute_endpoint = "%s"; page_size = 5; retries = 1; max_retry_wait = 3; '
                 'request_timeout = %s; } );\naccelerators = ( );\n'
-                % (self.creds(token), g.root, g.meta, ca, self.url(port), timeout))
+                % (lt(list_timeout), self.creds(token), g.root, g.meta, ca, self.url(port),
+                   timeout))
 
 
 class Tpu(Gce):
@@ -290,12 +292,18 @@ class Aws(Backend):
             'AWS_CONFIG_FILE': os.path.join(self.dir, 'no-config'),
             'AWS_SHARED_CREDENTIALS_FILE': os.path.join(self.dir, 'no-credentials')})
 
-    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT):
-        return ('resolvers = ( { plugin = "aws"; policy = "required"; port = 2222; '
+    def conf(self, port, ca, token=None, timeout=REQUEST_TIMEOUT, list_timeout=None):
+        return ('resolvers = ( { plugin = "aws"; policy = "required"; port = 2222; %s'
                 'region = "us-east-1"; endpoint = "%s"; ca_file = "%s"; page_size = 5; '
                 'jobs = { worker = ( { name = "tag:role"; values = [ "worker" ]; } ); }; '
-                'retries = 1; connect_timeout = 1; request_timeout = %s; } );\n'
-                'accelerators = ( );\n' % (self.url(port), ca, timeout))
+                'retries = 1; connect_timeout = %s; request_timeout = %s; } );\n'
+                'accelerators = ( );\n' % (lt(list_timeout), self.url(port), ca, CONNECT_TIMEOUT,
+                                            timeout))
+
+
+def lt(list_timeout):
+    """The list_timeout option, when a case sets one."""
+    return 'list_timeout = %s; ' % list_timeout if list_timeout else ''
 
 
 def pattern(msg, port):
@@ -319,15 +327,19 @@ def run_case(be, imp, case, spec, workdir):
         faults = faults()
     be.set_faults(faults, **spec.get('control', {}))
     conf = os.path.join(workdir, '%s-%s.conf' % (be.name, case['name']))
-    kw = dict(timeout=case.get('request_timeout', REQUEST_TIMEOUT))
+    kw = dict(timeout=case['request_timeout'] * SCALE if 'request_timeout' in case
+              else REQUEST_TIMEOUT)
     if spec.get('token'):
         kw['token'] = spec['token']
+    if case.get('list_timeout'):
+        kw['list_timeout'] = case['list_timeout']
     write(conf, be.conf(port, ca, **kw))
     vlog = os.path.join(workdir, '%s-%s.valgrind' % (be.name, case['name']))
     cmd = valgrind_prefix(vlog) if EVERY else []
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd + [os.environ['CR_CLI'], '--config', conf, 'resolve'], env=be.env(),
+        env = dict(be.env(), **spec.get('env', {}))
+        p = subprocess.run(cmd + [os.environ['CR_CLI'], '--config', conf, 'resolve'], env=env,
                            capture_output=True, text=True, timeout=60 * SLOW)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:

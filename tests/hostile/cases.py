@@ -81,12 +81,13 @@ RANGES = [
     ('gce', 'wait_timeout', 'FLOAT', 0, 86400), ('gce', 'wait_interval', 'FLOAT', 0.01, 3600),
     ('gce', 'metadata_timeout', 'FLOAT', 0.01, 600), ('gce', 'retries', 'INT', 0, 100),
     ('gce', 'max_retry_wait', 'FLOAT', 0, 3600), ('gce', 'request_timeout', 'FLOAT', 0.1, 3600),
+    ('gce', 'list_timeout', 'FLOAT', 1, 86400),
     ('tpu', 'coordinator_port', 'INT', 0, 65535), ('tpu', 'port', 'INT', 1, 65535),
     ('tpu', 'metadata_timeout', 'FLOAT', 0.01, 600), ('tpu', 'retries', 'INT', 0, 100),
     ('tpu', 'max_retry_wait', 'FLOAT', 0, 3600), ('tpu', 'request_timeout', 'FLOAT', 0.1, 3600),
     ('aws', 'port', 'INT', 1, 65535), ('aws', 'page_size', 'INT', 5, 1000),
     ('aws', 'connect_timeout', 'FLOAT', 0.1, 600), ('aws', 'request_timeout', 'FLOAT', 0.1, 3600),
-    ('aws', 'retries', 'INT', 0, 20),
+    ('aws', 'retries', 'INT', 0, 20), ('aws', 'list_timeout', 'FLOAT', 1, 86400),
     ('sagemaker', 'port', 'INT', 1, 65535),
     ('simple', 'task_id', 'INT', 0, 2147483647),
 ]
@@ -276,6 +277,119 @@ add('plugins', 'path-missing-dir', 2, None, err_re=NOTFOUND % ('nothere', '@DIR@
     conf='plugin_path = [ "@DIR@/none" ];\nresolvers = ( { plugin = "nothere"; } );\n')
 add('plugins', 'path-is-file', 2, None, err_re=NOTFOUND % ('x', '@CONF@'),
     conf='plugin_path = [ "@CONF@" ];\nresolvers = ( { plugin = "x"; } );\n')
+
+# -- files: every file a plugin reads is a regular file, else refused at once ----
+# (issue 27 item 1: a FIFO hung the reader forever). The FIFO is @DIR@/f.
+AWS = ('resolvers = ( { plugin = "aws"; port = 2222; region = "us-east-1"; '
+       'endpoint = "http://127.0.0.1:9"; jobs = { worker = ( { name = "tag:role"; '
+       'values = [ "worker" ]; } ); }; } );\naccelerators = ( );\n')
+GCE = ('resolvers = ( { plugin = "gce"; instance_group = "g"; project = "p"; zone = "z"; '
+       'port = 1; %s } );\naccelerators = ( );\n')
+RSV = ('resolvers = ( { plugin = "reservation"; secret_file = "@DIR@/%s"; '
+       'server = "127.0.0.1:9"; executor_id = 0; } );\naccelerators = ( );\n')
+NOT_REG = "cannot read @DIR@/f: not a regular file\n"
+for name, conf, env, who in (
+        ('sagemaker-resource-config', 'resolvers = ( { plugin = "sagemaker"; resource_config = '
+         '"@DIR@/f"; } );\naccelerators = ( );\n', {}, "resolver 'sagemaker'"),
+        ('tpu-devices-file', 'resolvers = ( { plugin = "tpu"; tpu = "grpc://10.0.0.1:8470"; '
+         'devices_file = "@DIR@/f"; } );\naccelerators = ( );\n', {}, "resolver 'tpu'"),
+        ('gce-access-token-file', GCE % 'access_token_file = "@DIR@/f";', {}, "resolver 'gce'"),
+        ('gce-application-credentials', GCE % '', {'GOOGLE_APPLICATION_CREDENTIALS': '@DIR@/f'},
+         "resolver 'gce'"),
+        ('aws-config-file', AWS, {'AWS_CONFIG_FILE': '@DIR@/f'}, "resolver 'aws'"),
+        ('aws-credentials-file', AWS, {'AWS_SHARED_CREDENTIALS_FILE': '@DIR@/f'},
+         "resolver 'aws'"),
+        ('aws-web-identity-token-file', AWS, {'AWS_WEB_IDENTITY_TOKEN_FILE': '@DIR@/f',
+                                              'AWS_ROLE_ARN': 'arn:aws:iam::1:role/r'},
+         "resolver 'aws'"),
+        ('aws-container-token-file', AWS, {
+            'AWS_CONTAINER_CREDENTIALS_FULL_URI': 'http://127.0.0.1:9/creds',
+            'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE': '@DIR@/f'}, "resolver 'aws'")):
+    add('files', name + '-fifo', 1, E + who + ': ' + NOT_REG, conf=conf, env=env,
+        fifos=['@DIR@/f'])
+add('files', 'tfdevices-file-fifo', 1, E + "accelerator 'tfdevices': " + NOT_REG,
+    conf=('resolvers = ( { plugin = "simple"; cluster = { worker = [ "a:1" ]; }; '
+          'task_type = "worker"; task_id = 0; } );\n'
+          'accelerators = ( { plugin = "tfdevices"; file = "@DIR@/f"; } );\n'),
+    args=['accelerators'], fifos=['@DIR@/f'])
+add('files', 'reservation-secret-fifo', 2,
+    E + "resolver 'reservation': secret file '@DIR@/f': not a regular file\n",
+    conf=RSV % 'f', fifos=['@DIR@/f'])
+SERVE = ['reservation', 'serve', '--num-executors', '1', '--num-ps', '0', '--timeout', '1',
+         '--listen', '127.0.0.1:0', '--secret-file']
+add('files', 'serve-secret-fifo', 2,
+    E + "reservation serve: secret file '@DIR@/f': not a regular file\n",
+    conf=None, args=SERVE + ['@DIR@/f'], fifos=['@DIR@/f'])
+# A secret behind a symlink (a Kubernetes secret volume) is judged by its
+# target (item 9): accepted, so the plugin goes on to connect.
+add('files', 'reservation-secret-symlink', 1,
+    E + "resolver 'reservation': reservation server 127.0.0.1:9: cannot connect: "
+    "Connection refused\n", conf=RSV % 'link', files={'@DIR@/secret': b'k' * 32},
+    links={'@DIR@/link': 'secret'})
+add('files', 'serve-secret-symlink', 1,
+    E + 'reservation: timed out after 1 s: 0 of 1 registered; missing executors 0 '
+    '(registered: none)\n', conf=None, args=SERVE + ['@DIR@/link'],
+    files={'@DIR@/secret': b'k' * 32}, links={'@DIR@/link': 'secret'},
+    out_has=['"cluster_template":{"worker":[0]}}\n'])
+add('files', 'serve-secret-symlink-to-fifo', 2,
+    E + "reservation serve: secret file '@DIR@/link': not a regular file\n",
+    conf=None, args=SERVE + ['@DIR@/link'], fifos=['@DIR@/f'], links={'@DIR@/link': 'f'})
+
+# -- urls: user info in any URL is refused where it is read, never printed;
+# a query string is not echoed (issue 27 items 5 and 7) ----------------------
+USERINFO = 'holds a user name or password (user@ or user:password@); refused, and not printed\n'
+AWS_EP = AWS.replace('"http://127.0.0.1:9"', '"%s"')
+for name, plugin, conf, what in (
+        ('aws-endpoint', 'aws', AWS_EP % 'http://u:hunter2@127.0.0.1:9/x', '@CONF@:1: endpoint '),
+        ('gce-compute-endpoint', 'gce', GCE % 'compute_endpoint = "http://u:hunter2@127.0.0.1:9/x/";',
+         '@CONF@:1: compute_endpoint '),
+        ('tpu-endpoint', 'tpu', 'resolvers = ( { plugin = "tpu"; tpu = "t"; tpu_endpoint = '
+         '"http://u:hunter2@127.0.0.1:9/"; } );\naccelerators = ( );\n', '@CONF@:1: tpu_endpoint '),
+        ('gcp-metadata-host', 'tpu', 'resolvers = ( { plugin = "tpu"; tpu = "t"; metadata_host = '
+         '"u:hunter2@127.0.0.1:9"; } );\naccelerators = ( );\n', "option 'metadata_host' ")):
+    msg = "resolver '%s' (@RES@/%s.so): create failed: %s" % (plugin, plugin, what) + USERINFO
+    add('urls', name + '-userinfo', 2, E + msg, conf=conf, args=['check-config'],
+        lacks=['hunter2'])
+    add('urls', name + '-userinfo-explain', 2, E + msg, conf=conf, args=['explain', '--json'],
+        out_has=[msg[:-1].replace("'", "\\'").replace("\\'", "'")], lacks=['hunter2'])
+# A query string (where a signed URL keeps its credentials) is no part of an
+# API root: refused, not printed.
+QUERY = ('has a query string or fragment (?, #), which an API root cannot; refused, and not '
+         'printed\n')
+for name, plugin, conf, what in (
+        ('aws-endpoint', 'aws', AWS_EP % 'http://127.0.0.1:9/?X-Amz-Security-Token=hunter2',
+         '@CONF@:1: endpoint '),
+        ('gce-compute-endpoint', 'gce', GCE % 'compute_endpoint = "http://127.0.0.1:9/x/?k=hunter2/";',
+         '@CONF@:1: compute_endpoint '),
+        ('tpu-endpoint', 'tpu', 'resolvers = ( { plugin = "tpu"; tpu = "t"; tpu_endpoint = '
+         '"http://127.0.0.1:9/#hunter2"; } );\naccelerators = ( );\n', '@CONF@:1: tpu_endpoint '),
+        ('k8s-server', 'k8s', 'resolvers = ( { plugin = "k8s"; server = "https://127.0.0.1:6443/'
+         '?token=hunter2"; jobs = { worker = [ "a=b" ]; }; } );\naccelerators = ( );\n',
+         "@CONF@:1: 'server' ")):
+    add('urls', name + '-query', 2,
+        E + "resolver '%s' (@RES@/%s.so): create failed: %s" % (plugin, plugin, what) + QUERY,
+        conf=conf, args=['check-config'], lacks=['hunter2'])
+AWS_NOEP = AWS.replace('endpoint = "http://127.0.0.1:9"; ', '')
+KEYS = {'AWS_ACCESS_KEY_ID': 'AKIAHOSTILE0EXAMPLE', 'AWS_SECRET_ACCESS_KEY': 'hostile/secret/key'}
+add('urls', 'aws-endpoint-url-env-userinfo', 1,
+    E + "resolver 'aws': AWS_ENDPOINT_URL " + USERINFO, conf=AWS_NOEP,
+    env=dict(KEYS, AWS_ENDPOINT_URL='http://u:hunter2@127.0.0.1:9/?sig=abc'), lacks=['hunter2'])
+add('urls', 'aws-endpoint-url-ec2-env-query', 1,
+    E + "resolver 'aws': AWS_ENDPOINT_URL_EC2 " + QUERY, conf=AWS_NOEP,
+    env=dict(KEYS, AWS_ENDPOINT_URL_EC2='http://127.0.0.1:9/?sig=hunter2'), lacks=['hunter2'])
+# AWS_CONTAINER_CREDENTIALS_FULL_URI is environment: exit 1 (item 7).
+add('urls', 'aws-full-uri-userinfo', 1,
+    E + "resolver 'aws': AWS_CONTAINER_CREDENTIALS_FULL_URI " + USERINFO, conf=AWS,
+    env={'AWS_CONTAINER_CREDENTIALS_FULL_URI': 'http://u:hunter2@127.0.0.1:9/creds'})
+add('urls', 'aws-full-uri-not-loopback', 1,
+    E + "resolver 'aws': AWS_CONTAINER_CREDENTIALS_FULL_URI http://10.0.0.1:9/creds: http only "
+    "to a loopback address, 169.254.170.2, 169.254.170.23 or fd00:ec2::23\n", conf=AWS,
+    env={'AWS_CONTAINER_CREDENTIALS_FULL_URI': 'http://10.0.0.1:9/creds?sig=hunter2'})
+# The host refuses user info in any URL a plugin asks for, without the query.
+add('urls', 'gce-metadata-env-userinfo', 1,
+    E + "resolver 'gce': http://127.0.0.1:9/computeMetadata/v1/instance/service-accounts/default/"
+    "token: a user name or password in the URL is refused\n", conf=GCE % '',
+    env={'GCE_METADATA_HOST': 'u:hunter2@127.0.0.1:9'})
 
 # The reviewed outputs of the cases written with TBD.
 from expected import EXPECT  # noqa: E402

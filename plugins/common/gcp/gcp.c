@@ -59,6 +59,12 @@ struct gcp *gcp_new(const cr_host_api *host, cr_plugin_ctx *ctx, const struct gc
 	struct gcp *g;
 	size_t len;
 
+	if (o->metadata_host != NULL && strchr(o->metadata_host, '@') != NULL) {
+		host->error_set(err, CR_ERR_CONFIG,
+				"option 'metadata_host' holds a user name or password (user@ or "
+				"user:password@); refused, and not printed");
+		return NULL;
+	}
 	if (root[0] != '/') {
 		host->error_set(err, CR_ERR_CONFIG,
 				"option 'root' must be an absolute path, got '%s'", root);

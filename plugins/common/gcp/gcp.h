@@ -160,6 +160,16 @@ cr_status gcp_api_request(struct gcp *g, const char *method, const char *url, co
 			  char **resp_body, size_t *resp_len, cr_error *err);
 
 /**
+ * gcp_json_object:
+ * Parse @text (@len bytes), an API answer, into *@root: a JSON object, or
+ * an error naming @what (the request; issue 27 item 4: `[1,2]`, `null` or
+ * `"hello"` is not an empty answer). *@root is NULL unless CR_OK.
+ * Returns: CR_OK, or CR_ERR_PARSE.
+ */
+cr_status gcp_json_object(const cr_host_api *host, const char *text, size_t len, const char *what,
+			  cr_json **root, cr_error *err);
+
+/**
  * gcp_credential_source:
  * What the last token came from ("access_token_file", "service_account
  * FILE", "authorized_user FILE", "metadata"), or NULL before the first.

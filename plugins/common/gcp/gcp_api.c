@@ -116,6 +116,25 @@ cr_status gcp_http_send(struct gcp *g, const char *method, const char *url,
 	return rc;
 }
 
+cr_status gcp_json_object(const cr_host_api *host, const char *text, size_t len, const char *what,
+			  cr_json **root, cr_error *err)
+{
+	static const char *const names[] = { "null",     "a boolean", "a number",
+					     "a string", "an array",  "an object" };
+	cr_status rc = host->json_parse(text, len, what, root, err);
+	cr_json_type type;
+
+	if (rc != CR_OK)
+		return rc;
+	type = host->json_type(*root);
+	if (type == CR_JSON_OBJECT)
+		return CR_OK;
+	host->json_free(*root);
+	*root = NULL;
+	return host->error_set(err, CR_ERR_PARSE, "%s: the answer is %s, not a JSON object", what,
+			       (size_t)type < G_N_ELEMENTS(names) ? names[type] : "not an object");
+}
+
 cr_status gcp_http_error(struct gcp *g, const char *method, const char *url,
 			 const cr_http_response *resp, int attempts, const char *what,
 			 cr_error *err)
@@ -124,7 +143,7 @@ cr_status gcp_http_error(struct gcp *g, const char *method, const char *url,
 	size_t len = 0;
 	const char *body = g->host->http_body(resp, &len);
 	const char *msg = NULL, *oauth = NULL;
-	char *shown = gcp_url_for_message(url);
+	char *shown = gcp_url_for_message(url), *said;
 	char tries[48] = "";
 	cr_json *root = NULL;
 	cr_status rc;
@@ -138,12 +157,16 @@ cr_status gcp_http_error(struct gcp *g, const char *method, const char *url,
 	}
 	if (attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
+	/* The Bearer token we sent is cut out: a server may echo it. */
+	said = msg != NULL ? redact_secrets(msg, (const char *const[]){ g->token, NULL }) : NULL;
+	msg = said;
 	rc = g->host->error_set(err, http_status_code(code), "%s %s: HTTP %ld: %s%s%.*s%s%s%s%s",
 				method, shown, code, oauth ? oauth : "", oauth && msg ? ": " : "",
 				GCP_MESSAGE_MAX, msg ? msg : (oauth ? "" : "(no error message)"),
 				msg && strlen(msg) > GCP_MESSAGE_MAX ? "..." : "", tries,
 				what ? " " : "", what ? what : "");
 	g->host->json_free(root);
+	gcp_wipe_free(said);
 	g_free(shown);
 	return rc;
 }

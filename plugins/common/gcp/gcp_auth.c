@@ -246,7 +246,7 @@ static cr_status gcp_token_parse(struct gcp *g, const char *what, const char *te
 	int64_t expires = 0;
 	cr_status rc;
 
-	rc = g->host->json_parse(text, len, what, &root, err);
+	rc = gcp_json_object(g->host, text, len, what, &root, err);
 	if (rc != CR_OK)
 		return rc;
 	tok = g->host->json_string(g->host->json_get(root, "/access_token"));

@@ -71,12 +71,20 @@ bool rsv_proto_unhex(const char *s, unsigned char *out, size_t n)
 	return true;
 }
 
-static const char *secret_problem(const struct stat *sb)
+/* The checks are on the file opened (fstat), so a symlink (a Kubernetes
+ * secret volume's files are symlinks into a ..data directory) is judged
+ * by its target. Owner: this user, or root (a mounted secret). */
+static const char *secret_problem(const struct stat *sb, char *buf, size_t n)
 {
 	if (!S_ISREG(sb->st_mode))
 		return "not a regular file";
 	if ((sb->st_mode & 077) != 0)
 		return "readable by group or others (chmod 600)";
+	if (sb->st_uid != geteuid() && sb->st_uid != 0) {
+		snprintf(buf, n, "owned by uid %u, neither this user (uid %u) nor root",
+			 (unsigned)sb->st_uid, (unsigned)geteuid());
+		return buf;
+	}
 	if (sb->st_size < RSV_SECRET_MIN)
 		return "shorter than 16 bytes";
 	if (sb->st_size > RSV_SECRET_MAX)
@@ -84,11 +92,17 @@ static const char *secret_problem(const struct stat *sb)
 	return NULL;
 }
 
+/*
+ * Opened without blocking (a FIFO would wait for a writer forever) and
+ * without becoming a controlling terminal; symlinks are followed and the
+ * file they lead to is what secret_problem() checks.
+ */
 unsigned char *rsv_proto_secret_load(const char *path, size_t *len, char *why, size_t why_size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	unsigned char *secret = NULL;
 	const char *problem;
+	char owner[96];
 	struct stat sb;
 	ssize_t n = -1;
 
@@ -98,11 +112,13 @@ unsigned char *rsv_proto_secret_load(const char *path, size_t *len, char *why, s
 	}
 	if (fstat(fd, &sb) != 0) {
 		snprintf(why, why_size, "%s", strerror(errno));
-	} else if ((problem = secret_problem(&sb)) != NULL) {
+	} else if ((problem = secret_problem(&sb, owner, sizeof(owner))) != NULL) {
 		snprintf(why, why_size, "%s", problem);
 	} else {
 		secret = g_malloc((gsize)sb.st_size);
-		n = read(fd, secret, (size_t)sb.st_size);
+		do
+			n = read(fd, secret, (size_t)sb.st_size);
+		while (n < 0 && errno == EINTR);
 		if (n != sb.st_size) {
 			snprintf(why, why_size, "short read");
 			rsv_proto_secret_free(secret, (size_t)sb.st_size);

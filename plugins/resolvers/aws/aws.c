@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "aws.h"
+#include "httpanswer.h"
 
 static const cr_option aws_options[] = {
 	CR_OPTION("jobs", CR_OPT_GROUP, NULL, 0,
@@ -45,6 +46,10 @@ static const cr_option aws_options[] = {
 	CR_OPTION_RANGE("connect_timeout", CR_OPT_FLOAT, "60", 0, "seconds to connect", 0.1, 600),
 	CR_OPTION_RANGE("request_timeout", CR_OPT_FLOAT, "60", 0, "seconds for one request", 0.1,
 			3600),
+	CR_OPTION_RANGE("list_timeout", CR_OPT_FLOAT, "300", 0,
+			"seconds one job's paged listing may take; it may also have at most 10 "
+			"pages per second of it",
+			1, 86400),
 	CR_OPTION_RANGE("retries", CR_OPT_INT, NULL, 0,
 			"retries of a request (default: AWS_MAX_ATTEMPTS - 1, else 2)", 0, 20),
 	CR_OPTIONS_END
@@ -200,6 +205,7 @@ static cr_status aws_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	st->imds_v1 = cr_host->opt_bool(ctx, "imds_v1");
 	st->connect_timeout_ms = (long)(cr_host->opt_float(ctx, "connect_timeout") * 1000.0);
 	st->request_timeout_ms = (long)(cr_host->opt_float(ctx, "request_timeout") * 1000.0);
+	st->list_timeout_ms = (int64_t)(cr_host->opt_float(ctx, "list_timeout") * 1000.0);
 	rc = aws_parse_jobs(config, st, err);
 	if (rc == CR_OK)
 		rc = aws_parse_enums(ctx, config, st, err);
@@ -209,10 +215,21 @@ static cr_status aws_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 		rc = aws_cfg_error(cr_host->cfg_get(config, "jobs"), err,
 				   "'jobs' needs 'port', the port of every task");
 	if (rc == CR_OK && st->endpoint && !g_str_has_prefix(st->endpoint, "https://") &&
-	    !g_str_has_prefix(st->endpoint, "http://"))
+	    !g_str_has_prefix(st->endpoint, "http://")) {
+		char *shown = url_shown(st->endpoint); /* no user info, no query */
+
 		rc = aws_cfg_error(cr_host->cfg_get(config, "endpoint"), err,
-				   "endpoint \"%s\" is not an http:// or https:// URL",
-				   st->endpoint);
+				   "endpoint \"%s\" is not an http:// or https:// URL", shown);
+		g_free(shown);
+	}
+	if (rc == CR_OK && url_has_query(st->endpoint))
+		rc = aws_cfg_error(cr_host->cfg_get(config, "endpoint"), err,
+				   "endpoint has a query string or fragment (?, #), which an API "
+				   "root cannot; refused, and not printed");
+	if (rc == CR_OK && url_has_userinfo(st->endpoint))
+		rc = aws_cfg_error(cr_host->cfg_get(config, "endpoint"), err,
+				   "endpoint holds a user name or password (user@ or "
+				   "user:password@); refused, and not printed");
 	if (rc != CR_OK) {
 		aws_free(st);
 		return rc;
@@ -465,6 +482,19 @@ static cr_status aws_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 		goto out;
 	env.region = region;
 	endpoint = aws_find_endpoint(st, ctx, region);
+	if (url_has_userinfo(endpoint) || url_has_query(endpoint)) {
+		/* Only the environment's can be here: the option's is refused in create. */
+		const char *ec2 = cr_host->getenv(ctx, "AWS_ENDPOINT_URL_EC2");
+
+		rc = cr_host->error_set(
+			err, CR_ERR_AUTH, "%s %s; refused, and not printed",
+			ec2 != NULL && *ec2 ? "AWS_ENDPOINT_URL_EC2" : "AWS_ENDPOINT_URL",
+			url_has_userinfo(endpoint)
+				? "holds a user name or password (user@ or user:password@)"
+				: "has a query string or fragment (?, #), which an API root "
+				  "cannot");
+		goto out;
+	}
 	rc = aws_creds_resolve(&env, &creds, err);
 	if (rc != CR_OK)
 		goto out;

@@ -56,6 +56,7 @@ struct aws {
 	int64_t port, page_size;
 	int retries; /* -1: AWS_MAX_ATTEMPTS, else 3 attempts */
 	long connect_timeout_ms, request_timeout_ms;
+	int64_t list_timeout_ms; /* one job's listing; AWS_PAGES_PER_S of it at most */
 	enum aws_address address;
 	enum aws_order order;
 	bool imds_v1;

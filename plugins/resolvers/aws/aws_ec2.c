@@ -284,6 +284,31 @@ static cr_status aws_token_repeated(struct aws_collect *c, cr_error *err)
  * be followed for ever. */
 #define AWS_MAX_EMPTY_PAGES 1000
 
+/* Nor may a listing whose every page brings instances and a fresh token go
+ * on for ever: list_timeout bounds it, and so do AWS_PAGES_PER_S pages per
+ * second of it (a real page takes longer), whichever comes first. */
+#define AWS_PAGES_PER_S 10
+
+static bool aws_list_over(const struct aws_collect *c, int64_t deadline_ms, int64_t pages)
+{
+	const struct aws_env *env = c->run->env;
+
+	return pages >= c->run->st->list_timeout_ms * AWS_PAGES_PER_S / 1000 ||
+	       env->host->now_ms(env->ctx) >= deadline_ms;
+}
+
+static cr_status aws_list_endless(const struct aws_collect *c, cr_error *err)
+{
+	const struct aws *st = c->run->st;
+
+	return c->run->env->host->error_set(
+		err, CR_ERR_BACKEND,
+		"POST %s: job '%s': the listing did not end within list_timeout (%.1f s) or "
+		"%lld pages (%d per second of list_timeout); stopping",
+		c->run->endpoint, c->job->name, (double)st->list_timeout_ms / 1000.0,
+		(long long)(st->list_timeout_ms * AWS_PAGES_PER_S / 1000), AWS_PAGES_PER_S);
+}
+
 /* Page by page: while a page is walked on a worker thread, the next one
  * (its token read from the page's tail) is fetched. A token the walk reads
  * differently from the tail's discards the early fetch. */
@@ -295,6 +320,8 @@ static cr_status aws_ec2_list(struct aws_collect *c, cr_error *err)
 	cr_status rc, next_rc = CR_OK;
 	char *sent = NULL; /* the token the page being walked was asked with */
 	int empty_run = 0; /* pages in a row that gave no task */
+	int64_t deadline_ms = host->now_ms(c->run->env->ctx) + c->run->st->list_timeout_ms;
+	int64_t pages = 0;
 
 	rc = aws_ec2_fetch(c, NULL, &resp, err);
 	while (rc == CR_OK && resp) {
@@ -322,6 +349,8 @@ static cr_status aws_ec2_list(struct aws_collect *c, cr_error *err)
 					     "POST %s: job '%s': %d pages in a row without "
 					     "instances, each with a NextToken; stopping",
 					     c->run->endpoint, c->job->name, AWS_MAX_EMPTY_PAGES);
+		} else if (rc == CR_OK && w.next_token && aws_list_over(c, deadline_ms, ++pages)) {
+			rc = aws_list_endless(c, err);
 		} else if (rc == CR_OK && hint && w.next_token && strcmp(hint, w.next_token) == 0) {
 			if (next_rc != CR_OK && err)
 				*err = early;

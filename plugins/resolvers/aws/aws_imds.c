@@ -30,6 +30,7 @@
 #include <glib.h>
 
 #include "aws_creds.h"
+#include "httpanswer.h"
 
 #define IMDS_V4 "http://169.254.169.254/"
 #define IMDS_V6 "http://[fd00:ec2::254]/"
@@ -406,6 +407,22 @@ static cr_status aws_container_get(const struct aws_env *env, const char *url,
 	return rc;
 }
 
+/* The first line of an error answer (200 bytes at most), with the
+ * authorization token we sent cut out: a server may echo it. */
+static char *aws_container_said(const struct aws_env *env, const char *body)
+{
+	char *line = g_strndup(body, MIN(strcspn(body, "\r\n"), 200));
+	char *header = NULL, *said;
+	const char *secrets[] = { NULL, NULL };
+
+	if (aws_container_auth(env, &header, NULL) == CR_OK && header != NULL)
+		secrets[0] = header + strlen("Authorization: ");
+	said = redact_secrets(line, secrets);
+	aws_wipe_free(header);
+	aws_wipe_free(line);
+	return said;
+}
+
 cr_status aws_container_creds(const struct aws_env *env, struct aws_creds *out, cr_error *err)
 {
 	static const char *const keys[4] = { "/AccessKeyId", "/SecretAccessKey", "/Token",
@@ -414,7 +431,7 @@ cr_status aws_container_creds(const struct aws_env *env, struct aws_creds *out, 
 	const char *rel = h->getenv(env->ctx, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
 	const char *full = h->getenv(env->ctx, "AWS_CONTAINER_CREDENTIALS_FULL_URI");
 	cr_http_response *resp = NULL;
-	char *url, *msg;
+	char *url, *msg, *shown;
 	size_t len = 0;
 	const char *body;
 	cr_status rc;
@@ -425,11 +442,22 @@ cr_status aws_container_creds(const struct aws_env *env, struct aws_creds *out, 
 		url = g_strdup(full);
 	else
 		return CR_DECLINED;
+	/* An environment variable is environment, not configuration: exit 1. */
+	if (!(rel && *rel) && url_has_userinfo(url)) {
+		rc = h->error_set(
+			err, CR_ERR_AUTH,
+			"AWS_CONTAINER_CREDENTIALS_FULL_URI holds a user name or password "
+			"(user@ or user:password@); refused, and not printed");
+		g_free(url);
+		return rc;
+	}
 	if (!(rel && *rel) && !aws_container_host_ok(url)) {
-		rc = h->error_set(err, CR_ERR_CONFIG,
+		shown = url_shown(url);
+		rc = h->error_set(err, CR_ERR_AUTH,
 				  "AWS_CONTAINER_CREDENTIALS_FULL_URI %s: http only to a loopback "
 				  "address, 169.254.170.2, 169.254.170.23 or fd00:ec2::23",
-				  url);
+				  shown);
+		g_free(shown);
 		g_free(url);
 		return rc;
 	}
@@ -438,10 +466,12 @@ cr_status aws_container_creds(const struct aws_env *env, struct aws_creds *out, 
 		goto out;
 	body = h->http_body(resp, &len);
 	if (h->http_status(resp) != 200) {
-		msg = g_strndup(body, MIN(strcspn(body, "\r\n"), 200));
+		msg = aws_container_said(env, body);
+		shown = url_shown(url);
 		rc = h->error_set(err, h->http_status(resp) < 500 ? CR_ERR_AUTH : CR_ERR_BACKEND,
-				  "GET %s: HTTP %ld%s%s", url, h->http_status(resp),
+				  "GET %s: HTTP %ld%s%s", shown, h->http_status(resp),
 				  *msg ? ": " : "", msg);
+		g_free(shown);
 		g_free(msg);
 		goto out;
 	}

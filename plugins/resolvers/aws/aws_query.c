@@ -15,6 +15,7 @@
 #include "aws_creds.h"
 #include "aws_query.h"
 #include "aws_xml.h"
+#include "httpanswer.h"
 
 #define AWS_FORM "application/x-www-form-urlencoded; charset=utf-8"
 #define AWS_MSG_MAX 300
@@ -74,10 +75,15 @@ static cr_status aws_error_status(long http, const char *code)
 	return CR_ERR_BACKEND;
 }
 
-/* The answer's error as one line; the request id goes to the log. */
-static cr_status aws_http_error(const struct aws_env *env, const char *endpoint,
-				const cr_http_response *resp, int attempts, cr_error *err)
+/* The answer's error as one line; the request id goes to the log. The
+ * credentials we signed with are cut out of the server's message: a
+ * server may echo the session token (X-Amz-Security-Token). */
+static cr_status aws_http_error(const struct aws_env *env, const struct aws_creds *creds,
+				const char *endpoint, const cr_http_response *resp, int attempts,
+				cr_error *err)
 {
+	const char *secrets[] = { creds ? creds->secret_access_key : NULL,
+				  creds ? creds->session_token : NULL, NULL };
 	long http = env->host->http_status(resp);
 	size_t len = 0;
 	const char *body = env->host->http_body(resp, &len);
@@ -86,8 +92,13 @@ static cr_status aws_http_error(const struct aws_env *env, const char *endpoint,
 	cr_status rc;
 
 	aws_query_error_message(body, len, &code, &msg, &rid);
-	if (msg) /* one line, whatever the server wrote */
-		g_strdelimit(g_strstrip(msg), "\r\n\t", ' ');
+	if (msg) {                                         /* one line, whatever the server wrote */
+		char *said = redact_secrets(msg, secrets); /* a NULL entry ends the list */
+
+		explicit_bzero(msg, strlen(msg));
+		g_free(msg);
+		msg = g_strdelimit(g_strstrip(said), "\r\n\t", ' ');
+	}
 	if (attempts > 1)
 		g_snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
 	if (rid)
@@ -234,7 +245,7 @@ cr_status aws_query_send(const struct aws_env *env, struct aws_retry *retry,
 			break;
 	}
 	if (rc == CR_OK && env->host->http_status(resp) != 200)
-		rc = aws_http_error(env, endpoint, resp, attempt, err);
+		rc = aws_http_error(env, creds, endpoint, resp, attempt, err);
 	if (rc == CR_OK) {
 		aws_retry_success(retry, attempt > 1, timed_out);
 		*out = resp;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gce.h"
+#include "httpanswer.h"
 
 static const cr_option gce_options[] = {
 	CR_OPTION("instance_group", CR_OPT_STRING, NULL, 0,
@@ -43,6 +44,10 @@ static const cr_option gce_options[] = {
 			0, 86400),
 	CR_OPTION_RANGE("wait_interval", CR_OPT_FLOAT, "2", 0,
 			"seconds between lists while waiting", 0.01, 3600),
+	CR_OPTION_RANGE("list_timeout", CR_OPT_FLOAT, "300", 0,
+			"seconds one paged list may take; it may also have at most 10 pages per "
+			"second of it",
+			1, 86400),
 	CR_OPTION("compute_endpoint", CR_OPT_STRING, GCE_DEFAULT_ENDPOINT, 0,
 		  "Compute Engine API root"),
 	GCP_OPTIONS,
@@ -130,6 +135,7 @@ static cr_status gce_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 	st->min_instances = cr_host->opt_int(ctx, "min_instances");
 	st->wait_timeout_ms = (int64_t)(cr_host->opt_float(ctx, "wait_timeout") * 1000.0);
 	st->wait_interval_ms = (int64_t)(cr_host->opt_float(ctx, "wait_interval") * 1000.0);
+	st->list_timeout_ms = (int64_t)(cr_host->opt_float(ctx, "list_timeout") * 1000.0);
 	rc = gce_parse_enums(ctx, config, st, err);
 	if (rc == CR_OK)
 		rc = gce_check(config, st, err);
@@ -139,6 +145,16 @@ static cr_status gce_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 			      g_str_has_prefix(st->endpoint, "http://"))))
 		rc = gce_opt_error(config, "compute_endpoint",
 				   "compute_endpoint must be an http(s) URL ending in '/'", err);
+	if (rc == CR_OK && url_has_query(st->endpoint))
+		rc = gce_opt_error(config, "compute_endpoint",
+				   "compute_endpoint has a query string or fragment (?, #), which "
+				   "an API root cannot; refused, and not printed",
+				   err);
+	if (rc == CR_OK && url_has_userinfo(st->endpoint))
+		rc = gce_opt_error(config, "compute_endpoint",
+				   "compute_endpoint holds a user name or password (user@ or "
+				   "user:password@); refused, and not printed",
+				   err);
 	if (rc != CR_OK) {
 		g_free(st);
 		return rc;
@@ -149,7 +165,32 @@ static cr_status gce_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 
 static void gce_destroy(void *state)
 {
-	g_free(state);
+	struct gce *st = state;
+
+	if (st != NULL)
+		g_free(st->master);
+	g_free(st);
+}
+
+/* TensorFlow's master(): `rpc_layer or self._rpc_layer`, so an rpc layer
+ * of "" is this resolver's own (issue 27 section 2); the core asks this
+ * with no task and learns the rule for a task's master from it. */
+static cr_status gce_master(void *state, cr_plugin_ctx *ctx, const char *task_type, int64_t task_id,
+			    const char *rpc_layer, cr_text *out, cr_error *err)
+{
+	struct gce *st = state;
+	const char *layer = rpc_layer != NULL && *rpc_layer ? rpc_layer : st->rpc_layer;
+	char *url;
+	cr_status rc;
+
+	(void)ctx;
+	if (task_type != NULL || task_id >= 0 || st->master == NULL)
+		return CR_DECLINED;
+	url = layer != NULL && *layer ? g_strdup_printf("%s://%s", layer, st->master)
+				      : g_strdup(st->master);
+	rc = cr_host->text_set(out, url, err);
+	g_free(url);
+	return rc;
 }
 
 /* Without an instance group nothing to do; off GCE only when project and
@@ -394,7 +435,7 @@ static cr_status gce_collect(const struct gce *st, struct gcp *g, cr_plugin_ctx 
 
 static cr_status gce_build(const struct gce *st, struct gcp *g, cr_plugin_ctx *ctx, bool on_gce,
 			   const struct gce_where *w, GPtrArray *members, cr_result_builder *b,
-			   cr_error *err)
+			   char **master, cr_error *err)
 {
 	char *self_name = NULL;
 	int64_t self = -1;
@@ -425,6 +466,11 @@ static cr_status gce_build(const struct gce *st, struct gcp *g, cr_plugin_ctx *c
 			b, "self", ((struct gce_member *)g_ptr_array_index(members, self))->name,
 			NULL);
 	g_free(self_name);
+	if (rc == CR_OK && (st->task_id_set ? st->task_id : self) >= 0 &&
+	    (st->task_id_set ? st->task_id : self) < (int64_t)members->len)
+		*master = g_strdup(((struct gce_member *)g_ptr_array_index(
+					    members, (guint)(st->task_id_set ? st->task_id : self)))
+					   ->hostport);
 	if (rc == CR_OK && st->rpc_layer && *st->rpc_layer)
 		rc = cr_host->result_set_rpc_layer(b, st->rpc_layer, err);
 	return rc;
@@ -444,6 +490,7 @@ static cr_status gce_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	if (g == NULL)
 		return CR_ERR_CONFIG;
 	on_gce = gcp_on_gce(g);
+	w.ctx = ctx;
 	rc = gce_locate(st, g, &w, err);
 	if (rc != CR_OK)
 		goto out;
@@ -467,7 +514,8 @@ static cr_status gce_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 					      m->address, (long long)port);
 	}
 	gce_sort(st, members);
-	rc = gce_build(st, g, ctx, on_gce, &w, members, b, err);
+	g_clear_pointer(&st->master, g_free);
+	rc = gce_build(st, g, ctx, on_gce, &w, members, b, &st->master, err);
 out:
 	gce_fact_int(b, "api_requests", requests);
 	gce_members_free(members);
@@ -482,7 +530,7 @@ static const cr_resolver_ops gce_ops = {
 	.destroy = gce_destroy,
 	.probe = gce_probe,
 	.resolve = gce_resolve,
-	.master = NULL,
+	.master = gce_master,
 };
 
 static const cr_plugin_desc gce_desc = {

@@ -45,6 +45,8 @@ struct gce {
 	enum gce_order order;
 	int64_t page_size, min_instances;
 	int64_t wait_timeout_ms, wait_interval_ms;
+	int64_t list_timeout_ms; /* one list's pages; also GCE_PAGES_PER_S of it at most */
+	char *master;            /* the last resolve's task address (master()), or NULL */
 };
 
 /** Where the group is, as resolve() settled it. Strings owned. */
@@ -53,7 +55,8 @@ struct gce_where {
 	char *scope;    /* "zones" or "regions" */
 	char *location; /* the zone or the region */
 	char *group;
-	char *base; /* ENDPOINT/projects/P/, escaped */
+	char *base;         /* ENDPOINT/projects/P/, escaped */
+	cr_plugin_ctx *ctx; /* the resolve's: its clock bounds every list */
 };
 
 /** One RUNNING member. Strings owned. */

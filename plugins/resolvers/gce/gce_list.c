@@ -62,7 +62,7 @@ cr_status gce_named_port(const struct gce *st, struct gcp *g, const struct gce_w
 	(void)st;
 	rc = gcp_api_request(g, "GET", url, NULL, &text, &len, err);
 	if (rc == CR_OK)
-		rc = cr_host->json_parse(text, len, url, &root, err);
+		rc = gcp_json_object(cr_host, text, len, url, &root, err);
 	ports = rc == CR_OK ? cr_host->json_get(root, "/namedPorts") : NULL;
 	for (size_t i = 0; rc == CR_OK && i < cr_host->json_length(ports); i++) {
 		const cr_json *p = cr_host->json_index(ports, i);
@@ -97,7 +97,7 @@ static cr_status gce_members_page(const char *what, const char *text, size_t len
 	const char *tok;
 	cr_status rc;
 
-	rc = cr_host->json_parse(text, len, what, &root, err);
+	rc = gcp_json_object(cr_host, text, len, what, &root, err);
 	if (rc != CR_OK)
 		return rc;
 	items = cr_host->json_get(root, "/items");
@@ -130,11 +130,39 @@ static cr_status gce_members_page(const char *what, const char *text, size_t len
  * have an itemless page now and then, never this many in a row. */
 #define GCE_MAX_EMPTY_PAGES 100
 
-static cr_status gce_page_guard(const char *what, const char *token, const char *next, bool empty,
-				int *empty_run, cr_error *err)
+/* A list whose every page brings items and a fresh nextPageToken would
+ * never end either: each list has list_timeout, and at most
+ * GCE_PAGES_PER_S pages per second of it (a page takes longer than that on
+ * the real API), whichever comes first; the message names both. */
+#define GCE_PAGES_PER_S 10
+
+struct gce_pager {
+	const struct gce *st;
+	const struct gce_where *w;
+	int64_t deadline_ms, max_pages, pages;
+	int empty_run;
+};
+
+static void gce_pager_start(struct gce_pager *p, const struct gce *st, const struct gce_where *w)
 {
+	*p = (struct gce_pager){ .st = st, .w = w };
+	p->deadline_ms = cr_host->now_ms(w->ctx) + st->list_timeout_ms;
+	p->max_pages = st->list_timeout_ms * GCE_PAGES_PER_S / 1000;
+}
+
+static cr_status gce_page_guard(struct gce_pager *p, const char *what, const char *token,
+				const char *next, bool empty, cr_error *err)
+{
+	int *empty_run = &p->empty_run;
+
 	if (next == NULL)
 		return CR_OK;
+	if (++p->pages >= p->max_pages || cr_host->now_ms(p->w->ctx) >= p->deadline_ms)
+		return cr_host->error_set(err, CR_ERR_BACKEND,
+					  "%s: the list did not end within list_timeout (%.1f s) "
+					  "or %lld pages (%d per second of list_timeout)",
+					  what, (double)p->st->list_timeout_ms / 1000.0,
+					  (long long)p->max_pages, GCE_PAGES_PER_S);
 	if (token != NULL && strcmp(next, token) == 0)
 		return cr_host->error_set(err, CR_ERR_BACKEND, "%s: the same nextPageToken twice",
 					  what);
@@ -156,9 +184,10 @@ cr_status gce_list_members(const struct gce *st, struct gcp *g, const struct gce
 				     "items%28instance%29%2CnextPageToken");
 	char *what = g_strdup_printf("POST %sinstanceGroups/%s/listInstances", w->base, grp);
 	char *token = NULL;
-	int empty_run = 0;
+	struct gce_pager pager;
 	cr_status rc;
 
+	gce_pager_start(&pager, st, w);
 	*out = g_ptr_array_new_with_free_func(gce_member_free);
 	do {
 		guint before = (*out)->len;
@@ -173,8 +202,7 @@ cr_status gce_list_members(const struct gce *st, struct gcp *g, const struct gce
 		if (rc == CR_OK)
 			rc = gce_members_page(what, text, len, *out, &next, err);
 		if (rc == CR_OK)
-			rc = gce_page_guard(what, token, next, (*out)->len == before, &empty_run,
-					    err);
+			rc = gce_page_guard(&pager, what, token, next, (*out)->len == before, err);
 		g_free(token);
 		token = next;
 		g_free(text);
@@ -211,7 +239,7 @@ static cr_status gce_addr_page(const struct gce *st, const char *what, const cha
 	const char *tok;
 	cr_status rc;
 
-	rc = cr_host->json_parse(text, len, what, &root, err);
+	rc = gcp_json_object(cr_host, text, len, what, &root, err);
 	if (rc != CR_OK)
 		return rc;
 	items = cr_host->json_get(root, "/items");
@@ -243,13 +271,15 @@ static cr_status gce_addr_page(const struct gce *st, const char *what, const cha
 }
 
 /* GET one chunk's filtered list, all its pages. */
-static cr_status gce_addr_chunk(const struct gce *st, struct gcp *g, const char *base,
-				const char *what, GHashTable *byname, int *requests, cr_error *err)
+static cr_status gce_addr_chunk(const struct gce *st, struct gcp *g, const struct gce_where *w,
+				const char *base, const char *what, GHashTable *byname,
+				int *requests, cr_error *err)
 {
 	char *token = NULL;
-	int empty_run = 0;
+	struct gce_pager pager;
 	cr_status rc;
 
+	gce_pager_start(&pager, st, w);
 	do {
 		char *etok = token ? gce_esc(token) : NULL;
 		char *url = etok ? g_strconcat(base, "&pageToken=", etok, NULL) : g_strdup(base);
@@ -261,7 +291,7 @@ static cr_status gce_addr_chunk(const struct gce *st, struct gcp *g, const char 
 		if (rc == CR_OK)
 			rc = gce_addr_page(st, what, text, len, byname, &next, &n_items, err);
 		if (rc == CR_OK)
-			rc = gce_page_guard(what, token, next, n_items == 0, &empty_run, err);
+			rc = gce_page_guard(&pager, what, token, next, n_items == 0, err);
 		g_free(token);
 		token = next;
 		g_free(text);
@@ -329,7 +359,7 @@ cr_status gce_fill_addresses(const struct gce *st, struct gcp *g, const struct g
 			what = g_strdup_printf("GET %sprojects/%s/zones/%s/instances", st->endpoint,
 					       w->project, zone);
 			if (g_hash_table_size(byname) > 0)
-				rc = gce_addr_chunk(st, g, url, what, byname, requests, err);
+				rc = gce_addr_chunk(st, g, w, url, what, byname, requests, err);
 			g_free(what);
 			g_free(url);
 			g_hash_table_destroy(byname);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "httpanswer.h"
 #include "k8s.h"
 
 static const char *const k8s_default_selector = "job-name=tensorflow";
@@ -267,6 +268,12 @@ static cr_status k8s_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 			"'server' holds a user name or password (user@ or user:password@); "
 			"basic authentication is not supported: use a token or a client "
 			"certificate",
+			err);
+	if (rc == CR_OK && st->server != NULL && url_has_query(st->server))
+		rc = k8s_opt_error(
+			ctx, config, "server",
+			"'server' has a query string or fragment (?, #), which an API root "
+			"cannot; refused, and not printed",
 			err);
 	if (rc == CR_OK)
 		rc = k8s_check_namespace(ctx, config, st, err);

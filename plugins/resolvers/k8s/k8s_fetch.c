@@ -97,7 +97,7 @@ cr_status k8s_answer_error(const char *endpoint, const cr_http_response *resp, i
 	const char *reason = NULL, *msg = NULL;
 	cr_json *root = NULL;
 	json_object *pb = NULL, *v;
-	char tries[48] = "";
+	char tries[48] = "", *said;
 	cr_status rc;
 
 	if (body && len && k8s_is_protobuf(resp)) {
@@ -112,6 +112,10 @@ cr_status k8s_answer_error(const char *endpoint, const cr_http_response *resp, i
 	}
 	if (attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
+	/* The Bearer token we sent is cut out: a server may echo it. */
+	said = msg != NULL ? redact_secrets(msg, (const char *const[]){ r->conn->token, NULL })
+			   : NULL;
+	msg = said;
 	/* long Status messages (410 Expired) would not fit the error record */
 	rc = cr_host->error_set(err, http_status_code(code), "%s: HTTP %ld%s%s: %.*s%s%s", endpoint,
 				code, reason ? " " : "", reason ? reason : "", K8S_STATUS_MAX,
@@ -119,6 +123,7 @@ cr_status k8s_answer_error(const char *endpoint, const cr_http_response *resp, i
 				msg && strlen(msg) > K8S_STATUS_MAX ? "..." : "", tries);
 	cr_host->json_free(root);
 	json_object_put(pb);
+	g_free(said);
 	return rc;
 }
 

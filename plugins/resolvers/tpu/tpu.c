@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "httpanswer.h"
 #include "tpu.h"
 
 #define AT(v) cr_host->cfg_file(v), cr_host->cfg_line(v)
@@ -74,6 +75,16 @@ static cr_status tpu_check(struct tpu *t, const cr_cfg *config, cr_error *err)
 		return cr_host->error_set(
 			err, CR_ERR_CONFIG, "%s:%d: coordinator_name '%s' is the workers' job_name",
 			AT(cr_host->cfg_get(config, "coordinator_name")), t->coordinator_name);
+	if (url_has_query(t->tpu_endpoint))
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "%s:%d: tpu_endpoint has a query string or fragment (?, "
+					  "#), which an API root cannot; refused, and not printed",
+					  AT(cr_host->cfg_get(config, "tpu_endpoint")));
+	if (url_has_userinfo(t->tpu_endpoint))
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "%s:%d: tpu_endpoint holds a user name or password "
+					  "(user@ or user:password@); refused, and not printed",
+					  AT(cr_host->cfg_get(config, "tpu_endpoint")));
 	return CR_OK;
 }
 

@@ -63,8 +63,14 @@ static cr_status tpu_get_json(struct tpu_run *r, const char *url, cr_json **doc,
 	size_t len = 0;
 	cr_status st = gcp_api_request(r->g, "GET", url, NULL, &body, &len, err);
 
-	if (st == CR_OK)
-		st = cr_host->json_parse(body, len, url, doc, err);
+	if (st == CR_OK) {
+		char *shown = g_strndup(url, strcspn(url, "?"));
+		char *what = g_strconcat("GET ", shown, NULL);
+
+		st = gcp_json_object(cr_host, body, len, what, doc, err);
+		g_free(what);
+		g_free(shown);
+	}
 	g_free(body);
 	return st;
 }

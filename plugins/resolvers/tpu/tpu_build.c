@@ -15,6 +15,7 @@
  *   TPUs        per worker, tpu_count.c
  */
 #include <errno.h>
+#include <ifaddrs.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -215,9 +216,61 @@ static cr_status tpu_coordinator(struct tpu_run *r, cr_error *err)
 	return cr_host->result_append_task(r->b, t->coordinator_name, r->coordinator, err);
 }
 
-/* Which worker this process is: the source's, else this VM's address. */
+/* Whether @ip (an endpoint's, IPv6 possibly in brackets) is @text. */
+static bool tpu_same_ip(const char *ip, const char *text)
+{
+	size_t n = strlen(ip);
+
+	if (n >= 2 && ip[0] == '[' && ip[n - 1] == ']')
+		return strlen(text) == n - 2 && strncmp(ip + 1, text, n - 2) == 0;
+	return strcmp(ip, text) == 0;
+}
+
+/* An endpoint list: this host is the endpoint holding one of its own
+ * interface addresses (getifaddrs). No request at all, on GCP or off it
+ * (issue 27 section 2); TensorFlow asked the metadata server. */
+static void tpu_identity_local(struct tpu_run *r)
+{
+	struct ifaddrs *ifa = NULL;
+	char buf[INET6_ADDRSTRLEN];
+
+	if (getifaddrs(&ifa) != 0)
+		return;
+	for (guint i = 0; i < r->eps->len && r->self < 0; i++) {
+		const struct tpu_ep *ep = g_ptr_array_index(r->eps, i);
+
+		for (struct ifaddrs *a = ifa; a != NULL && r->self < 0; a = a->ifa_next) {
+			const void *addr;
+
+			if (a->ifa_addr == NULL)
+				continue;
+			if (a->ifa_addr->sa_family == AF_INET)
+				addr = &((const struct sockaddr_in *)(const void *)a->ifa_addr)
+						->sin_addr;
+			else if (a->ifa_addr->sa_family == AF_INET6)
+				addr = &((const struct sockaddr_in6 *)(const void *)a->ifa_addr)
+						->sin6_addr;
+			else
+				continue;
+			if (inet_ntop(a->ifa_addr->sa_family, addr, buf, sizeof(buf)) != NULL &&
+			    tpu_same_ip(ep->ip, buf)) {
+				r->self = i;
+				g_free(r->self_ip);
+				r->self_ip = g_strdup(buf);
+			}
+		}
+	}
+	freeifaddrs(ifa);
+}
+
+/* Which worker this process is: the source's, else this host's address
+ * (its interfaces for an endpoint list, else the metadata server's). */
 static void tpu_identity(struct tpu_run *r)
 {
+	if (r->self < 0 && r->source == TPU_SRC_ENDPOINTS) {
+		tpu_identity_local(r);
+		return;
+	}
 	if (r->self >= 0 || tpu_self_ip(r, false, NULL) != CR_OK || r->self_ip == NULL)
 		return;
 	for (guint i = 0; i < r->eps->len; i++) {

@@ -110,9 +110,12 @@ static rsv_conn *fz_conn(rsv_server *s, int peer[FZ_CONNS], int i)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const rsv_serve_opts o = {
-		.timeout_s = 600, .grace_s = 0, .shutdown_timeout_s = -1, .secret_file = "fuzz"
-	};
+	static const rsv_serve_opts o = { .timeout_s = 600,
+					  .grace_s = 0,
+					  .shutdown_timeout_s = -1,
+					  .secret_file = "fuzz",
+					  .auth_timeout_s = 5,
+					  .max_pending = 64 };
 	static const rsv_plan plan = { 4, 2, { { "ps", 0, 1 }, { "worker", 1, 3 } } };
 	rsv_server s = { .plan = &plan, .o = &o, .conns = g_ptr_array_new() };
 	rsv_conn *conns[FZ_CONNS] = { NULL };

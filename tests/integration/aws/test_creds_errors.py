@@ -265,12 +265,19 @@ def chain_cases(res, fx):
           'AWS_CONTAINER_AUTHORIZATION_TOKEN': 'wrong'}, '', {}, 1,
          'GET %s: HTTP 401: {"Code": "InvalidToken", "Message": "The authorization token is '
          'invalid"}' % fx.container_uri),
+        # A server reflecting the token it was sent: cut out (issue 27 item 6).
+        ('container: a server echoing the token',
+         {'AWS_CONTAINER_CREDENTIALS_FULL_URI': '@CONTAINER@',
+          'AWS_CONTAINER_AUTHORIZATION_TOKEN': 'echo-ecs-token-0123456789'}, '', {}, 1,
+         'GET %s: HTTP 401: {"Code": "InvalidToken", "Message": "The authorization token is '
+         'invalid: [redacted]"}' % fx.container_uri),
         ('container: token file with a line break',
          {'AWS_CONTAINER_CREDENTIALS_FULL_URI': '@CONTAINER@',
           'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE': '@DIR@/tok'}, '', {'tok': h.ECS_AUTH + '\n'},
          1, 'the container authorization token in %s/tok has a line break' % fx.dir),
+        # The environment is environment: exit 1, as the man page says (issue 27 item 7).
         ('container: http to another host',
-         {'AWS_CONTAINER_CREDENTIALS_FULL_URI': 'http://10.1.2.3/creds'}, '', {}, 2,
+         {'AWS_CONTAINER_CREDENTIALS_FULL_URI': 'http://10.1.2.3/creds'}, '', {}, 1,
          'AWS_CONTAINER_CREDENTIALS_FULL_URI http://10.1.2.3/creds: http only to a loopback '
          'address, 169.254.170.2, 169.254.170.23 or fd00:ec2::23'),
     ]

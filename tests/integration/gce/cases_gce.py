@@ -94,6 +94,20 @@ CASES = [
     {'name': '--rpc-layer wins over rpc_layer', 'conf': conf('rpc_layer = "grpc";'),
      'args': ['--rpc-layer', 'grpc+verbs', 'resolve', '--format', 'json'],
      'out': out(['%s:2222' % a for a in BY_ADDR], 0, rpc='grpc+verbs')},
+    # TensorFlow's `rpc_layer or self._rpc_layer`: '' is the resolver's own
+    # layer, a task given or not (issue 27 section 2); a task given is that
+    # task, and one the group lacks is TF's error.
+    {'name': "master --rpc-layer '' with a task: the own layer", 'conf': conf('task_id = 0;'),
+     'args': ['master', '--task-type', 'worker', '--task-id', '2', '--rpc-layer', ''],
+     'out': 'grpc://%s:2222' % BY_ADDR[2]},
+    {'name': "master --rpc-layer '': the own layer", 'conf': conf('task_id = 1;'),
+     'args': ['master', '--rpc-layer', ''], 'out': 'grpc://%s:2222' % BY_ADDR[1]},
+    {'name': 'master --task-id 3: that task', 'conf': conf('task_id = 0;'),
+     'args': ['master', '--task-id', '3'], 'out': 'grpc://%s:2222' % BY_ADDR[3]},
+    {'name': 'master --task-id 99: no such task', 'conf': conf('task_id = 0;'),
+     'args': ['master', '--task-id', '99'], 'rc': 1,
+     'err': "cluster-resolver: warning: this process's task worker:99 is not in the cluster\n"
+            "cluster-resolver: No task with index 99 in job 'worker'"},
     {'name': 'task_id fixes the identity', 'conf': conf('task_id = 7;'),
      'out': out(['%s:2222' % a for a in BY_ADDR], 7)},
     {'name': 'named port', 'conf': conf('port_name = "grpc";', port=0), 'out': ZONAL,

@@ -105,7 +105,9 @@ def check_case(res, fx, case):
             problems.append('no metadata token request')
     if case.get('name', '').startswith('off GCE without') and new:
         problems.append('off GCE, yet %d requests were made' % len(new))
-    if 'took' in case and not h.VALGRIND and not case['took'][0] <= took <= case['took'][1]:
+    # The upper bound stretches with the tool (ASan) and a busy machine.
+    if 'took' in case and not h.VALGRIND and not (
+            case['took'][0] <= took <= case['took'][1] * h.harness.time_scale()):
         problems.append('took %.2f s, want %s' % (took, case['took']))
     for r in new:
         if r['path'].endswith('/instances') and 'filter' in r['query']:

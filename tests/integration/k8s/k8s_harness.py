@@ -12,7 +12,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
-from harness import ensure_hermetic, need, plugin_file, Results, clean_env, run_config  # noqa: E402,F401
+from harness import (ensure_hermetic, need, plugin_file, Results, clean_env,  # noqa: E402,F401
+                     run_config, time_scale)
 FIXTURE = os.path.join(SRC, 'tests/fixtures/k8s/k8s_fixture.py')
 TOKEN = 'fixture-token-0123456789'
 

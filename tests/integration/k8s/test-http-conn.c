@@ -118,7 +118,9 @@ static void run_case(const http_case *tc, const char *dir, int port, cr_instance
 	req.cert_pem = tc->cert == CERT_PEM ? cert_pem : NULL;
 	req.key_pem = tc->cert == CERT_PEM ? key_pem : NULL;
 	req.insecure = tc->insecure;
-	req.timeout_ms = 10000;
+	/* 10 s, scaled by test_http_conn.py with the tool it runs under. */
+	req.timeout_ms = getenv("CR_TEST_TIMEOUT_MS") ? atol(getenv("CR_TEST_TIMEOUT_MS")) : 10000;
+	req.connect_timeout_ms = req.timeout_ms;
 	if (http_perform(pctx, &req, &resp, &err) == CR_OK) {
 		http_body(resp, &len);
 		printf("%s: %ld %s\n", tc->name, http_status(resp), len > 0 ? "body" : "no-body");

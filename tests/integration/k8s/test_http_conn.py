@@ -101,8 +101,11 @@ def check_conns(reqs):
     return problems
 
 
-def run(fx, cmd):
-    p = subprocess.run(cmd + [fx.dir], capture_output=True, text=True, timeout=90)
+def run(fx, cmd, scale):
+    """@cmd on the fixture; its requests get 10 s, times @scale."""
+    env = dict(os.environ, CR_TEST_TIMEOUT_MS='%d' % (10000 * scale))
+    p = subprocess.run(cmd + [fx.dir], capture_output=True, text=True, timeout=90 * scale,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -123,7 +126,7 @@ def main():
                 '--suppressions=/usr/share/glib-2.0/valgrind/glib.supp']))
         for mode, prefix in modes:
             n0 = len(fx.requests())
-            rc, out, err = run(fx, prefix + [prog])
+            rc, out, err = run(fx, prefix + [prog], h.time_scale(valgrind=bool(prefix)))
             got = out.splitlines()
             problems = []
             if rc != 0:

@@ -3,7 +3,8 @@
 template and sizing rules, the usage errors, and the server against a
 client written from docs/reservation.md alone (rsv_client.py): formation,
 QUERY/QINFO, unknown requests, a wrong secret, tampered, replayed and
-oversize frames, ABORT, a failed task, --grace-secs, --shutdown-timeout,
+oversize frames, 200 hostile connections before AUTH beside a formation,
+ABORT, a failed task, --grace-secs, --shutdown-timeout,
 TFOS_SERVER_PORT ranges and the timeout message naming the missing."""
 import json
 import os
@@ -124,6 +125,10 @@ def usage_table(d):
          serve_err + '--timeout must be 1..31536000 seconds\n'),
         (base + ['--secret-file', good, '--shutdown-timeout', '-2'], None,
          serve_err + '--shutdown-timeout must be -1 or 1..31536000 seconds\n'),
+        (base + ['--secret-file', good, '--auth-timeout', '0'], None,
+         serve_err + '--auth-timeout must be 1..600 seconds\n'),
+        (base + ['--secret-file', good, '--max-pending', '0'], None,
+         serve_err + '--max-pending must be 1..65536\n'),
     ]
     for args, env, err in cases:
         r = run(args, env)
@@ -263,6 +268,113 @@ def bad_frames(d):
         ok = rsv_client.Conn(srv.address, h.SECRET)
         R.check('the server still serves', reg(ok, 0, 7000)['type'] == 'OK')
     finally:
+        srv.stop()
+
+
+def rss_kib(pid):
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    return 0
+
+
+def preauth(d):
+    """Anyone who can connect cannot hold the server (issue 27 item 2): 200
+    hostile connections (silent, trickling a byte at a time, announcing a
+    1 MiB frame and sending half) beside an honest formation. The honest clients form, the
+    hostile ones are dropped (the oldest past --max-pending, the rest at
+    --auth-timeout or at the pre-AUTH frame limit) and the server's memory
+    stays bounded."""
+    srv = server(d, ['--num-executors', '2', '--num-ps', '0', '--timeout', '60'],
+                 ['--auth-timeout', '2', '--max-pending', '32'])
+    hostile = []
+    try:
+        host, port = srv.address.rsplit(':', 1)
+        base = rss_kib(srv.proc.pid)
+        for i in range(200):
+            s = socket.create_connection((host, int(port)), timeout=10)
+            if i % 3 == 1:      # a byte now and then: never a whole frame
+                s.sendall(b'\x00')
+            elif i % 3 == 2:    # 1 MiB announced, 512 KiB sent (until dropped)
+                try:
+                    s.sendall((1 << 20).to_bytes(4, 'big') + b'x' * (512 << 10))
+                except OSError:
+                    pass
+            hostile.append(s)
+        a = rsv_client.Conn(srv.address, h.SECRET)
+        b = rsv_client.Conn(srv.address, h.SECRET)
+        R.check('pre-auth: honest REG beside 200 hostile connections', reg(a, 0, 5000) ==
+                {'type': 'OK', 'data': {}} and reg(b, 1, 5001)['type'] == 'OK')
+        for s in hostile[1::3]:
+            try:
+                s.sendall(b'\x00')
+            except OSError:
+                pass
+        a.send('WAIT')
+        got = b.request('WAIT')
+        R.check('pre-auth: the honest executors form the cluster',
+                got['type'] == 'CLUSTER' and a.recv()['type'] == 'CLUSTER', json.dumps(got))
+        grew = rss_kib(srv.proc.pid) - base
+        R.check('pre-auth: the server grew by less than 16 MiB (%d KiB)' % grew, grew < 16384,
+                str(grew))
+        time.sleep(2.5)   # past --auth-timeout: every hostile connection is gone
+        alive = 0
+        for s in hostile:
+            s.settimeout(0.05)
+            try:
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        break
+            except socket.timeout:
+                alive += 1
+            except OSError:
+                pass
+        R.check('pre-auth: no hostile connection is left open', alive == 0, str(alive))
+        log = srv.stderr()
+        want = ['--max-pending connections wait for AUTH: the oldest is dropped; connection closed',
+                'no AUTH within 2 s (--auth-timeout); connection closed',
+                'frame over 1 KiB before AUTH; connection closed']
+        R.check('pre-auth: each drop is logged with its reason', all(w in log for w in want),
+                log[-3000:])
+        for c in (a, b):
+            c.request('DONE', {'exit_status': 0})
+        R.check('pre-auth: the server exits 0', srv.wait() == 0, srv.stderr()[-2000:])
+    finally:
+        for s in hostile:
+            s.close()
+        srv.stop()
+
+
+def preauth_low_fds(d):
+    """With few descriptors (prlimit --nofile=40) and 100 hostile
+    connections waiting for AUTH, the oldest is dropped to make room and an
+    honest formation still happens (issue 27 item 2)."""
+    srv = h.Server(d, ['--num-executors', '2', '--num-ps', '0', '--timeout', '60'],
+                   ['--auth-timeout', '30', '--max-pending', '1000'],
+                   prefix=['prlimit', '--nofile=40:40'])
+    hostile = []
+    try:
+        host, port = srv.address.rsplit(':', 1)
+        for _ in range(100):
+            hostile.append(socket.create_connection((host, int(port)), timeout=10))
+        a = rsv_client.Conn(srv.address, h.SECRET)
+        b = rsv_client.Conn(srv.address, h.SECRET)
+        R.check('few descriptors: honest REG beside 100 hostile connections',
+                reg(a, 0, 5000)['type'] == 'OK' and reg(b, 1, 5001)['type'] == 'OK')
+        a.send('WAIT')
+        R.check('few descriptors: the cluster forms',
+                b.request('WAIT')['type'] == 'CLUSTER' and a.recv()['type'] == 'CLUSTER')
+        R.check('few descriptors: the oldest waiting for AUTH made room',
+                'no descriptor left for a new connection: the oldest not yet authenticated '
+                'is dropped; connection closed' in srv.stderr(), srv.stderr()[-2000:])
+        for c in (a, b):
+            c.request('DONE', {'exit_status': 0})
+        R.check('few descriptors: the server exits 0', srv.wait() == 0, srv.stderr()[-2000:])
+    finally:
+        for s in hostile:
+            s.close()
         srv.stop()
 
 
@@ -413,7 +525,8 @@ def main():
     try:
         plan_table()
         usage_table(d)
-        for case in (formation, bad_frames, failures, grace, progress, progress_on_a_terminal):
+        for case in (formation, bad_frames, preauth, preauth_low_fds, failures, grace, progress,
+                     progress_on_a_terminal):
             sub = os.path.join(d, case.__name__)
             os.mkdir(sub)
             case(sub)

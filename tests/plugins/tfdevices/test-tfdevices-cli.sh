@@ -34,6 +34,9 @@ conf tf "$files/tf-test.json"
 conf local "$files/logical.json"
 conf bad "$files/bad-task.json"
 conf absent "$tmp/none.json"
+# notask: the same cluster, no task for this process
+sed '/task_type = "worker"; task_id = 1;/d; s/worker10 = \[ "x0:1", "x1:1" \]; };/worker10 = [ "x0:1", "x1:1" ]; }; } );/' \
+	"$tmp/tf.conf" >"$tmp/notask.conf"
 
 c="$tmp/cluster.conf"
 expect own-task 0 '{"TPU": 2}' '' -- "$cli" --config "$c" accelerators
@@ -49,6 +52,9 @@ expect in-tf-config-json 0 '{"cluster": {"worker": ["w0:1", "w1:1", "w2:1", "w3:
 expect tf-worker1-0 0 '{"GPU": 2, "TPU": 2}' '' -- "$cli" --config "$tmp/tf.conf" --task-type worker1 --task-id 0 accelerators
 expect tf-worker2-3 0 '{"GPU": 1}' '' -- "$cli" --config "$tmp/tf.conf" --task-type worker2 --task-id 3 accelerators
 expect tf-worker2-4 0 '{"GPU": 1}' '' -- "$cli" --config "$tmp/tf.conf" --task-type worker2 --task-id 4 accelerators
+# No task: TensorFlow filters only when type and id are both given, so every
+# device counts (its test: four TPU and four GPU give {"TPU": 4, "GPU": 4}).
+expect no-task-counts-all 0 '{"GPU": 4, "TPU": 4}' '' -- "$cli" --config "$tmp/notask.conf" accelerators
 # /job:localhost is this process, whatever its task
 expect localhost-own 0 '{"GPU": 2}' '' -- "$cli" --config "$tmp/local.conf" --task-type worker --task-id 7 accelerators
 # errors

@@ -22,7 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
-from harness import ensure_hermetic, VALGRIND as MEMCHECK  # noqa: E402,F401
+from harness import ensure_hermetic, time_scale, VALGRIND as MEMCHECK  # noqa: E402,F401
 GCP = os.path.join(SRC, 'tests/fixtures/gcp')
 sys.path.insert(0, GCP)
 import gcp_tpu  # noqa: E402
@@ -275,7 +275,7 @@ def test_silent_metadata(fx):
                        'resolve', on_gce=True)
     took = time.monotonic() - t0
     check('silent metadata server: declined after metadata_timeout',
-          (rc, out, err, took < (8 if VALGRIND else 3)),
+          (rc, out, err, took < 3 * time_scale(valgrind=VALGRIND)),
           (1, '', 'cluster-resolver: no resolver applies here (declined: tpu)\n', True))
 
 
@@ -291,6 +291,44 @@ def test_coordinator(fx):
     check('coordinator port reserved and exported', (rc, port.isdigit() and port != '0',
                                                      json.loads(lines[1]) if rc == 0 else None,
                                                      err), (0, True, want, ''))
+
+
+def count_requests(fx):
+    with open(os.path.join(fx.dir, 'requests.jsonl')) as f:
+        return sum(1 for _ in f)
+
+
+def test_tf_rules(fx):
+    """TensorFlow's rules where the plugin differed (issue 27 section 2):
+    an endpoint list makes no request, this host found among the endpoints
+    by its own interface addresses; master with a task is that task, a
+    task the cluster lacks is TF's error; --rpc-layer '' is the resolver's
+    own layer (grpc), a task given or not."""
+    eps = 'tpu = "grpc://10.0.0.1:8470,grpc://127.0.0.1:8470";'
+    before = count_requests(fx)
+    rc, out, err = cli(fx, eps, 'resolve', on_gce=True)
+    check('endpoint list on GCE: this host by its interfaces, no request',
+          (rc, out, err, count_requests(fx) - before),
+          (0, '{"cluster": {"worker": ["10.0.0.1:8470", "127.0.0.1:8470"]}, "task": '
+              '{"type": "worker", "index": 1}, "rpc_layer": "grpc"}\n', '', 0))
+    eps = 'tpu = "grpc://10.0.0.1:8470,grpc://10.0.0.2:8470";'
+    for args, want in (
+            (['master'], (0, 'grpc://10.0.0.1:8470\n', '')),
+            (['master', '--task-id', '1'], (0, 'grpc://10.0.0.2:8470\n', '')),
+            (['master', '--task-type', 'worker', '--task-id', '1'],
+             (0, 'grpc://10.0.0.2:8470\n', '')),
+            (['master', '--task-id', '4'],
+             (1, '', "cluster-resolver: warning: this process's task worker:4 is not in the "
+                     "cluster\ncluster-resolver: No task with index 4 in job 'worker'\n")),
+            (['master', '--task-type', 'worker', '--task-id', '0', '--rpc-layer', ''],
+             (0, 'grpc://10.0.0.1:8470\n', '')),
+            (['master', '--rpc-layer', ''], (0, 'grpc://10.0.0.1:8470\n', '')),
+            (['master', '--task-type', 'worker', '--task-id', '1', '--rpc-layer', 'grpc+verbs'],
+             (0, 'grpc+verbs://10.0.0.2:8470\n', ''))):
+        before = count_requests(fx)
+        rc, out, err = cli(fx, eps, *args)
+        check('endpoint list: %s' % ' '.join(repr(a) if a == '' else a for a in args),
+              (rc, out, err, count_requests(fx) - before), want + (0,))
 
 
 def test_plugins_list():
@@ -387,6 +425,7 @@ def main():
         test_devices_file(fx)
         test_silent_metadata(fx)
         test_coordinator(fx)
+        test_tf_rules(fx)
         if VALGRIND:
             print('# under valgrind: gcloud is not run')
         elif os.path.exists(GCLOUD):

@@ -44,6 +44,8 @@ static const refused_case refused[] = {
 	  "https://127.0.0.1:9/x: a user name or password in the URL is refused" },
 	{ "http://token@127.0.0.1:9/", NULL,
 	  "http://127.0.0.1:9/: a user name or password in the URL is refused" },
+	{ "https://u:hunter2@127.0.0.1:9/x?sig=hunter3#f", NULL,
+	  "https://127.0.0.1:9/x: a user name or password in the URL is refused" },
 	{ "http://127.0.0.1:9/a b", NULL, "GET request: the URL holds a blank or control character" },
 	{ "http://127.0.0.1:9/a\r\nX: 1", NULL,
 	  "GET request: the URL holds a blank or control character" },

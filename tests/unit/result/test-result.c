@@ -401,8 +401,10 @@ static const devices_case devices_cases[] = {
 	{ "work-is-not-worker", { "TPU@worker:0", "TPU@work:0", "TPU@work:0" }, "work", 0, NULL, -1,
 	  "{\"TPU\": 2}",
 	  "[{\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"work\", \"task_index\": 0}, {\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"work\", \"task_index\": 0}]" },
-	{ "own-task-unknown", { "GPU@worker:0", "GPU" }, NULL, -1, NULL, -1, "{\"GPU\": 1}",
-	  "[{\"plugin\": \"\", \"kind\": \"GPU\"}]" },
+	/* no task: every device (TensorFlow filters only with type and id) */
+	{ "own-task-unknown-counts-all", { "GPU@worker:0", "GPU" }, NULL, -1, NULL, -1,
+	  "{\"GPU\": 2}",
+	  "[{\"plugin\": \"\", \"kind\": \"GPU\", \"task_job\": \"worker\", \"task_index\": 0}, {\"plugin\": \"\", \"kind\": \"GPU\"}]" },
 	{ "another-task", { "TPU@worker:1", "TPU@worker:1", "TPU@worker:0", "TPU" }, "worker", 0,
 	  "worker", 1, "{\"TPU\": 2}",
 	  "[{\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"worker\", \"task_index\": 1}, {\"plugin\": \"\", \"kind\": \"TPU\", \"task_job\": \"worker\", \"task_index\": 1}]" },
