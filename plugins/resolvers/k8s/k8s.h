@@ -214,9 +214,10 @@ char *k8s_pods_path(const struct k8s_conn *conn, const char *ns);
 /* Append "?KEY=VALUE" or "&KEY=VALUE", the value escaped. */
 void k8s_query_add(GString *q, const char *key, const char *value);
 /* "ENDPOINT: HTTP 403 Forbidden: pods is forbidden..." from an answer's
- * Status (JSON or protobuf). */
-cr_status k8s_answer_error(const char *endpoint, const cr_http_response *resp, int attempts,
-			   cr_error *err);
+ * Status (JSON or protobuf), with @token (nullable), the Bearer token the
+ * request sent, cut out of it: a server may echo it. */
+cr_status k8s_answer_error(const char *endpoint, const char *token, const cr_http_response *resp,
+			   int attempts, cr_error *err);
 bool k8s_is_protobuf(const cr_http_response *resp);
 /* @table: ask for the Table form (one row per pod: name, status, IP); the
  * list falls back to full pods when the server refuses it or a row is not

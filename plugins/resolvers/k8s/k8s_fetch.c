@@ -88,8 +88,8 @@ bool k8s_is_protobuf(const cr_http_response *resp)
 }
 
 /* "ENDPOINT: HTTP 403 Forbidden: pods is forbidden: ..." from a Status. */
-cr_status k8s_answer_error(const char *endpoint, const cr_http_response *resp, int attempts,
-			   cr_error *err)
+cr_status k8s_answer_error(const char *endpoint, const char *token, const cr_http_response *resp,
+			   int attempts, cr_error *err)
 {
 	long code = cr_host->http_status(resp);
 	size_t len = 0;
@@ -113,8 +113,7 @@ cr_status k8s_answer_error(const char *endpoint, const cr_http_response *resp, i
 	if (attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %d attempts)", attempts);
 	/* The Bearer token we sent is cut out: a server may echo it. */
-	said = msg != NULL ? redact_secrets(msg, (const char *const[]){ r->conn->token, NULL })
-			   : NULL;
+	said = msg != NULL ? redact_secrets(msg, (const char *const[]){ token, NULL }) : NULL;
 	msg = said;
 	/* long Status messages (410 Expired) would not fit the error record */
 	rc = cr_host->error_set(err, http_status_code(code), "%s: HTTP %ld%s%s: %.*s%s%s", endpoint,
@@ -130,7 +129,7 @@ cr_status k8s_answer_error(const char *endpoint, const cr_http_response *resp, i
 static cr_status k8s_http_error(const struct k8s_req *r, const cr_http_response *resp, int attempts,
 				cr_error *err)
 {
-	return k8s_answer_error(r->endpoint, resp, attempts, err);
+	return k8s_answer_error(r->endpoint, r->conn->token, resp, attempts, err);
 }
 
 static bool k8s_retryable(long code)

@@ -441,11 +441,12 @@ static cr_status k8s_watch_once(struct k8s_watch_run *w, struct k8s_stream *s, i
 			     w->endpoint, s->version);
 		s->changed = true;
 	} else if (code == 429 || (code >= 500 && code != 501)) {
-		k8s_answer_error(w->endpoint, resp, 1, err); /* the last failure, named */
+		k8s_answer_error(w->endpoint, w->conn->token, resp, 1,
+				 err); /* the last failure, named */
 		cr_host->log(w->ctx, CR_LOG_INFO, "%s: HTTP %ld; reconnecting", w->endpoint, code);
 		*again = true;
 	} else if (code != 200) {
-		rc = k8s_answer_error(w->endpoint, resp, 1, err);
+		rc = k8s_answer_error(w->endpoint, w->conn->token, resp, 1, err);
 	} else if (s->buf->len > 0) {
 		cr_host->log(w->ctx, CR_LOG_INFO,
 			     "%s: stream cut mid-event (%zu bytes); resuming "
