@@ -180,11 +180,19 @@ if command -v mpirun.openmpi >/dev/null 2>&1 && "$py" -c 'import mpi4py' 2>/dev/
 	"$cli" -c "$tmp/mpi.conf" resolve --format hostfile >"$tmp/hosts.openmpi"
 	# Run as root (a container, CI): Open MPI wants both variables.
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	timeout 120 mpirun.openmpi --hostfile "$tmp/hosts.openmpi" -np "$n" "$py" -c '
+	# Each rank writes a file of its own: mpirun's forwarding of the ranks'
+	# stdout may cut and interleave their lines on a busy machine.
+	rm -f "$tmp"/out.*
+	CR_FW_OUT=$tmp timeout 120 mpirun.openmpi -x CR_FW_OUT --hostfile "$tmp/hosts.openmpi" \
+		-np "$n" "$py" -c '
+import os
 from mpi4py import MPI
 c = MPI.COMM_WORLD
-print("rank %d of %d: sum %d" % (c.Get_rank(), c.Get_size(), c.allreduce(c.Get_rank() + 1)))' \
-		2>"$tmp/err.mpi" | sort >"$tmp/out"
+s = c.allreduce(c.Get_rank() + 1)
+with open(os.path.join(os.environ["CR_FW_OUT"], "out.%d" % c.Get_rank()), "w") as f:
+    f.write("rank %d of %d: sum %d\n" % (c.Get_rank(), c.Get_size(), s))' \
+		>/dev/null 2>"$tmp/err.mpi"
+	cat "$tmp"/out.* 2>/dev/null | sort >"$tmp/out"
 	expect "Open MPI, --format hostfile ($(cat "$tmp/hosts.openmpi")), mpi4py allreduce" \
 		"$(lines "rank @ of $n: sum $((n * (n + 1) / 2))")"
 	timeout 60 mpirun.openmpi --hostfile "$tmp/hosts.openmpi" -np $((n + 1)) true \
@@ -197,8 +205,11 @@ if command -v mpiexec.hydra >/dev/null 2>&1; then
 	ran=1
 	printf 'resolvers = ( { plugin = "simple"; cluster = { worker = [ "127.0.0.1:1", "127.0.0.1:2", "localhost:3", "localhost:4" ]; }; } );\n' >"$tmp/hydra.conf"
 	"$cli" -c "$tmp/hydra.conf" resolve --format hostfile --dialect mpich >"$tmp/hosts.mpich"
-	timeout 120 mpiexec.hydra -f "$tmp/hosts.mpich" -n 4 \
-		sh -c 'echo "rank $PMI_RANK local $MPI_LOCALRANKID"' 2>"$tmp/err.mpi" | sort >"$tmp/out"
+	rm -f "$tmp"/out.*
+	CR_FW_OUT=$tmp timeout 120 mpiexec.hydra -f "$tmp/hosts.mpich" -n 4 \
+		sh -c 'echo "rank $PMI_RANK local $MPI_LOCALRANKID" >"$CR_FW_OUT/out.$PMI_RANK"' \
+		>/dev/null 2>"$tmp/err.mpi"
+	cat "$tmp"/out.* 2>/dev/null | sort >"$tmp/out"
 	expect "MPICH Hydra, --dialect mpich ($(tr '\n' ' ' <"$tmp/hosts.mpich")), 2 slots each" \
 		"$(printf 'rank %s local %s\n' 0 0 1 1 2 0 3 1)"
 else
