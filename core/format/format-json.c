@@ -78,16 +78,8 @@ cr_status fmt_clusterdef(const cr_result *r, const char *const *options, GString
 
 void format_write_counts(GString *out, GHashTable *counts)
 {
-	GPtrArray *kinds = g_ptr_array_new();
-	GHashTableIter it;
-	gpointer k;
+	GPtrArray *kinds = accel_counts_kinds(counts);
 
-	if (counts != NULL) {
-		g_hash_table_iter_init(&it, counts);
-		while (g_hash_table_iter_next(&it, &k, NULL))
-			g_ptr_array_add(kinds, k);
-	}
-	g_ptr_array_sort(kinds, str_ptr_cmp);
 	g_string_append_c(out, '{');
 	for (guint i = 0; i < kinds->len; i++) {
 		const char *kind = g_ptr_array_index(kinds, i);

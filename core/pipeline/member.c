@@ -118,16 +118,8 @@ static void put_int(GChecksum *sum, const char *tag, int64_t v)
 /* A counts table (kind -> count), kinds in order. */
 static void put_counts(GChecksum *sum, const char *tag, GHashTable *counts)
 {
-	GPtrArray *kinds = g_ptr_array_new();
-	GHashTableIter it;
-	gpointer k;
+	GPtrArray *kinds = accel_counts_kinds(counts);
 
-	if (counts != NULL) {
-		g_hash_table_iter_init(&it, counts);
-		while (g_hash_table_iter_next(&it, &k, NULL))
-			g_ptr_array_add(kinds, k);
-	}
-	g_ptr_array_sort(kinds, str_ptr_cmp);
 	put_int(sum, tag, kinds->len);
 	for (guint i = 0; i < kinds->len; i++) {
 		const char *kind = g_ptr_array_index(kinds, i);

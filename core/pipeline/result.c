@@ -261,20 +261,6 @@ bool cr_result_fd(const cr_result *r, size_t i, int *fd, const char **env_name)
 	return true;
 }
 
-/* Kinds sorted by name; the caller frees the array (not the strings). */
-static GPtrArray *sorted_kinds(const cr_result *r)
-{
-	GPtrArray *kinds = g_ptr_array_new();
-	GHashTableIter it;
-	gpointer k;
-
-	g_hash_table_iter_init(&it, r->accel);
-	while (g_hash_table_iter_next(&it, &k, NULL))
-		g_ptr_array_add(kinds, k);
-	g_ptr_array_sort(kinds, str_ptr_cmp);
-	return kinds;
-}
-
 size_t cr_result_num_accelerator_kinds(const cr_result *r)
 {
 	return r != NULL ? g_hash_table_size(r->accel) : 0;
@@ -287,7 +273,7 @@ bool cr_result_accelerator(const cr_result *r, size_t i, const char **kind, int6
 
 	if (r == NULL)
 		return false;
-	kinds = sorted_kinds(r);
+	kinds = accel_counts_kinds(r->accel);
 	if (i < kinds->len) {
 		const char *k = g_ptr_array_index(kinds, i);
 

@@ -34,3 +34,18 @@ void accel_counts_put(GHashTable *counts, const char *kind, int64_t n)
 {
 	g_hash_table_insert(counts, g_strdup(kind), g_memdup2(&n, sizeof(n)));
 }
+
+GPtrArray *accel_counts_kinds(GHashTable *counts)
+{
+	GPtrArray *kinds = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer k;
+
+	if (counts != NULL) {
+		g_hash_table_iter_init(&it, counts);
+		while (g_hash_table_iter_next(&it, &k, NULL))
+			g_ptr_array_add(kinds, k);
+	}
+	g_ptr_array_sort(kinds, str_ptr_cmp);
+	return kinds;
+}

@@ -76,6 +76,9 @@ bool env_name_valid(const char *name);
  * the tables the pipeline keeps per task. */
 GHashTable *accel_counts_new(void);
 void accel_counts_put(GHashTable *counts, const char *kind, int64_t n);
+/* The kinds of @counts (nullable: none), in order; (transfer container),
+ * the kinds borrowed from @counts. */
+GPtrArray *accel_counts_kinds(GHashTable *counts);
 
 /* ---- JSON for plugins (json.c) ------------------------------------------- */
 cr_status host_json_parse(const char *text, size_t len, const char *what, cr_json **root,

@@ -108,6 +108,19 @@ for _name, (_res, _args) in _PROTOS.items():
     _fn.restype = _res
     _fn.argtypes = _args
 
+# Since ABI 1.2 (release 1.2.0): absent from an older library, where
+# ClusterResolver.watch() says so instead of the import failing.
+_PROTOS_1_2 = {
+    'cr_context_watch': (ctypes.c_int, [_P, _I64, _PTRS, ctypes.POINTER(ctypes.c_uint64), _E]),
+    'cr_context_watch_cancel': (None, [_P]),
+}
+HAS_WATCH = all(hasattr(lib, _name) for _name in _PROTOS_1_2)
+if HAS_WATCH:
+    for _name, (_res, _args) in _PROTOS_1_2.items():
+        _fn = getattr(lib, _name)
+        _fn.restype = _res
+        _fn.argtypes = _args
+
 LOG_LEVELS = {0: 40, 1: 30, 2: 20, 3: 10}   # logging.ERROR, WARNING, INFO, DEBUG
 
 

@@ -74,6 +74,12 @@ class ClusterResolver(object):
     # ---- the C context -----------------------------------------------------
 
     def _open(self, config, name=None):
+        self._ctx = self._new_context(config, name)
+        self._config = config
+        self._name = name
+
+    def _new_context(self, config, name=None):
+        """A C context on @config (a path, configuration text or None)."""
         name = name or '<%s>' % type(self).__name__
         err = n.new_error()
         ctx = n.lib.cr_context_new(err)
@@ -90,8 +96,7 @@ class ClusterResolver(object):
         except BaseException:
             n.lib.cr_context_free(ctx)
             raise
-        self._ctx = ctx
-        self._config = config
+        return ctx
 
     @property
     def configuration(self):
@@ -123,14 +128,15 @@ class ClusterResolver(object):
     def _override_task_id(self):
         return self._task_id
 
-    def _apply(self, rpc_layer=None):
+    def _apply(self, rpc_layer=None, ctx=None):
         err = n.new_error()
+        ctx = ctx or self._ctx
         tt = self._override_task_type()
         ti = self._override_task_id()
-        n.check(n.lib.cr_context_set_task(self._ctx, n.enc(tt), -1 if ti is None else int(ti),
-                                          err), err)
+        n.check(n.lib.cr_context_set_task(ctx, n.enc(tt), -1 if ti is None else int(ti), err),
+                err)
         layer = rpc_layer if rpc_layer is not None else self._rpc_layer
-        n.check(n.lib.cr_context_set_rpc_layer(self._ctx, n.enc(layer), err), err)
+        n.check(n.lib.cr_context_set_rpc_layer(ctx, n.enc(layer), err), err)
 
     def _with_result(self, fn, rpc_layer=None):
         """Resolve and call @fn(result) under the lock; the result is freed."""
@@ -242,6 +248,64 @@ class ClusterResolver(object):
             if text is None:
                 n.check(st, err)
             return json.loads(text)
+
+    # ---- elastic membership (ABI 1.2) ----------------------------------------
+
+    def watch(self, timeout=None):
+        """Yield (cluster_spec, task_type, task_id) for the cluster now, then
+        for each generation that differs from the one before: a member lost
+        or added, this task's index derived again (cr_context_watch). The
+        generator ends when @timeout seconds (None: no limit) pass with no
+        new generation, or when cancel_watch() is called from any thread;
+        a resolution that fails raises. The task set on this object pins
+        the first generation only: later ones follow this member (task_id
+        None once it left the cluster). The watch runs on a C context of
+        its own, so the other methods keep working meanwhile."""
+        if not n.HAS_WATCH:
+            raise NotImplementedError('watch() needs libcluster-resolver 1.2 (ABI 1.2); '
+                                      'this one is %s' % n.version())
+        with self._lock:
+            if not self._ctx:
+                raise ValueError('this ClusterResolver is closed')
+            ctx = self._new_context(self._config, getattr(self, '_name', None))
+            try:
+                self._apply(ctx=ctx)
+            except BaseException:
+                n.lib.cr_context_free(ctx)
+                raise
+            self._watching = getattr(self, '_watching', set())
+            self._watching.add(ctx)
+        wait_ms = -1 if timeout is None else max(0, int(timeout * 1000))
+        try:
+            while True:
+                err = n.new_error()
+                res = ctypes.c_void_p()
+                gen = ctypes.c_uint64()
+                st = n.lib.cr_context_watch(ctx, wait_ms, ctypes.byref(res), ctypes.byref(gen),
+                                            err)
+                n.check(st, err)
+                if not res.value:
+                    return
+                try:
+                    spec = ClusterSpec._from_json(n.take_string(
+                        n.lib.cr_spec_to_json(n.lib.cr_result_spec(res.value))))
+                    task_type = n.dec(n.lib.cr_result_task_type(res.value))
+                    task_id = n.lib.cr_result_task_id(res.value)
+                finally:
+                    n.lib.cr_result_free(res)
+                yield (_tf.to_tf_spec(spec), task_type if task_id >= 0 else None,
+                       task_id if task_id >= 0 else None)
+        finally:
+            with self._lock:
+                self._watching.discard(ctx)
+                n.lib.cr_context_free(ctx)
+
+    def cancel_watch(self):
+        """End every watch() of this object: each returns promptly, after
+        the generation it may be yielding. Safe from any thread."""
+        with self._lock:
+            for ctx in getattr(self, '_watching', ()):
+                n.lib.cr_context_watch_cancel(ctx)
 
     @property
     def task_type(self):

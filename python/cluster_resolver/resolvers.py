@@ -128,6 +128,19 @@ class SimpleClusterResolver(ClusterResolver):
         with ClusterResolver(self.configuration) as r:
             return r.explain()
 
+    def watch(self, timeout=None):
+        """A given cluster never changes: its one generation, then the wait
+        ends at @timeout (None: never) or with cancel_watch()."""
+        import threading
+        self._watch_done = threading.Event()
+        yield (self._cluster_spec, self._task_type, self._task_id)
+        self._watch_done.wait(timeout)
+
+    def cancel_watch(self):
+        done = getattr(self, '_watch_done', None)
+        if done is not None:
+            done.set()
+
     def close(self):
         pass
 
