@@ -218,6 +218,9 @@ void k8s_query_add(GString *q, const char *key, const char *value);
  * request sent, cut out of it: a server may echo it. */
 cr_status k8s_answer_error(const char *endpoint, const char *token, const cr_http_response *resp,
 			   int attempts, cr_error *err);
+/* @c's trust anchors, client certificate and insecure flag on @req (the
+ * list's requests and the watch's). */
+void k8s_conn_tls(const struct k8s_conn *c, cr_http_request *req);
 bool k8s_is_protobuf(const cr_http_response *resp);
 /* @table: ask for the Table form (one row per pod: name, status, IP); the
  * list falls back to full pods when the server refuses it or a row is not

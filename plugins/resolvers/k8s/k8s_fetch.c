@@ -77,6 +77,17 @@ static char *k8s_list_url(const struct k8s *st, const char *base, const char *se
 	return url;
 }
 
+void k8s_conn_tls(const struct k8s_conn *c, cr_http_request *req)
+{
+	req->ca_file = c->ca_file;
+	req->ca_pem = c->ca_pem;
+	req->cert_file = c->cert_file;
+	req->cert_pem = c->cert_pem;
+	req->key_file = c->key_file;
+	req->key_pem = c->key_pem;
+	req->insecure = c->insecure;
+}
+
 /* The answer is in Kubernetes' protobuf encoding (by its Content-Type). */
 bool k8s_is_protobuf(const cr_http_response *resp)
 {
@@ -178,13 +189,7 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 	req.headers = headers;
 	req.timeout_ms = r->st->request_timeout_ms;
 	req.connect_timeout_ms = r->st->connect_timeout_ms;
-	req.ca_file = c->ca_file;
-	req.ca_pem = c->ca_pem;
-	req.cert_file = c->cert_file;
-	req.cert_pem = c->cert_pem;
-	req.key_file = c->key_file;
-	req.key_pem = c->key_pem;
-	req.insecure = c->insecure;
+	k8s_conn_tls(c, &req);
 	for (int attempt = 0;; attempt++) {
 		int64_t left = r->deadline_ms - cr_host->now_ms(r->ctx);
 

@@ -404,13 +404,7 @@ static cr_status k8s_watch_once(struct k8s_watch_run *w, struct k8s_stream *s, i
 	req.headers = headers;
 	req.timeout_ms = (long)MAX(timeout_s, 1) * 1000 + K8S_SLACK_MS;
 	req.connect_timeout_ms = w->st->connect_timeout_ms;
-	req.ca_file = c->ca_file;
-	req.ca_pem = c->ca_pem;
-	req.cert_file = c->cert_file;
-	req.cert_pem = c->cert_pem;
-	req.key_file = c->key_file;
-	req.key_pem = c->key_pem;
-	req.insecure = c->insecure;
+	k8s_conn_tls(c, &req);
 	s->framing = K8S_FRAMING_UNKNOWN;
 	s->events = 0;
 	g_string_truncate(s->buf, 0);
