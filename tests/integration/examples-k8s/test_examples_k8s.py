@@ -510,8 +510,9 @@ def check_manifest_fields(docs, res):
     """What kubectl's dry run cannot check without the server's schemas."""
     check_schemas(docs, res)
     role = one(docs, 'Role')
-    res.check('Role grants exactly list on pods',
-              role['rules'] == [{'apiGroups': [''], 'resources': ['pods'], 'verbs': ['list']}],
+    res.check('Role grants exactly list and watch on pods',
+              role['rules'] == [{'apiGroups': [''], 'resources': ['pods'],
+                                 'verbs': ['list', 'watch']}],
               'rules %r' % role['rules'])
     sa, rb = one(docs, 'ServiceAccount'), one(docs, 'RoleBinding')
     res.check('RoleBinding binds the Role to the ServiceAccount',
