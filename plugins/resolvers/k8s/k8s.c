@@ -407,8 +407,12 @@ static const cr_plugin_desc k8s_desc = {
 	.resolver = &k8s_ops,
 	.accelerator = NULL,
 	.flags = 0,
-	/* With its watch op the host never polls it; a fallback interval. */
-	.watch_interval_s = 30,
+	/* With its watch op the host never polls it: the interval bounds one
+	 * watch call, after which the host calls it again and the plugin asks
+	 * again from its last resourceVersion. 5 minutes, as client-go's
+	 * reflector asks for watches of 5 to 10: a watcher costs 12 watch
+	 * requests an hour, not 120 (docs/k8s.md, "Watching"). */
+	.watch_interval_s = 300,
 	.watch_interval_min_s = 5,
 };
 
