@@ -129,7 +129,9 @@ static cr_status kix_completions(cr_plugin_ctx *ctx, struct kix_pod *pod, cr_err
 }
 
 /* The Job's name: the option, JOB_NAME, else HOSTNAME, which the Job
- * controller sets to <job>-<index>. */
+ * controller sets to <job>-<index>. The message names the label `job-name`,
+ * not `batch.kubernetes.io/job-name`: a cluster before Kubernetes 1.27 sets
+ * only the first, later ones both (docs/k8s.md). */
 static cr_status kix_job_name(cr_plugin_ctx *ctx, struct kix_pod *pod, cr_error *err)
 {
 	const char *host = cr_host->getenv(ctx, "HOSTNAME");
@@ -150,8 +152,8 @@ static cr_status kix_job_name(cr_plugin_ctx *ctx, struct kix_pod *pod, cr_error 
 	return cr_host->error_set(err, CR_ERR_BACKEND,
 				  "JOB_NAME is not set, and HOSTNAME (\"%s\") is not <job>-%lld "
 				  "(set JOB_NAME from the downward API, fieldPath: "
-				  "metadata.labels['batch.kubernetes.io/job-name'], or the "
-				  "job_name option)",
+				  "metadata.labels['job-name'], which every Kubernetes version "
+				  "sets, or the job_name option)",
 				  host != NULL ? host : "", (long long)pod->pod_index);
 }
 

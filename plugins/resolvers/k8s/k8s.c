@@ -120,16 +120,35 @@ static void k8s_free(struct k8s *st)
 	g_free(st);
 }
 
+static void k8s_selector_free(gpointer p)
+{
+	struct k8s_selector *sel = p;
+
+	g_free(sel->legacy);
+	g_free(sel);
+}
+
+/* A job's selector, and its legacy form where it has one (k8s_legacy.c). */
+static void k8s_add_selector(struct k8s_job *job, const char *text)
+{
+	struct k8s_selector *sel = g_new0(struct k8s_selector, 1);
+
+	sel->text = text;
+	sel->legacy = k8s_legacy_selector(text);
+	g_ptr_array_add(job->selectors, sel);
+}
+
 /* One member of `jobs`: a list (or array) of selector strings. */
 static cr_status k8s_parse_job(const cr_cfg *member, struct k8s *st, cr_error *err)
 {
-	struct k8s_job job = { cr_host->cfg_name(member), g_ptr_array_new() };
+	struct k8s_job job = { cr_host->cfg_name(member),
+			       g_ptr_array_new_with_free_func(k8s_selector_free) };
 	cr_cfg_type t = cr_host->cfg_type(member);
 	size_t n = cr_host->cfg_length(member);
 
 	g_array_append_val(st->jobs, job);
 	if (t == CR_CFG_STRING) {
-		g_ptr_array_add(job.selectors, (gpointer)cr_host->cfg_string(member));
+		k8s_add_selector(&job, cr_host->cfg_string(member));
 		return CR_OK;
 	}
 	if (t != CR_CFG_ARRAY && t != CR_CFG_LIST)
@@ -139,7 +158,7 @@ static cr_status k8s_parse_job(const cr_cfg *member, struct k8s *st, cr_error *e
 
 		if (!sel)
 			goto bad;
-		g_ptr_array_add(job.selectors, (gpointer)sel);
+		k8s_add_selector(&job, sel);
 	}
 	return CR_OK;
 bad:
@@ -161,9 +180,10 @@ static cr_status k8s_parse_jobs(const cr_cfg *config, struct k8s *st, cr_error *
 			return rc;
 	}
 	if (n == 0) { /* TensorFlow: an empty mapping means the default */
-		struct k8s_job job = { "worker", g_ptr_array_new() };
+		struct k8s_job job = { "worker",
+				       g_ptr_array_new_with_free_func(k8s_selector_free) };
 
-		g_ptr_array_add(job.selectors, (gpointer)k8s_default_selector);
+		k8s_add_selector(&job, k8s_default_selector);
 		g_array_append_val(st->jobs, job);
 	}
 	return CR_OK;
@@ -354,6 +374,7 @@ static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	if (strcmp(ns, "*") == 0)
 		ns = NULL;
 	k8s_facts(b, &conn, ns);
+	k8s_legacy_begin(st);
 	if (st->start_jitter_ms > 0) {
 		/* the processes of a job that start together do not all list at once */
 		int64_t ms = g_random_int_range(0, (gint32)st->start_jitter_ms);
@@ -407,8 +428,12 @@ static const cr_plugin_desc k8s_desc = {
 	.resolver = &k8s_ops,
 	.accelerator = NULL,
 	.flags = 0,
-	/* With its watch op the host never polls it; a fallback interval. */
-	.watch_interval_s = 30,
+	/* With its watch op the host never polls it: the interval bounds one
+	 * watch call, after which the host calls it again and the plugin asks
+	 * again from its last resourceVersion. 5 minutes, as client-go's
+	 * reflector asks for watches of 5 to 10: a watcher costs 12 watch
+	 * requests an hour, not 120 (docs/k8s.md, "Watching"). */
+	.watch_interval_s = 300,
 	.watch_interval_min_s = 5,
 };
 

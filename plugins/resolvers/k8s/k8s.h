@@ -11,6 +11,10 @@
  *   k8s_proto.c       a page in Kubernetes' protobuf encoding
  *   k8s_view.c        a pod as the plugin reads it, whichever the encoding
  *   k8s_pods.c        pod records, ordering, addresses, building tasks
+ *   k8s_legacy.c      the Job labels before Kubernetes 1.27: a selector
+ *                     listed again under the legacy keys
+ *   k8s_uid.c         one task per pod uid
+ *   k8s_watch.c       the watch op
  */
 #ifndef K8S_H
 #define K8S_H
@@ -44,10 +48,24 @@ enum k8s_auth_mode {
 	K8S_AUTH_KUBECONFIG,
 };
 
+/**
+ * struct k8s_selector - one label selector of a job, as written and, where
+ * it names a Job label that clusters before Kubernetes 1.27 lack, in its
+ * legacy form (k8s_legacy.c). The two flags are what the instance learns
+ * of its cluster: set by the lists (k8s_list_selector), under a const
+ * struct k8s as the resolve and the watch op never run at once.
+ */
+struct k8s_selector {
+	const char *text; /* as written (config-owned) */
+	char *legacy;     /* (owned, nullable) the legacy form; NULL: the same */
+	bool use_legacy;  /* the legacy form found the pods: sent from now on */
+	bool none;        /* this resolve listed both forms and neither matched */
+};
+
 /** One job of the `jobs` option: its name and its selectors, in order. */
 struct k8s_job {
 	const char *name;
-	GPtrArray *selectors; /* const char * (config-owned) */
+	GPtrArray *selectors; /* struct k8s_selector * (owned) */
 };
 
 /** The plugin state: options as parsed by create(). */
@@ -94,9 +112,12 @@ struct k8s {
  * resolution reads of it (k8s_pod_digest), by "namespace/name".
  */
 struct k8s_watch_list {
-	char *selector;   /* NULL: none */
+	char *selector;   /* as sent; NULL: none */
 	char *version;    /* NULL: the server gave none */
 	GHashTable *pods; /* char * -> guint64 digest, in a pointer */
+	bool relist;      /* neither form of a Job label matched (k8s_legacy.c):
+			   * which one the pods will carry is unknown, so the
+			   * watch lists again instead of watching one */
 };
 
 /** What the last successful resolve listed (state->watched). */
@@ -260,6 +281,24 @@ cr_status k8s_pb_event(const char *endpoint, const uint8_t *buf, size_t len,
 		       struct k8s_view_store *store, char **type, struct k8s_pod_view *pod,
 		       json_object **status, cr_error *err);
 
+/* k8s_legacy.c */
+/* @selector with its equality requirements on batch.kubernetes.io/job-name
+ * and .../controller-uid under the legacy keys; NULL when it has none.
+ * (transfer full) */
+char *k8s_legacy_selector(const char *selector);
+/* The form of @sel this instance sends. */
+const char *k8s_selector_sent(const struct k8s_selector *sel);
+/* A resolve starts: each selector may try its legacy form again. */
+void k8s_legacy_begin(const struct k8s *st);
+/* k8s_list_pods() of @sel, listed again in its legacy form when it finds
+ * no pod (the form that finds pods is kept in @sel). */
+cr_status k8s_list_selector(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+			    const char *namespace, struct k8s_selector *sel, bool table,
+			    k8s_pod_fn fn, k8s_restart_fn restart, void *user_data, char **version,
+			    cr_error *err);
+/* explain's "legacy_selectors": as written -> as sent, when any. */
+void k8s_legacy_fact(const struct k8s *st, cr_result_builder *b);
+
 /* k8s_pods.c */
 struct k8s_self {
 	const char *pod_name; /* POD_NAME */
@@ -284,7 +323,8 @@ char *k8s_pod_key(const struct k8s_pod_view *pod, const char *ns);
 
 /* k8s_watch.c */
 struct k8s_watched *k8s_watched_new(const char *namespace);
-struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w, const char *selector);
+/* A list of the resolve; its selector is set once it is listed. */
+struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w);
 void k8s_watched_free(struct k8s_watched *w);
 cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
 		    cr_error *err);

@@ -341,7 +341,7 @@ static bool k8s_table_enough(const struct k8s *st, const char *ns, const struct 
  * not running included), for explain's "pods_listed". */
 static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				    const struct k8s_conn *conn, const char *ns,
-				    const char *selector, int64_t *listed,
+				    struct k8s_selector *selector, int64_t *listed,
 				    struct k8s_watch_list *watch, cr_error *err)
 {
 	struct k8s_collect c = { e->st,
@@ -356,10 +356,18 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				 watch };
 	cr_status rc;
 
-	rc = k8s_list_pods(e->st, ctx, conn, ns, selector, k8s_table_enough(e->st, ns, e->self),
-			   k8s_collect_pod, k8s_collect_restart, &c, watch ? &watch->version : NULL,
-			   err);
+	rc = k8s_list_selector(e->st, ctx, conn, ns, selector, k8s_table_enough(e->st, ns, e->self),
+			       k8s_collect_pod, k8s_collect_restart, &c,
+			       watch ? &watch->version : NULL, err);
 	*listed += c.pods->len;
+	if (watch != NULL) { /* the watch follows the form that was listed */
+		const char *sent = k8s_selector_sent(selector);
+
+		g_free(watch->selector);
+		watch->selector = g_strdup(sent && *sent ? sent : NULL);
+		watch->relist =
+			selector->legacy != NULL && !selector->use_legacy && c.pods->len == 0;
+	}
 	if (rc == CR_OK) {
 		k8s_uid_dedup(&c);
 		g_array_sort_with_data(c.pods, k8s_pod_cmp, &c);
@@ -399,13 +407,13 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 
 		rc = cr_host->result_add_job(b, job->name, err);
 		for (guint s = 0; rc == CR_OK && s < job->selectors->len; s++) {
-			const char *sel = g_ptr_array_index(job->selectors, s);
+			struct k8s_selector *sel = g_ptr_array_index(job->selectors, s);
 
 			rc = k8s_build_selector(&e, ctx, conn, namespace, sel, &listed,
-						watched ? k8s_watched_add(watched, sel) : NULL,
-						err);
+						watched ? k8s_watched_add(watched) : NULL, err);
 		}
 	}
+	k8s_legacy_fact(st, b);
 	/* kept when the listing failed: what came before the failure */
 	snprintf(count, sizeof(count), "%lld", (long long)listed);
 	if (cr_host->json_parse(count, strlen(count), "pods_listed", &fact, NULL) == CR_OK)
@@ -458,9 +466,10 @@ static cr_status k8s_pending_pass(const struct k8s *st, cr_plugin_ctx *ctx,
 		const struct k8s_job *job = &g_array_index(st->jobs, struct k8s_job, j);
 
 		for (guint s = 0; rc == CR_OK && s < job->selectors->len && w->count == 0; s++)
-			rc = k8s_list_pods(st, ctx, conn, ns, g_ptr_array_index(job->selectors, s),
-					   k8s_table_enough(st, ns, NULL), k8s_count_pending,
-					   k8s_pending_reset, w, NULL, err);
+			rc = k8s_list_selector(st, ctx, conn, ns,
+					       g_ptr_array_index(job->selectors, s),
+					       k8s_table_enough(st, ns, NULL), k8s_count_pending,
+					       k8s_pending_reset, w, NULL, err);
 	}
 	return rc;
 }

@@ -27,7 +27,9 @@
  * One stream watches one list. A configuration with several selectors
  * (jobs) cannot be watched with one request: its watch waits
  * K8S_POLL_MS and answers "changed", so the host lists again and compares
- * (polling).
+ * (polling). So does a selector on a Job label that matched no pod in
+ * either form (k8s_legacy.c): the pods to come may carry the prefixed
+ * label or only the legacy one, and one stream follows one.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -52,11 +54,10 @@ struct k8s_watched *k8s_watched_new(const char *namespace)
 	return w;
 }
 
-struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w, const char *selector)
+struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w)
 {
 	struct k8s_watch_list *l = g_new0(struct k8s_watch_list, 1);
 
-	l->selector = g_strdup(selector && *selector ? selector : NULL);
 	l->pods = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_ptr_array_add(w->lists, l);
 	return l;
@@ -462,16 +463,20 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 	cr_status rc;
 
 	*changed = false;
-	if (!st->watched || st->watched->lists->len != 1 ||
-	    !((struct k8s_watch_list *)g_ptr_array_index(st->watched->lists, 0))->version) {
+	w.list = st->watched && st->watched->lists->len == 1
+			 ? g_ptr_array_index(st->watched->lists, 0)
+			 : NULL;
+	if (!w.list || !w.list->version || w.list->relist) {
 		cr_host->log(ctx, CR_LOG_DEBUG, "%s; listing again every %d s",
 			     st->watched && st->watched->lists->len != 1
 				     ? "several selectors: one watch cannot follow them all"
+			     : w.list && w.list->relist
+				     ? "no pod has the Job label, prefixed or legacy: one watch "
+				       "cannot follow both"
 				     : "no resourceVersion to watch from",
 			     K8S_POLL_MS / 1000);
 		return k8s_watch_poll(ctx, deadline_ms, changed);
 	}
-	w.list = g_ptr_array_index(st->watched->lists, 0);
 	rc = k8s_conn_load(st, ctx, &conn, err);
 	if (rc == CR_OK)
 		rc = k8s_auth_prepare(st, ctx, &conn, err);

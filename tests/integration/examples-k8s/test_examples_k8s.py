@@ -39,6 +39,9 @@
    documented order (completion index), and nothing else. Pods with a token
    send nothing but pod lists of their namespace; pods without one
    (indexed-job-dns.yaml, jobset-dns.yaml: k8s-indexed) send no request.
+   The Indexed Jobs run again with their pods labelled as before Kubernetes
+   1.27 (job-name and controller-uid only, the index only as the
+   annotation): every pod must get the same variables.
 
 Nothing of the manifests is copied here: commands, env, ports, volumes,
 selectors' targets and counts are read from examples/k8s/*.yaml.
@@ -221,10 +224,11 @@ def suffix(*parts):
     return ''.join(alphabet[(h >> (5 * i)) % len(alphabet)] for i in range(5))
 
 
-def job_pods(job_name, ns, job_spec, extra_labels, first_ip):
+def job_pods(job_name, ns, job_spec, extra_labels, first_ip, legacy=False):
     """The pods the Job controller makes for an Indexed Job (completions
     of them, all Running): its labels and annotation, hostname
-    <job>-<index>, the template's subdomain."""
+    <job>-<index>, the template's subdomain. @legacy: as before Kubernetes
+    1.27, job-name and controller-uid only, the index only the annotation."""
     assert job_spec.get('completionMode') == 'Indexed', job_name
     tmpl = job_spec['template']
     uid = str(hashlib.sha256(('job/' + job_name).encode()).hexdigest())[:32]
@@ -232,7 +236,8 @@ def job_pods(job_name, ns, job_spec, extra_labels, first_ip):
     for i in range(job_spec['completions']):
         labels = dict(tmpl.get('metadata', {}).get('labels', {}))
         labels.update(extra_labels)
-        labels.update({'batch.kubernetes.io/controller-uid': uid,
+        labels.update({'controller-uid': uid, 'job-name': job_name} if legacy else
+                      {'batch.kubernetes.io/controller-uid': uid,
                        'batch.kubernetes.io/job-name': job_name,
                        'controller-uid': uid, 'job-name': job_name,
                        'batch.kubernetes.io/job-completion-index': str(i)})
@@ -510,8 +515,9 @@ def check_manifest_fields(docs, res):
     """What kubectl's dry run cannot check without the server's schemas."""
     check_schemas(docs, res)
     role = one(docs, 'Role')
-    res.check('Role grants exactly list on pods',
-              role['rules'] == [{'apiGroups': [''], 'resources': ['pods'], 'verbs': ['list']}],
+    res.check('Role grants exactly list and watch on pods',
+              role['rules'] == [{'apiGroups': [''], 'resources': ['pods'],
+                                 'verbs': ['list', 'watch']}],
               'rules %r' % role['rules'])
     sa, rb = one(docs, 'ServiceAccount'), one(docs, 'RoleBinding')
     res.check('RoleBinding binds the Role to the ServiceAccount',
@@ -617,6 +623,28 @@ def main():
         check_manifest_fields(docs, res)
         check_kubectl(fx, docs, res)
         for what, pods, jobs, address in runs:
+            check_pods(fx, what, pods, jobs, configmaps, address, res)
+    finally:
+        fx.stop(keep=res.failed)
+    # The Indexed Jobs again on a cluster before Kubernetes 1.27, whose Job
+    # controller labels the pods job-name and controller-uid only: the same
+    # manifests and configs must give every pod the same variables (the
+    # k8s resolver lists its batch.kubernetes.io/job-name selector again as
+    # job-name; docs/k8s.md, "Clusters before Kubernetes 1.27").
+    old = []
+    for name, ds in docs:
+        for d in ds:
+            if d['kind'] == 'Job':
+                pods = job_pods(d['metadata']['name'], d['metadata']['namespace'], d['spec'],
+                                {}, 1 + 4 * len(old), legacy=True)
+                old.append(('%s %s (%s) on a cluster before 1.27' % (
+                    d['kind'], d['metadata']['name'], name), pods, [('worker', pods)],
+                    ADDRESS[name]))
+    with open(pods_json, 'w') as f:
+        json.dump(fixture_pods([p for _, pods, _, _ in old for p in pods]), f)
+    fx = Fixture(pods=pods_json)
+    try:
+        for what, pods, jobs, address in old:
             check_pods(fx, what, pods, jobs, configmaps, address, res)
     finally:
         fx.stop(keep=res.failed)

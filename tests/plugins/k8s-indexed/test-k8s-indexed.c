@@ -143,7 +143,7 @@ static const thc_case cases[] = {
 	{ "job-no-name",
 	  EX_JOB, { "JOB_COMPLETION_INDEX=1", "HOSTNAME=trainer-0", "POD_NAMESPACE=default" }, NULL, { "resolve" },
 	  "",
-	  R "JOB_NAME is not set, and HOSTNAME (\"trainer-0\") is not <job>-1 (set JOB_NAME from the downward API, fieldPath: metadata.labels['batch.kubernetes.io/job-name'], or the job_name option)", CR_ERR_BACKEND },
+	  R "JOB_NAME is not set, and HOSTNAME (\"trainer-0\") is not <job>-1 (set JOB_NAME from the downward API, fieldPath: metadata.labels['job-name'], which every Kubernetes version sets, or the job_name option)", CR_ERR_BACKEND },
 	{ "job-name-not-a-label",
 	  EX_JOB, { "JOB_COMPLETION_INDEX=1", "JOB_NAME=Trainer", "POD_NAMESPACE=default" }, NULL, { "resolve" },
 	  "",
