@@ -69,7 +69,7 @@ struct cr_instance {
 	json_object *facts; /* (owned, nullable) what it told result_set_fact */
 };
 
-/* ---- the plan (config.c): what the files say; nothing is loaded --------- */
+/* ---- the plan (config.c, config-keys.c): what the files say; nothing is loaded */
 typedef struct plan_entry {
 	cr_plugin_kind kind; /* 0: unknown until the file is loaded (cr-testhost) */
 	char *plugin;        /* as written: a short name or an absolute path */
@@ -137,6 +137,17 @@ cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_erro
  * kind whose plugin is @plugin_path. Line 1 of @text is line 1 of @name. */
 cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
 			     const char *plugin_path, plan_entry **out, cr_error *err);
+/* config-keys.c: the top-level keys of @cfg (one file, a drop-in or a
+ * string) checked and added to @plan, naming FILE:LINE. */
+cr_status config_read_root(cr_plan *plan, const config_t *cfg, cr_error *err);
+/* One { plugin = ...; } group @g of a resolvers/accelerators list into a
+ * new *@out (transfer full, plan_entry_free). @kind 0: not known yet
+ * (cr-testhost names the file, the file says its kind); no policy then. */
+cr_status config_read_entry(const config_setting_t *g, cr_plugin_kind kind, plan_entry **out,
+			    cr_error *err);
+void plan_entry_free(gpointer p);
+/* The file @s was read from: its @include'd file, its config's display
+ * name, or "(built-in)". */
 const char *cfg_file_of(const config_setting_t *s);
 /* The line of @s, or 0 for NULL. */
 int cfg_line_of(const config_setting_t *s);

@@ -307,6 +307,9 @@ static bool k8s_stream_data(const char *data, size_t len, void *user)
 		if (i == len)
 			return true;
 		s->framing = data[i] == '{' ? K8S_FRAMING_JSON : K8S_FRAMING_PROTO;
+		/* the blanks before the first event go, however they were cut */
+		data += i;
+		len -= i;
 	}
 	g_string_append_len(s->buf, data, (gssize)len);
 	k8s_stream_events(s);

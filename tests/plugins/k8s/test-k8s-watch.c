@@ -157,6 +157,10 @@ static GString *proto_stream(int which)
 	case 1: /* from 150: w-0 gets another IP */
 		pb_pod(out, "MODIFIED", "w-0", "10.0.0.7", "Running", "151");
 		break;
+	case 3: /* blank bytes before the first frame, in its first piece */
+		g_string_append(out, "\r\n");
+		pb_pod(out, "MODIFIED", "w-0", "10.0.0.7", "Running", "101");
+		break;
 	default: { /* an ERROR event: 410 Expired */
 		GString *st = g_string_new(NULL);
 
@@ -230,6 +234,11 @@ static const watch_case cases[] = {
 	  600000, CR_OK, true, NULL },
 	{ "protobuf-expired", "list_format = \"protobuf\";", {
 	    { WATCH("100"), 200, "proto:2", "application/vnd.kubernetes.protobuf;stream=watch" } },
+	  600000, CR_OK, true, NULL },
+	/* found by fuzz-k8s-watch: the blanks before a first frame were read
+	 * as its length unless they came in a piece of their own */
+	{ "protobuf-after-blank-line", "list_format = \"protobuf\";", {
+	    { WATCH("100"), 200, "proto:3", "application/vnd.kubernetes.protobuf;stream=watch" } },
 	  600000, CR_OK, true, NULL },
 	{ "several-selectors-poll", "jobs = { worker = [ \"job-name=worker\", \"job-name=extra\" ]; };", {
 	    { NULL } },
