@@ -13,16 +13,21 @@
  * request with other material gets a fresh handle, so a connection made
  * with one set of credentials is never used with another.
  *
- * A streamed answer (a Kubernetes watch) gets an easy handle of its own in
- * a multi handle, so that the wait for its next bytes also watches the
- * caller's cancel descriptor (curl_multi_poll's extra descriptors); the
- * handle, and with it the connection, is closed when the stream ends.
+ * A streamed answer outside a watch (a page of a Kubernetes list, read as
+ * it arrives) goes over the instance's handle like any request. During a
+ * watch it gets an easy handle of its own in a multi handle, so that the
+ * wait for its next bytes also watches the caller's cancel descriptor
+ * (curl_multi_poll's extra descriptors); the handle, and with it the
+ * connection, is closed when the stream ends.
  *
  * A module of its own (http-module.h) so that only a process that makes an
  * HTTP request loads libcurl and OpenSSL.
  */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <curl/curl.h>
@@ -77,6 +82,39 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
 		g_ptr_array_add(r->headers, g_strstrip(value));
 		if (strcmp(name, "content-length") == 0)
 			r->announced = g_ascii_strtoull(value, NULL, 10);
+	}
+	return n;
+}
+
+/* A streamed answer (http_stream): each piece of a 2xx body goes to
+ * on_data; any other answer's body is kept, for its message. */
+struct stream {
+	CURL *curl;
+	cr_http_response *r;
+	cr_http_data_fn on_data;
+	void *user;
+	bool decided; /* whether the answer is 2xx is known */
+	bool streamed;
+	bool stopped; /* on_data said stop */
+};
+
+static size_t on_stream_body(char *data, size_t size, size_t nmemb, void *user)
+{
+	struct stream *s = user;
+	size_t n = size * nmemb;
+
+	if (!s->decided) {
+		long code = 0;
+
+		curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
+		s->decided = true;
+		s->streamed = code >= 200 && code < 300;
+	}
+	if (!s->streamed)
+		return on_body(data, size, nmemb, s->r); /* an error's message: kept */
+	if (n > 0 && !s->on_data(data, n, s->user)) {
+		s->stopped = true;
+		return 0; /* aborts the transfer */
 	}
 	return n;
 }
@@ -250,8 +288,11 @@ static void apply_request(CURL *c, const cr_http_request *req, struct curl_slist
 	apply_tls(c, req);
 }
 
-static cr_status perform(const http_module_host *host, cr_plugin_ctx *pctx, http_conn **connp,
-			 const cr_http_request *req, cr_http_response *r, cr_error *err)
+/* @req on the instance's handle (*@connp; @connp NULL: a one-off handle);
+ * with @s, the body goes to s->on_data as it arrives. */
+static cr_status run_easy(const http_module_host *host, cr_plugin_ctx *pctx, http_conn **connp,
+			  const cr_http_request *req, cr_http_response *r, struct stream *s,
+			  cr_error *err)
 {
 	struct curl_slist *hdrs = NULL;
 	http_conn *conn, *own = NULL;
@@ -277,8 +318,17 @@ static cr_status perform(const http_module_host *host, cr_plugin_ctx *pctx, http
 		hdrs = curl_slist_append(hdrs, *h);
 	conn->errbuf[0] = '\0';
 	apply_request(c, req, hdrs, r, conn->errbuf);
+	if (s != NULL) {
+		s->curl = c;
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_stream_body);
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
+		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : 0L);
+	}
 	rc = curl_easy_perform(c);
-	if (r->too_big) {
+	if (s != NULL && s->stopped) {
+		host->debug(pctx, "stream: stopped by its reader");
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	} else if (r->too_big) {
 		st = host->error_set(err, CR_ERR_IO, "%s %s: response larger than %zu bytes",
 				     req->method, req->url, r->max_body);
 	} else if (rc != CURLE_OK) {
@@ -296,39 +346,32 @@ static cr_status perform(const http_module_host *host, cr_plugin_ctx *pctx, http
 	return st;
 }
 
+static cr_status perform(const http_module_host *host, cr_plugin_ctx *pctx, http_conn **connp,
+			 const cr_http_request *req, cr_http_response *r, cr_error *err)
+{
+	return run_easy(host, pctx, connp, req, r, NULL, err);
+}
+
 /* ---- streamed answers ---------------------------------------------------- */
 
 #define STREAM_POLL_MS 100 /* the longest wait between looks at the cancel fd */
 
-struct stream {
-	CURL *curl;
-	cr_http_response *r;
-	cr_http_data_fn on_data;
-	void *user;
-	bool decided; /* whether the answer is 2xx is known */
-	bool streamed;
-	bool stopped; /* on_data said stop */
-};
-
-static size_t on_stream_body(char *data, size_t size, size_t nmemb, void *user)
+/* A watch may carry nothing for minutes: TCP keepalive finds a peer that
+ * went away without a word (a node lost, a NAT entry dropped) within
+ * about a minute (30 s idle, then 3 probes 10 s apart), not at the
+ * watch's own end. */
+static int on_stream_socket(void *user, curl_socket_t fd, curlsocktype purpose)
 {
-	struct stream *s = user;
-	size_t n = size * nmemb;
+	int on = 1, idle = 30, intvl = 10, cnt = 3;
 
-	if (!s->decided) {
-		long code = 0;
-
-		curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
-		s->decided = true;
-		s->streamed = code >= 200 && code < 300;
+	(void)user;
+	if (purpose == CURLSOCKTYPE_IPCXN) {
+		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+		setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+		setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+		setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	}
-	if (!s->streamed)
-		return on_body(data, size, nmemb, s->r); /* an error's message: kept */
-	if (n > 0 && !s->on_data(data, n, s->user)) {
-		s->stopped = true;
-		return 0; /* aborts the transfer */
-	}
-	return n;
+	return CURL_SOCKOPT_OK;
 }
 
 static bool fd_readable(int fd)
@@ -344,7 +387,7 @@ static int url_shown(const char *url)
 	return (int)strcspn(url, "?#");
 }
 
-static cr_status stream(const http_module_host *host, cr_plugin_ctx *pctx,
+static cr_status stream(const http_module_host *host, cr_plugin_ctx *pctx, http_conn **connp,
 			const cr_http_request *req, int cancel_fd, cr_http_data_fn on_data,
 			void *user_data, cr_http_response *r, cr_error *err)
 {
@@ -360,7 +403,8 @@ static cr_status stream(const http_module_host *host, cr_plugin_ctx *pctx,
 	int left;
 	cr_status st = CR_OK;
 
-	(void)pctx;
+	if (connp != NULL) /* nothing to poll beside it: the kept connections */
+		return run_easy(host, pctx, connp, req, r, &s, err);
 	once_init();
 	s.curl = curl_easy_init();
 	multi = curl_multi_init();
@@ -377,6 +421,7 @@ static cr_status stream(const http_module_host *host, cr_plugin_ctx *pctx,
 	curl_easy_setopt(s.curl, CURLOPT_WRITEFUNCTION, on_stream_body);
 	curl_easy_setopt(s.curl, CURLOPT_WRITEDATA, &s);
 	curl_easy_setopt(s.curl, CURLOPT_FORBID_REUSE, 1L);
+	curl_easy_setopt(s.curl, CURLOPT_SOCKOPTFUNCTION, on_stream_socket);
 	curl_multi_add_handle(multi, s.curl);
 	while (running > 0 && mc == CURLM_OK) {
 		if (fd_readable(cancel_fd)) {

@@ -36,10 +36,11 @@ typedef struct http_module {
 	 * one-off request. Returns: as host->http_request. */
 	cr_status (*perform)(const http_module_host *host, cr_plugin_ctx *pctx, http_conn **conn,
 			     const cr_http_request *req, cr_http_response *reply, cr_error *err);
-	/* Stream @req (io.h's http_stream): a connection of its own, closed
-	 * when the answer ends or is stopped; @cancel_fd (-1: none) is polled
-	 * beside it. Returns: as host->http_stream. */
-	cr_status (*stream)(const http_module_host *host, cr_plugin_ctx *pctx,
+	/* Stream @req (io.h's http_stream). With @conn, over the instance's
+	 * handle as perform; else on a connection of its own, closed when the
+	 * answer ends or is stopped, with @cancel_fd (-1: none) polled beside
+	 * it. Returns: as host->http_stream. */
+	cr_status (*stream)(const http_module_host *host, cr_plugin_ctx *pctx, http_conn **conn,
 			    const cr_http_request *req, int cancel_fd, cr_http_data_fn on_data,
 			    void *user_data, cr_http_response *reply, cr_error *err);
 	/* Close a handle's connections and free it. NULL is a no-op. */

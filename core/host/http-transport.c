@@ -115,10 +115,14 @@ cr_status http_transport_stream(cr_plugin_ctx *pctx, const cr_http_request *req,
 				cr_error *err)
 {
 	const http_module *m = module_get(err);
+	/* Outside a watch nothing must be polled beside it: the instance's
+	 * kept-alive connections serve it, as any request. */
+	http_conn **conn =
+		cancel_fd < 0 && pctx != NULL && pctx->inst != NULL ? &pctx->inst->http : NULL;
 
 	if (m == NULL)
 		return CR_ERR_PLUGIN;
-	return m->stream(&module_host, pctx, req, cancel_fd, on_data, user_data, reply, err);
+	return m->stream(&module_host, pctx, conn, req, cancel_fd, on_data, user_data, reply, err);
 }
 
 void http_conn_free(http_conn *conn)

@@ -235,8 +235,7 @@ cr_status http_stream_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
 		cancel_fd = ctx->round_fd;
 	r = response_new(req, NULL);
 	if (pctx != NULL && pctx->inst != NULL)
-		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s (streamed)", req->method,
-			req->url);
+		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
 	st = io->http_stream(io_data, pctx, req, cancel_fd, on_data, user_data, r, err);
 	if (st == CR_OK && r->body->len > r->max_body)
 		st = error_set(err, CR_ERR_IO, "%s %.*s: response larger than %zu bytes",
