@@ -109,13 +109,15 @@ struct k8s {
  * struct k8s_watch_list - one list of the last resolve (a job's selector),
  * as its watch (k8s_watch.c) starts from it: the list's resourceVersion
  * and, for every pod that counts for membership, a digest of what the
- * resolution reads of it (k8s_pod_digest), by "namespace/name".
+ * resolution reads of it (k8s_pod_digest), by a hash of "namespace/name"
+ * (k8s_pod_key_hash): 16 bytes a pod, where a table of names took ~75.
  */
 struct k8s_watch_list {
-	char *selector;   /* as sent; NULL: none */
-	char *version;    /* NULL: the server gave none */
-	GHashTable *pods; /* char * -> guint64 digest, in a pointer */
-	bool relist;      /* neither form of a Job label matched (k8s_legacy.c):
+	char *selector; /* as sent; NULL: none */
+	char *version;  /* NULL: the server gave none */
+	GArray *pods;   /* struct k8s_pod_seen, sorted by key once sealed */
+	bool sorted;
+	bool relist; /* neither form of a Job label matched (k8s_legacy.c):
 			   * which one the pods will carry is unknown, so the
 			   * watch lists again instead of watching one */
 };
@@ -264,7 +266,16 @@ cr_status k8s_pager_finish(struct k8s_pager *w, bool *need_full, cr_error *err);
 /* The whole page at once on the caller's thread (fuzzing, tests). */
 cr_status k8s_page_read(const char *endpoint, const char *namespace, const char *text, size_t len,
 			bool proto, k8s_pod_fn fn, void *ud, bool *need_full, char **next,
-			cr_error *err);
+			char **version, cr_error *err);
+
+/* k8s_pbstream.c: a protobuf PodList page read as it arrives (a
+ * cr_http_data_fn is k8s_pbs_feed, with the page as its user data). */
+struct k8s_pbs;
+struct k8s_pbs *k8s_pbs_new(const char *endpoint, k8s_pod_fn fn, void *ud);
+bool k8s_pbs_feed(const char *data, size_t n, void *page);
+cr_status k8s_pbs_finish(struct k8s_pbs *s, bool proto, const char *namespace, bool *need_full,
+			 char **next, char **version, cr_error *err);
+void k8s_pbs_free(struct k8s_pbs *s);
 
 /* k8s_proto.c */
 #define K8S_PROTOBUF "application/vnd.kubernetes.protobuf"
@@ -320,11 +331,23 @@ guint64 k8s_pod_digest(const struct k8s *st, const struct k8s_pod_view *pod, con
 		       GString *scratch);
 /* "namespace/name" of a pod (transfer full). */
 char *k8s_pod_key(const struct k8s_pod_view *pod, const char *ns);
+/* A 64-bit hash (FNV-1a) of "namespace/name". */
+guint64 k8s_pod_key_hash(const struct k8s_pod_view *pod, const char *ns);
 
 /* k8s_watch.c */
 struct k8s_watched *k8s_watched_new(const char *namespace);
 /* A list of the resolve; its selector is set once it is listed. */
 struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w);
+/* A pod the list gave (its key hash, its digest); a key put again replaces
+ * the earlier one. */
+struct k8s_pod_seen {
+	guint64 key, digest;
+};
+void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest);
+/* Once the list is read: sorted for k8s_watch_list_get. */
+void k8s_watch_list_seal(struct k8s_watch_list *l);
+bool k8s_watch_list_get(const struct k8s_watch_list *l, guint64 key, guint64 *digest);
+void k8s_watch_list_clear(struct k8s_watch_list *l);
 void k8s_watched_free(struct k8s_watched *w);
 cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
 		    cr_error *err);

@@ -27,6 +27,8 @@ struct k8s_req {
 	const struct k8s_conn *conn;
 	const char *endpoint; /* for messages: no continue token */
 	int64_t deadline_ms;  /* now_ms() by which the whole list must end */
+	k8s_pod_fn fn;        /* a streamed page's pods go here */
+	void *ud;
 };
 
 void k8s_query_add(GString *q, const char *key, const char *value)
@@ -170,9 +172,11 @@ static cr_status k8s_list_timeout(const struct k8s_req *r, cr_error *err)
 				  r->endpoint, (double)r->st->list_timeout_ms / 1000.0);
 }
 
-/* GET @url; *@resp holds the last answer (any status) on CR_OK. */
-static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_response **resp,
-			 int *attempts, cr_error *err)
+/* GET @url; *@resp holds the last answer (any status) on CR_OK. With
+ * @page, the body of a 2xx answer goes to it as it arrives (the answers of
+ * other statuses are kept whole, for their Status). */
+static cr_status k8s_get(const struct k8s_req *r, const char *url, struct k8s_pbs *page,
+			 cr_http_response **resp, int *attempts, cr_error *err)
 {
 	cr_http_request req = CR_HTTP_REQUEST_INIT;
 	const struct k8s_conn *c = r->conn;
@@ -200,7 +204,8 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, cr_http_respo
 		}
 		req.timeout_ms =
 			left < r->st->request_timeout_ms ? (long)left : r->st->request_timeout_ms;
-		rc = cr_host->http_request(r->ctx, &req, resp, err);
+		rc = page ? cr_host->http_stream(r->ctx, &req, k8s_pbs_feed, page, resp, err)
+			  : cr_host->http_request(r->ctx, &req, resp, err);
 		if (rc == CR_ERR_TIMEOUT && req.timeout_ms < r->st->request_timeout_ms)
 			rc = k8s_list_timeout(r, err); /* cut short by the list's deadline */
 		else if (rc == CR_ERR_TIMEOUT)
@@ -247,15 +252,35 @@ static void k8s_list_restart(GHashTable *seen, char **cont, char **version, int6
 	restart(user_data);
 }
 
+/* Whether pages are read as they arrive (k8s_pbstream.c): protobuf pods,
+ * from a host that streams, outside a watch (where a stream would have a
+ * connection of its own, page after page). */
+static bool k8s_streams(const struct k8s_req *r)
+{
+	return r->proto && !r->table && CR_HOST_HAS(cr_host, http_stream) &&
+	       !(CR_HOST_HAS(cr_host, watch_cancel_fd) && cr_host->watch_cancel_fd(r->ctx) >= 0);
+}
+
+/* GET a page of the list: streamed into a new *@page when k8s_streams(). */
+static cr_status k8s_get_page(const struct k8s_req *r, const char *url, struct k8s_pbs **page,
+			      cr_http_response **resp, int *attempts, cr_error *err)
+{
+	k8s_pbs_free(*page);
+	*page = k8s_streams(r) ? k8s_pbs_new(r->endpoint, r->fn, r->ud) : NULL;
+	return k8s_get(r, url, *page, resp, attempts, err);
+}
+
 /**
  * k8s_list_pods:
  * List the pods of @namespace (NULL = all) matching @selector, page by
- * page, calling @fn for each. The next page is requested as soon as the
- * walk of this one has passed its continue token (k8s_page.c). After a 410
- * on a continue token @restart is called and the list starts again (once).
- * With @table the Table form is asked for; when the server refuses it (406)
- * or a page cannot stand for the pods (k8s_page.c), @restart is called and
- * the list starts again with full pods.
+ * page, calling @fn for each. Protobuf pages are read as they arrive
+ * (k8s_pbstream.c); other pages are read whole, and the next page is
+ * requested as soon as the walk of this one has passed its continue token
+ * (k8s_page.c). After a 410 on a continue token @restart is called and
+ * the list starts again (once). With @table the Table form is asked for;
+ * when the server refuses it (406) or a page cannot stand for the pods
+ * (k8s_page.c), @restart is called and the list starts again with full
+ * pods.
  * Returns: CR_OK, or the first failure (network, HTTP status, JSON, @fn's).
  */
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
@@ -272,8 +297,11 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 		.conn = conn,
 		.endpoint = endpoint,
 		.deadline_ms = cr_host->now_ms(ctx) + st->list_timeout_ms,
+		.fn = fn,
+		.ud = user_data,
 	};
 	cr_http_response *resp = NULL, *next_resp = NULL;
+	struct k8s_pbs *page = NULL;
 	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	char *cont = NULL, *url;
 	bool restarted = false, need_full = false;
@@ -283,13 +311,14 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 	cr_status rc, walk;
 
 	url = k8s_list_url(st, base, selector, NULL, r.table);
-	rc = k8s_get(&r, url, &resp, &attempts, err);
+	rc = k8s_get_page(&r, url, &page, &resp, &attempts, err);
 	g_free(url);
 	while (rc == CR_OK) {
 		long code = cr_host->http_status(resp);
 		size_t len = 0;
 		const char *body;
-		struct k8s_pager *page;
+		char *next = NULL, *ver = NULL;
+		bool fetched = false; /* the next page is in resp already */
 
 		if (code == 406 && r.table) {
 			cr_host->log(ctx, CR_LOG_INFO,
@@ -298,82 +327,98 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 				     endpoint);
 			r.table = false;
 			k8s_list_restart(seen, &cont, version, &pages, restart, user_data);
+			goto again;
 		} else if (code == 406 && r.proto) {
 			cr_host->log(ctx, CR_LOG_INFO,
 				     "%s: the server refuses protobuf (HTTP 406); listing JSON",
 				     endpoint);
 			r.proto = false;
 			k8s_list_restart(seen, &cont, version, &pages, restart, user_data);
+			goto again;
 		} else if (code == 410 && cont && !restarted) {
 			cr_host->log(ctx, CR_LOG_INFO, "%s: continue token expired, listing again",
 				     endpoint);
 			restarted = true;
 			k8s_list_restart(seen, &cont, version, &pages, restart, user_data);
+			goto again;
 		} else if (code != 200) {
 			rc = k8s_http_error(&r, resp, attempts, err);
 			break;
+		}
+		if (page) { /* read as it came */
+			walk = k8s_pbs_finish(page, k8s_is_protobuf(resp), namespace, &need_full,
+					      &next, &ver, err);
 		} else {
+			struct k8s_pager *pager;
+
 			body = cr_host->http_body(resp, &len);
-			page = k8s_pager_start(endpoint, namespace, body, len,
-					       k8s_is_protobuf(resp), fn, user_data);
-			g_free(cont);
-			cont = k8s_pager_next(page);
-			if (version && !*version) /* every page of a list has the first's */
-				*version = k8s_pager_version(page);
-			pages++;
+			pager = k8s_pager_start(endpoint, namespace, body, len,
+						k8s_is_protobuf(resp), fn, user_data);
+			next = k8s_pager_next(pager);
+			ver = k8s_pager_version(pager);
 			/* A server that hands back a token it gave before, or pages
-			 * without end, would be followed for ever. */
-			if (cont && !g_hash_table_add(seen, g_strdup(cont)))
-				endless = "repeats an earlier continue token";
-			else if (cont && pages >= st->max_pages)
-				endless = "is still not the last, at max_pages";
-			if (endless)
-				g_clear_pointer(&cont, g_free);
-			if (cont) { /* fetched while the pods of this page are read */
-				url = k8s_list_url(st, base, selector, cont, r.table);
-				rc = k8s_get(&r, url, &next_resp, &attempts, err);
+			 * without end, would be followed for ever: not fetched. */
+			if (next && !g_hash_table_contains(seen, next) &&
+			    pages + 1 < st->max_pages) {
+				/* fetched while the pods of this page are read */
+				url = k8s_list_url(st, base, selector, next, r.table);
+				rc = k8s_get(&r, url, NULL, &next_resp, &attempts, err);
 				g_free(url);
+				fetched = true;
 			}
 			/* this page's failure comes before the next request's */
-			walk = k8s_pager_finish(page, &need_full, err);
-			cr_host->http_response_free(resp);
-			resp = next_resp;
-			next_resp = NULL;
-			if (need_full && r.table) {
-				cr_host->log(ctx, CR_LOG_INFO,
-					     "%s: a Table row does not say enough (a pod not "
-					     "shown Running); listing full pods",
-					     endpoint);
-				r.table = false;
-				endless = NULL;
-				rc = CR_OK;
-				k8s_list_restart(seen, &cont, version, &pages, restart, user_data);
-			} else {
-				if (need_full) /* rows where full pods were asked for */
-					rc = cr_host->error_set(
-						err, CR_ERR_PARSE,
+			walk = k8s_pager_finish(pager, &need_full, err);
+		}
+		g_free(cont);
+		cont = next;
+		if (version && !*version) /* every page of a list has the first's */
+			*version = g_steal_pointer(&ver);
+		g_free(ver);
+		pages++;
+		if (cont && !g_hash_table_add(seen, g_strdup(cont)))
+			endless = "repeats an earlier continue token";
+		else if (cont && pages >= st->max_pages)
+			endless = "is still not the last, at max_pages";
+		if (endless)
+			g_clear_pointer(&cont, g_free);
+		cr_host->http_response_free(resp);
+		resp = next_resp;
+		next_resp = NULL;
+		if (need_full && r.table) {
+			cr_host->log(ctx, CR_LOG_INFO,
+				     "%s: a Table row does not say enough (a pod not "
+				     "shown Running); listing full pods",
+				     endpoint);
+			r.table = false;
+			endless = NULL;
+			rc = CR_OK;
+			k8s_list_restart(seen, &cont, version, &pages, restart, user_data);
+			goto again;
+		}
+		if (need_full) /* rows where full pods were asked for */
+			rc = cr_host->error_set(err, CR_ERR_PARSE,
 						"%s: answer is a Table that does not say enough, "
 						"where a PodList was asked for",
 						endpoint);
-				else if (walk != CR_OK)
-					rc = walk;
-				else if (endless)
-					rc = cr_host->error_set(
-						err, CR_ERR_BACKEND,
+		else if (walk != CR_OK)
+			rc = walk;
+		else if (endless)
+			rc = cr_host->error_set(err, CR_ERR_BACKEND,
 						"%s: page %lld %s; the list would never end",
 						endpoint, (long long)pages, endless);
-				if (!cont)
-					break;
-				continue;
-			}
-		}
+		if (!cont || rc != CR_OK)
+			break;
+		if (fetched)
+			continue;
+	again:
 		cr_host->http_response_free(resp);
 		resp = NULL;
 		url = k8s_list_url(st, base, selector, cont, r.table);
-		rc = k8s_get(&r, url, &resp, &attempts, err);
+		rc = k8s_get_page(&r, url, &page, &resp, &attempts, err);
 		g_free(url);
 	}
 	cr_host->http_response_free(resp);
+	k8s_pbs_free(page);
 	g_hash_table_unref(seen);
 	g_free(cont);
 	g_free(endpoint);

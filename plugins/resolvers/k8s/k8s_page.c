@@ -426,16 +426,20 @@ cr_status k8s_pager_finish(struct k8s_pager *w, bool *need_full, cr_error *err)
 /**
  * k8s_page_read:
  * Walk a whole page on the caller's thread: @fn for each pod, *@next the
- * continue token (NULL on the last page), *@need_full as k8s_pager_finish.
+ * continue token (NULL on the last page), *@version the list's
+ * resourceVersion (@version NULL: not wanted), *@need_full as
+ * k8s_pager_finish.
  * Returns: as k8s_pager_finish.
  */
 cr_status k8s_page_read(const char *endpoint, const char *namespace, const char *text, size_t len,
 			bool proto, k8s_pod_fn fn, void *ud, bool *need_full, char **next,
-			cr_error *err)
+			char **version, cr_error *err)
 {
 	struct k8s_pager *w = k8s_pager_new(endpoint, namespace, text, len, proto, fn, ud);
 
 	k8s_pager_run(w);
 	*next = k8s_pager_next(w);
+	if (version)
+		*version = k8s_pager_version(w);
 	return k8s_pager_finish(w, need_full, err);
 }

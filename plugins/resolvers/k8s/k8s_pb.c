@@ -204,7 +204,7 @@ static bool pb_typemeta_field(struct pb_page *pg, struct pb_field *f, void *user
 	return true;
 }
 
-static bool pb_unknown_field(struct pb_page *pg, struct pb_field *f, void *user)
+bool pb_unknown_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
 	struct pb_unknown *u = user;
 

@@ -66,6 +66,11 @@ bool pb_text(struct pb_page *pg, const struct pb_field *f);
 bool pb_is_msg(struct pb_page *pg, const struct pb_field *f);
 bool pb_bytes_are(const struct pb_field *f, const char *s);
 bool pb_envelope(struct pb_page *pg, const uint8_t *buf, size_t len, struct pb_unknown *u);
+/* One field of the Unknown (@user: its pb_unknown), as pb_envelope reads it. */
+bool pb_unknown_field(struct pb_page *pg, struct pb_field *f, void *user);
+/* One field of a PodList, as k8s_pb_page reads it (k8s_proto.c): its
+ * ListMeta to pg->on_next, a pod to pg->fn. */
+bool pb_list_field(struct pb_page *pg, struct pb_field *f, void *user);
 bool pb_kind_is(const struct pb_unknown *u, const char *kind);
 
 #endif /* K8S_PB_H */

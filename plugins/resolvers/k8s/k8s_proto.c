@@ -315,7 +315,7 @@ static bool pb_continue_field(struct pb_page *pg, struct pb_field *f, void *user
 	return pb_text(pg, f);
 }
 
-static bool pb_list_field(struct pb_page *pg, struct pb_field *f, void *user)
+bool pb_list_field(struct pb_page *pg, struct pb_field *f, void *user)
 {
 	struct pb_field meta[2] = { { 0 }, { 0 } };
 	cr_status rc;

@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = '\0';
 	rc = k8s_page_read("GET fz", c.ns, text, proto ? size - 1 : strnlen(text, size - 1), proto,
-			   fz_pod, &c, &need_full, &next, &err);
+			   fz_pod, &c, &need_full, &next, NULL, &err);
 	if (need_full) {
 		if (rc != CR_ERR_BACKEND || err.message[0] != '\0')
 			abort();

@@ -560,7 +560,9 @@ CASES = [
          requests=[(200, '500', False), (400, '500', True)]),
     # the next page is requested once the token is read, before the pods are;
     # a failure in this page is reported before one of the next request
-    dict(name='page-prefetch-error-order', conf=conf(WJOB), rc=1,
+    # JSON pages are read whole, the next fetched while this one is read
+    # (protobuf ones are read as they arrive, one after the other)
+    dict(name='page-prefetch-error-order', conf=conf('list_format = "json"; ' + WJOB), rc=1,
          faults=[{'body': '{"metadata": {"continue": "not-a-token"}, "items": [{}]}'}],
          err=ERR + 'a listed pod has no metadata.name',
          requests=[(200, '500', False), (400, '500', True)]),
