@@ -219,6 +219,21 @@ char *k8s_pod_key(const struct k8s_pod_view *pod, const char *ns)
 	return g_strconcat(ns ? ns : "", "/", pod->name ? pod->name : "", NULL);
 }
 
+static guint64 k8s_fnv(guint64 h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (guchar)*s) * 1099511628211ULL;
+	return h;
+}
+
+guint64 k8s_pod_key_hash(const struct k8s_pod_view *pod, const char *ns)
+{
+	guint64 h = k8s_fnv(14695981039346656037ULL, ns);
+
+	h = (h ^ (guchar)'/') * 1099511628211ULL;
+	return k8s_fnv(h, pod->name);
+}
+
 static bool k8s_pod_is_self(const struct k8s_self *self, const struct k8s_pod_view *pod,
 			    const char *ns)
 {
@@ -265,8 +280,8 @@ static cr_status k8s_collect_pod(const struct k8s_pod_view *pod, void *ud, cr_er
 		p.self = k8s_pod_is_self(c->self, pod, ns);
 	g_array_append_val(c->pods, p);
 	if (c->watch && k8s_pod_counts(c->st, pod))
-		g_hash_table_replace(c->watch->pods, k8s_pod_key(pod, ns),
-				     (gpointer)(uintptr_t)k8s_pod_digest(c->st, pod, ns, c->text));
+		k8s_watch_list_put(c->watch, k8s_pod_key_hash(pod, ns),
+				   k8s_pod_digest(c->st, pod, ns, c->text));
 	return CR_OK;
 }
 
@@ -280,7 +295,7 @@ static void k8s_collect_restart(void *ud)
 	g_array_set_size(c->uids, 0);
 	g_string_chunk_clear(c->chunk);
 	if (c->watch)
-		g_hash_table_remove_all(c->watch->pods);
+		k8s_watch_list_clear(c->watch);
 }
 
 /* ---- building ----------------------------------------------------------- */
@@ -363,6 +378,7 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 	if (watch != NULL) { /* the watch follows the form that was listed */
 		const char *sent = k8s_selector_sent(selector);
 
+		k8s_watch_list_seal(watch);
 		g_free(watch->selector);
 		watch->selector = g_strdup(sent && *sent ? sent : NULL);
 		watch->relist =

@@ -58,9 +58,76 @@ struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w)
 {
 	struct k8s_watch_list *l = g_new0(struct k8s_watch_list, 1);
 
-	l->pods = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	l->pods = g_array_new(FALSE, FALSE, sizeof(struct k8s_pod_seen));
 	g_ptr_array_add(w->lists, l);
 	return l;
+}
+
+void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest)
+{
+	struct k8s_pod_seen p = { key, digest };
+
+	g_array_append_val(l->pods, p);
+	l->sorted = false;
+}
+
+void k8s_watch_list_clear(struct k8s_watch_list *l)
+{
+	g_array_set_size(l->pods, 0);
+	l->sorted = false;
+}
+
+static gint k8s_seen_cmp(gconstpointer a, gconstpointer b)
+{
+	guint64 x = ((const struct k8s_pod_seen *)a)->key,
+		y = ((const struct k8s_pod_seen *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorted by key (a stable sort), each key's last entry kept. */
+void k8s_watch_list_seal(struct k8s_watch_list *l)
+{
+	struct k8s_pod_seen *p = (struct k8s_pod_seen *)(void *)l->pods->data;
+	guint n = 0;
+
+	g_array_sort(l->pods, k8s_seen_cmp);
+	for (guint i = 0; i < l->pods->len; i++) {
+		if (n > 0 && p[n - 1].key == p[i].key)
+			n--; /* put again: the later one stands */
+		p[n++] = p[i];
+	}
+	g_array_set_size(l->pods, n);
+	l->sorted = true;
+}
+
+bool k8s_watch_list_get(const struct k8s_watch_list *l, guint64 key, guint64 *digest)
+{
+	const struct k8s_pod_seen *p;
+	guint lo = 0, hi;
+
+	p = (const struct k8s_pod_seen *)(const void *)l->pods->data;
+	hi = l->pods->len;
+	if (!l->sorted) { /* not sealed (a list that failed): the last put */
+		for (guint i = hi; i-- > 0;)
+			if (p[i].key == key) {
+				*digest = p[i].digest;
+				return true;
+			}
+		return false;
+	}
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (p[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= l->pods->len || p[lo].key != key)
+		return false;
+	*digest = p[lo].digest;
+	return true;
 }
 
 void k8s_watched_free(struct k8s_watched *w)
@@ -72,7 +139,7 @@ void k8s_watched_free(struct k8s_watched *w)
 
 		g_free(l->selector);
 		g_free(l->version);
-		g_hash_table_unref(l->pods);
+		g_array_unref(l->pods);
 		g_free(l);
 	}
 	g_ptr_array_unref(w->lists);
@@ -138,7 +205,7 @@ static void k8s_event_error(struct k8s_stream *s, int64_t code, const char *reas
 static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k8s_pod_view *pod)
 {
 	const char *ns = pod->ns ? pod->ns : "";
-	gpointer old = NULL;
+	guint64 old = 0;
 	bool known, counts;
 	char *key;
 
@@ -157,17 +224,18 @@ static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k
 					   s->endpoint, (long long)s->events, type);
 		return;
 	}
-	key = k8s_pod_key(pod, ns);
-	known = g_hash_table_lookup_extended(s->list->pods, key, NULL, &old);
+	known = k8s_watch_list_get(s->list, k8s_pod_key_hash(pod, ns), &old);
 	counts = !k8s_is(type, "DELETED") && k8s_pod_counts(s->st, pod);
 	if (known != counts)
 		s->changed = true;
 	else if (counts)
-		s->changed = (guint64)(uintptr_t)old != k8s_pod_digest(s->st, pod, ns, s->scratch);
-	if (s->changed)
+		s->changed = old != k8s_pod_digest(s->st, pod, ns, s->scratch);
+	if (s->changed) {
+		key = k8s_pod_key(pod, ns);
 		cr_host->log(s->ctx, CR_LOG_DEBUG, "%s: %s pod %s: membership changed", s->endpoint,
 			     type, key);
-	g_free(key);
+		g_free(key);
+	}
 }
 
 /* One JSON event, @n bytes (a line). */

@@ -62,10 +62,19 @@ CR_HIDDEN const cr_host_api *cr_host = &fz_host;
 
 char *k8s_pod_key(const struct k8s_pod_view *pod, const char *ns)
 {
+	return g_strdup_printf("%s/%s", ns, pod->name);
+}
+
+guint64 k8s_pod_key_hash(const struct k8s_pod_view *pod, const char *ns)
+{
+	char *key = k8s_pod_key(pod, ns);
+	guint64 h = g_str_hash(key);
+
 	g_string_append_printf(fz_trace, "pod %s/%s version %s phase %s ip %s\n", ns, pod->name,
 			       pod->version ? pod->version : "-", pod->phase ? pod->phase : "-",
 			       pod->pod_ip ? pod->pod_ip : "-");
-	return g_strdup_printf("%s/%s", ns, pod->name);
+	g_free(key);
+	return h;
 }
 
 /* Quiet mode (no pod listed) never counts a pod: no event is a change. */
@@ -160,19 +169,19 @@ static void fz_read(const uint8_t *stream, size_t len, const size_t *sizes, size
 	struct k8s_stream s = { 0 };
 	size_t pos = 0;
 
-	list.pods = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	list.pods = g_array_new(FALSE, FALSE, sizeof(struct k8s_pod_seen));
+	list.sorted = true; /* empty */
 	if (!fz_quiet) {
 		/* the last list: two Running pods */
 		GString *scratch = g_string_new(NULL);
 		struct k8s_pod_view w0 = { .name = "w-0", .pod_ip = "10.0.0.1" };
 		struct k8s_pod_view w1 = { .name = "w-1", .pod_ip = "10.0.0.2" };
 
-		g_hash_table_insert(
-			list.pods, g_strdup("train/w-0"),
-			(gpointer)(uintptr_t)k8s_pod_digest(&st, &w0, "train", scratch));
-		g_hash_table_insert(
-			list.pods, g_strdup("train/w-1"),
-			(gpointer)(uintptr_t)k8s_pod_digest(&st, &w1, "train", scratch));
+		k8s_watch_list_put(&list, g_str_hash("train/w-0"),
+				   k8s_pod_digest(&st, &w0, "train", scratch));
+		k8s_watch_list_put(&list, g_str_hash("train/w-1"),
+				   k8s_pod_digest(&st, &w1, "train", scratch));
+		k8s_watch_list_seal(&list);
 		g_string_free(scratch, TRUE);
 	}
 	fz_trace = r->trace = g_string_new(NULL);
@@ -204,7 +213,7 @@ static void fz_read(const uint8_t *stream, size_t len, const size_t *sizes, size
 	g_string_free(s.scratch, TRUE);
 	json_tokener_free(s.tok);
 	k8s_view_store_clear(&s.store);
-	g_hash_table_unref(list.pods);
+	g_array_unref(list.pods);
 	fz_trace = NULL;
 }
 
