@@ -23,11 +23,14 @@ static const cli_command resolve_cmd = {
 	.values = cli_format_value_words,
 };
 
-/* Print each format of the list, in order; nothing when one fails. */
+/* Print each format of the list, in order; nothing when one fails. The
+ * texts are kept as the formats made them (at 100,000 tasks one is
+ * megabytes: no copy). */
 static int resolve_print(const cr_result *res, const char *const *formats)
 {
 	cr_error err = CR_ERROR_INIT;
-	GString *all = g_string_new(NULL);
+	GPtrArray *texts = g_ptr_array_new_with_free_func(cr_free);
+	GArray *lens = g_array_new(FALSE, FALSE, sizeof(size_t));
 	int rc = CLI_OK;
 
 	for (size_t f = 0; rc == CLI_OK && formats[f] != NULL; f++) {
@@ -45,14 +48,18 @@ static int resolve_print(const cr_result *res, const char *const *formats)
 			cli_error("%s", err.message);
 			rc = cli_exit_status(st, CLI_PHASE_OUTPUT);
 		} else {
-			g_string_append_len(all, text, (gssize)len);
+			g_ptr_array_add(texts, g_steal_pointer(&text));
+			g_array_append_val(lens, len);
 		}
 		cr_free(text);
 		g_strfreev(opts);
 	}
-	if (rc == CLI_OK && fwrite(all->str, 1, all->len, stdout) != all->len)
-		rc = CLI_FAIL;
-	g_string_free(all, TRUE);
+	for (guint i = 0; rc == CLI_OK && i < texts->len; i++)
+		if (fwrite(texts->pdata[i], 1, g_array_index(lens, size_t, i), stdout) !=
+		    g_array_index(lens, size_t, i))
+			rc = CLI_FAIL;
+	g_ptr_array_unref(texts);
+	g_array_unref(lens);
 	return rc;
 }
 
