@@ -58,6 +58,7 @@ struct k8s_collect {
 	GArray *uids;                 /* every uid and its pod (k8s_uid.c) */
 	cr_plugin_ctx *ctx;           /* for warnings */
 	struct k8s_watch_list *watch; /* (nullable) where the pods' digests go */
+	int64_t last_ns, last_phase;  /* the ids of the pod before (-1: none) */
 };
 
 static const char *k8s_pod_addr(const struct k8s_pod *p)
@@ -70,17 +71,25 @@ static const char *k8s_value(const struct k8s_collect *c, uint32_t id)
 	return g_ptr_array_index(c->values, id);
 }
 
-static uint32_t k8s_value_id(struct k8s_collect *c, const char *v)
+/* @last: the id this kind of value had on the pod before (-1: none), for
+ * pods after pods of the same namespace and phase: no lookup then. */
+static uint32_t k8s_value_id(struct k8s_collect *c, const char *v, int64_t *last)
 {
-	gpointer id = g_hash_table_lookup(c->value_ids, v);
+	gpointer id;
 	char *copy;
 
-	if (id)
-		return GPOINTER_TO_UINT(id) - 1;
+	if (*last >= 0 && strcmp(k8s_value(c, (uint32_t)*last), v) == 0)
+		return (uint32_t)*last;
+	id = g_hash_table_lookup(c->value_ids, v);
+	if (id) {
+		*last = GPOINTER_TO_UINT(id) - 1;
+		return (uint32_t)*last;
+	}
 	copy = g_string_chunk_insert(c->chunk, v);
 	g_ptr_array_add(c->values, copy);
 	g_hash_table_insert(c->value_ids, copy, GUINT_TO_POINTER(c->values->len));
-	return c->values->len - 1;
+	*last = c->values->len - 1;
+	return (uint32_t)*last;
 }
 
 /* ---- ordering ----------------------------------------------------------- */
@@ -159,6 +168,23 @@ static int64_t k8s_pod_index(const struct k8s_pod_view *pod)
 	return k8s_sts_ordinal(pod);
 }
 
+/* Append @v in decimal: called for every pod, where a printf costs an
+ * allocation (g_string_append_printf) and its parsing. */
+static void k8s_append_int(GString *out, int64_t v)
+{
+	char digits[24];
+	size_t n = sizeof(digits);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	do {
+		digits[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		digits[--n] = '-';
+	g_string_append_len(out, digits + n, (gssize)(sizeof(digits) - n));
+}
+
 /* Append the pod's "host:port" to @out (nothing when it lacks the field);
  * no fixed buffer, so a long name is kept whole for the spec to judge. */
 static void k8s_pod_address(const struct k8s *st, const struct k8s_pod_view *pod, const char *ns,
@@ -187,9 +213,17 @@ static void k8s_pod_address(const struct k8s *st, const struct k8s_pod_view *pod
 		}
 		break;
 	}
-	if (host && *host)
-		g_string_append_printf(out, strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
-				       (long long)st->port);
+	if (!host || !*host)
+		return;
+	if (strchr(host, ':')) {
+		g_string_append_c(out, '[');
+		g_string_append(out, host);
+		g_string_append_c(out, ']');
+	} else {
+		g_string_append(out, host);
+	}
+	g_string_append_c(out, ':');
+	k8s_append_int(out, st->port);
 }
 
 bool k8s_pod_counts(const struct k8s *st, const struct k8s_pod_view *pod)
@@ -205,10 +239,16 @@ guint64 k8s_pod_digest(const struct k8s *st, const struct k8s_pod_view *pod, con
 	g_string_assign(scratch, pod->phase ? pod->phase : "");
 	g_string_append_c(scratch, '\n');
 	k8s_pod_address(st, pod, ns, scratch);
-	if (st->order_by_index)
-		g_string_append_printf(scratch, "\n%lld", (long long)k8s_pod_index(pod));
-	if (st->accelerators)
-		g_string_append_printf(scratch, "\n%d:%d", (int)pod->accel, (int)pod->accel_kind);
+	if (st->order_by_index) {
+		g_string_append_c(scratch, '\n');
+		k8s_append_int(scratch, k8s_pod_index(pod));
+	}
+	if (st->accelerators) {
+		g_string_append_c(scratch, '\n');
+		k8s_append_int(scratch, pod->accel);
+		g_string_append_c(scratch, ':');
+		k8s_append_int(scratch, pod->accel_kind);
+	}
 	for (gsize i = 0; i < scratch->len; i++)
 		h = (h ^ (guchar)scratch->str[i]) * 1099511628211ULL;
 	return h;
@@ -268,8 +308,8 @@ static cr_status k8s_collect_pod(const struct k8s_pod_view *pod, void *ud, cr_er
 	g_string_append_c(c->text, '\0');
 	k8s_pod_address(c->st, pod, ns, c->text);
 	p.name = g_string_chunk_insert_len(c->chunk, c->text->str, (gssize)c->text->len);
-	p.ns = k8s_value_id(c, ns);
-	p.phase = k8s_value_id(c, pod->phase ? pod->phase : "");
+	p.ns = k8s_value_id(c, ns, &c->last_ns);
+	p.phase = k8s_value_id(c, pod->phase ? pod->phase : "", &c->last_phase);
 	p.running = pod->phase && strcmp(pod->phase, "Running") == 0;
 	p.index = c->st->order_by_index ? k8s_pod_index(pod) : -1;
 	if (c->st->accelerators) {
@@ -292,6 +332,7 @@ static void k8s_collect_restart(void *ud)
 	g_array_set_size(c->pods, 0);
 	g_ptr_array_set_size(c->values, 0);
 	g_hash_table_remove_all(c->value_ids);
+	c->last_ns = c->last_phase = -1;
 	g_array_set_size(c->uids, 0);
 	g_string_chunk_clear(c->chunk);
 	if (c->watch)
@@ -368,7 +409,9 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				 g_string_sized_new(256),
 				 k8s_uids_new(),
 				 ctx,
-				 watch };
+				 watch,
+				 -1,
+				 -1 };
 	cr_status rc;
 
 	rc = k8s_list_selector(e->st, ctx, conn, ns, selector, k8s_table_enough(e->st, ns, e->self),
