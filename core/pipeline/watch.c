@@ -9,7 +9,10 @@
  * context and returns the result only when its digest (member.c) differs
  * from the last one returned. A round ends by cancelling every watch op
  * still running (the context's round descriptor, which the host table's
- * watch slots hand out) and joining its thread.
+ * watch slots hand out) and joining its thread. One call of a watch op
+ * lasts a time drawn anew each call in [0.9, 1.0) x its watch_interval
+ * (watch_call_ms), so the processes of a job that started together do not
+ * end and renew their watch requests at one instant.
  */
 #include <errno.h>
 #include <poll.h>
@@ -36,6 +39,17 @@ static int64_t now_ms(cr_context *ctx)
 static int64_t jittered(int64_t interval_ms)
 {
 	return (int64_t)((double)interval_ms * g_random_double_range(0.9, 1.1));
+}
+
+/* How long one call of a watch op may last: uniformly in [0.9, 1.0) x
+ * @interval_ms, drawn for each call. The interval stays the longest a call
+ * lasts (a resync, and the bound on noticing a connection that died without
+ * a word); the spread keeps 1,000 processes started at once from renewing
+ * their watches at one instant, and each call's draw moves them further
+ * apart. */
+static int64_t watch_call_ms(int64_t interval_ms)
+{
+	return (int64_t)((double)interval_ms * g_random_double_range(0.9, 1.0));
 }
 
 static void drain(int fd)
@@ -162,14 +176,13 @@ static watcher *watcher_start(cr_context *ctx, cr_instance *inst, int64_t deadli
 {
 	watcher *w = g_new0(watcher, 1);
 	int64_t now = now_ms(ctx);
+	/* One call lasts 90 to 100% of the instance's interval (a resync,
+	 * jittered), and never past the caller's deadline. */
+	int64_t call = inst->watch_interval_ms > 0 ? watch_call_ms(inst->watch_interval_ms) : 0;
 
 	w->inst = inst;
 	w->report_fd = report_fd;
-	/* One call lasts at most the instance's interval (a resync), and never
-	 * past the caller's deadline. */
-	w->deadline_ms = inst->watch_interval_ms > 0 && now + inst->watch_interval_ms < deadline
-				 ? now + inst->watch_interval_ms
-				 : deadline;
+	w->deadline_ms = call > 0 && now + call < deadline ? now + call : deadline;
 	inst->watching = true;
 	w->thread = g_thread_new("cr-watch", watcher_run, w);
 	return w;

@@ -20,9 +20,10 @@
  *     backoff when nothing came;
  *   - 410 Gone / an ERROR event with reason Expired or Gone: the version is
  *     too old; answered as a change, so the host lists again;
- *   - any other ERROR event fails the watch naming its Status; garbage in
- *     an event fails it naming the offset (the host lists again after its
- *     backoff).
+ *   - any other ERROR event fails the watch naming its Status (the Bearer
+ *     token sent cut out of its reason and message, as from a list's
+ *     Status: a server may echo it); garbage in an event fails it naming
+ *     the offset (the host lists again after its backoff).
  *
  * One stream watches one list. A configuration with several selectors
  * (jobs) cannot be watched with one request: its watch waits
@@ -36,6 +37,7 @@
 #include <string.h>
 
 #include "k8s.h"
+#include "httpanswer.h"
 
 #define K8S_EVENT_MAX ((size_t)16 << 20) /* one event's bytes, at most */
 #define K8S_BACKOFF_MIN_MS 200
@@ -160,6 +162,7 @@ struct k8s_stream {
 	cr_plugin_ctx *ctx;
 	const struct k8s_watch_list *list;
 	const char *endpoint;
+	const char *token; /* the connection's Bearer token (nullable): cut out of a Status */
 	enum k8s_framing framing;
 	GString *buf; /* bytes of the event being received */
 	GString *scratch;
@@ -185,20 +188,28 @@ static void k8s_stream_version(struct k8s_stream *s, const char *version)
 	}
 }
 
-/* An ERROR event: 410 (Expired, Gone) is a change; anything else fails. */
+/* An ERROR event: 410 (Expired, Gone) is a change; anything else fails.
+ * The token we sent is cut out of the Status's text before any of it is
+ * logged or cut short (a server may echo it, as k8s_answer_error knows). */
 static void k8s_event_error(struct k8s_stream *s, int64_t code, const char *reason,
 			    const char *message)
 {
+	const char *const secrets[] = { s->token, NULL };
+	char *said_reason = reason ? redact_secrets(reason, secrets) : NULL;
+	char *said = message ? redact_secrets(message, secrets) : NULL;
+
 	if (code == 410 || k8s_is(reason, "Expired") || k8s_is(reason, "Gone")) {
 		cr_host->log(s->ctx, CR_LOG_INFO,
 			     "%s: resourceVersion %s is too old (%s); listing again", s->endpoint,
-			     s->version ? s->version : "(none)", reason ? reason : "410");
+			     s->version ? s->version : "(none)", said_reason ? said_reason : "410");
 		s->changed = true;
-		return;
+	} else {
+		s->rc = cr_host->error_set(s->err, CR_ERR_BACKEND, "%s: ERROR event: %s%s%.200s",
+					   s->endpoint, said_reason ? said_reason : "(no reason)",
+					   said ? ": " : "", said ? said : "");
 	}
-	s->rc = cr_host->error_set(s->err, CR_ERR_BACKEND, "%s: ERROR event: %s%s%.200s",
-				   s->endpoint, reason ? reason : "(no reason)",
-				   message ? ": " : "", message ? message : "");
+	g_free(said_reason);
+	g_free(said);
 }
 
 /* ADDED, MODIFIED, DELETED or BOOKMARK of @pod. */
@@ -561,6 +572,7 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 	s.ctx = ctx;
 	s.list = w.list;
 	s.endpoint = w.endpoint;
+	s.token = conn.token;
 	s.buf = g_string_new(NULL);
 	s.scratch = g_string_new(NULL);
 	s.tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);

@@ -7,9 +7,15 @@ outside the selector cost no list; the watch resumes from the last version
 silent stream's timeoutSeconds; garbage fails the watch op and the host
 lists again; 410 Expired lists again; a cancel returns within 100 ms. The
 requests the fixture saw are checked exactly (list or watch, version).
-Last, `cluster-resolver watch --format json` prints each generation once."""
+Last, `cluster-resolver watch --format json` prints each generation once,
+and an ERROR event whose Status echoes the Bearer token (and holds a
+newline and a tab), in JSON and in protobuf, is printed as exactly one
+warning line with the token cut out, the newline a space (an error record
+is one line: error_setv) and the tab \\x09 (cr_text_escape, as every
+diagnostic), with -vv (every -v line and the debug ones) as without."""
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -229,6 +235,53 @@ def cli(res):
     fx.stop()
 
 
+def error_echo(res, form, verbose):
+    """An ERROR event that echoes the token: `cluster-resolver watch` warns on
+    one line, the token cut out, the newline a space and the tab \\x09; it
+    lists again, watches again and goes on to the next generation."""
+    fx = fixture()
+    path = os.path.join(fx.dir, 'cli.conf')
+    with open(path, 'w') as f:
+        f.write(fx.subst(CONF % (form, 300)))
+    args = [os.environ['CR_CLI']] + (['-vv'] if verbose else []) + [
+        '--config', path, 'watch', '--format', 'json', '--count', '2', '--timeout', '30']
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=h.base_env(fx))
+    w = Watcher.__new__(Watcher)
+    w.proc, w.buf = p, b''
+    got = [w.line()]
+    ok = wait_watches(fx, 1)
+    fx.op(op='error', code=403, reason='Forbidden',
+          message='you sent Bearer %s\nthen %s\tagain' % (h.TOKEN, h.TOKEN))
+    ok = ok and wait_watches(fx, 2)         # listed again, then watched again
+    fx.op(op='delete', name='w-1')
+    got.append(w.line())
+    rc, rest, err = w.finish()
+    tag = '%s%s' % (form, ' -vv' if verbose else '')
+    want = ['{"cluster": {"worker": ["10.0.0.1:2222", "10.0.0.2:2222"]}, "rpc_layer": "grpc", '
+            '"master": "", "num_accelerators": {}, "generation": 1}',
+            '{"cluster": {"worker": ["10.0.0.1:2222"]}, "rpc_layer": "grpc", "master": "", '
+            '"num_accelerators": {}, "generation": 2}']
+    warning = ("cluster-resolver: warning: resolver 'k8s': watch failed: GET "
+               "https://127.0.0.1:%d/api/v1/namespaces/default/pods?labelSelector=job-name=w "
+               "(watch): ERROR event: Forbidden: you sent Bearer [redacted] then [redacted]\\x09"
+               "again; resolving again, next watch in N ms" % fx.port)
+    lines = [re.sub(r'next watch in \d+ ms$', 'next watch in N ms', x)
+             for x in err.splitlines()]
+    res.check('%s: ERROR event echoing the token: the generations' % tag,
+              ok and got == want and rc == 0 and rest == '',
+              'got %r\nwant %r\nrc %s rest %r stderr %s' % (got, want, rc, rest, err))
+    if verbose:
+        res.check('%s: ERROR event echoing the token: the warning among the lines' % tag,
+                  lines.count(warning) == 1, 'want %r\ngot\n%s' % (warning, err))
+    else:
+        res.check('%s: ERROR event echoing the token: exactly one warning line' % tag,
+                  lines == [warning], 'want %r\ngot %r' % ([warning], lines))
+    res.check('%s: ERROR event echoing the token: no token in the output' % tag,
+              h.TOKEN not in err + rest + ''.join(got), err)
+    fx.stop()
+
+
 def main():
     h.ensure_hermetic()
     h.need('CR_K8S_WATCH_DRIVER')
@@ -239,6 +292,9 @@ def main():
     silent(res)
     cancel(res)
     cli(res)
+    for form in ('json', 'protobuf'):
+        for verbose in (False, True):
+            error_echo(res, form, verbose)
     res.finish()
 
 

@@ -5,7 +5,9 @@
  * requests the plugin must make (URL with the version it resumes from)
  * and their streamed answers, handed over in small pieces, and checks
  * what the watch answers: changed, unchanged at the deadline, or the
- * exact error. The token never appears in the logs.
+ * exact error. The token never appears in the logs, nor in an error: a
+ * server that echoes it in an ERROR event's Status (JSON or protobuf) or
+ * in a refusal has it cut out.
  */
 #include <string.h>
 
@@ -161,6 +163,15 @@ static GString *proto_stream(int which)
 		g_string_append(out, "\r\n");
 		pb_pod(out, "MODIFIED", "w-0", "10.0.0.7", "Running", "101");
 		break;
+	case 4: { /* an ERROR event that echoes the token, in its reason too */
+		GString *st = g_string_new(NULL);
+
+		pb_str(st, 3, "you sent Bearer " TOKEN "; again: " TOKEN);
+		pb_str(st, 4, "Forbidden " TOKEN);
+		pb_event(out, "ERROR", "Status", st);
+		g_string_free(st, TRUE);
+		break;
+	}
 	default: { /* an ERROR event: 410 Expired */
 		GString *st = g_string_new(NULL);
 
@@ -207,6 +218,10 @@ static const watch_case cases[] = {
 	    { WATCH("100"), 200, EV("ERROR", STATUS(500, "InternalError", "etcdserver: request timed out")) } },
 	  600000, CR_ERR_BACKEND, false,
 	  ENDPOINT ": ERROR event: InternalError: etcdserver: request timed out" },
+	{ "error-event-echoes-token", "", {
+	    { WATCH("100"), 200, EV("ERROR", STATUS(403, "Forbidden", "you sent Bearer " TOKEN "; again: " TOKEN)) } },
+	  600000, CR_ERR_BACKEND, false,
+	  ENDPOINT ": ERROR event: Forbidden: you sent Bearer [redacted]; again: [redacted]" },
 	{ "garbage", "", {
 	    { WATCH("100"), 200, BOOKMARK("110") "{\"type\":\"MODIFIED\",\"object\":{\"kind\":tru\n" } },
 	  600000, CR_ERR_PARSE, false, ENDPOINT ": event 2 is not a JSON watch event" },
@@ -228,6 +243,10 @@ static const watch_case cases[] = {
 	    { WATCH("100"), 403, STATUS(403, "Forbidden", "pods is forbidden: User \\\"u\\\" cannot watch resource \\\"pods\\\"") } },
 	  600000, CR_ERR_AUTH, false,
 	  ENDPOINT ": HTTP 403 Forbidden: pods is forbidden: User \"u\" cannot watch resource \"pods\"" },
+	{ "forbidden-echoes-token", "", {
+	    { WATCH("100"), 403, STATUS(403, "Forbidden", "you sent Bearer " TOKEN) } },
+	  600000, CR_ERR_AUTH, false,
+	  ENDPOINT ": HTTP 403 Forbidden: you sent Bearer [redacted]" },
 	{ "protobuf-bookmark-then-ip", "list_format = \"protobuf\";", {
 	    { WATCH("100"), 200, "proto:0", "application/vnd.kubernetes.protobuf;stream=watch" },
 	    { WATCH("150"), 200, "proto:1", "application/vnd.kubernetes.protobuf;stream=watch" } },
@@ -240,6 +259,10 @@ static const watch_case cases[] = {
 	{ "protobuf-after-blank-line", "list_format = \"protobuf\";", {
 	    { WATCH("100"), 200, "proto:3", "application/vnd.kubernetes.protobuf;stream=watch" } },
 	  600000, CR_OK, true, NULL },
+	{ "protobuf-error-event-echoes-token", "list_format = \"protobuf\";", {
+	    { WATCH("100"), 200, "proto:4", "application/vnd.kubernetes.protobuf;stream=watch" } },
+	  600000, CR_ERR_BACKEND, false,
+	  ENDPOINT ": ERROR event: Forbidden [redacted]: you sent Bearer [redacted]; again: [redacted]" },
 	{ "several-selectors-poll", "jobs = { worker = [ \"job-name=worker\", \"job-name=extra\" ]; };", {
 	    { NULL } },
 	  600000, CR_OK, true, NULL },
@@ -332,6 +355,7 @@ static void check_watch(gconstpointer data)
 	if (st == CR_OK)
 		g_assert_cmpint(cr_testhost_verify(th, &err), ==, CR_OK);
 	g_assert_null(strstr(cr_testhost_logs(th), TOKEN));
+	g_assert_null(strstr(err.message, TOKEN));
 	g_free(config);
 	cr_testhost_free(th);
 }

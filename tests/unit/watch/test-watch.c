@@ -4,8 +4,9 @@
  * once; no new generation for a rewrite of the same cluster, a new one for
  * a changed cluster; identity that follows the member and is dropped when
  * it leaves; timeout and cancel (from another thread, and before the call)
- * with no result; a polled resolver resolved again at its interval; static
- * sources and the `watch_interval` key's refusals.
+ * with no result; a polled resolver resolved again at its interval; each
+ * call of a watch op given 90 to 100% of its interval, drawn anew each
+ * call; static sources and the `watch_interval` key's refusals.
  */
 #include <stdio.h>
 #include <string.h>
@@ -213,6 +214,87 @@ static void test_failure(void)
 	g_free(path);
 }
 
+/* The lines of @path so far (0 when it is not there yet). */
+static guint count_lines(const char *path)
+{
+	char *text = NULL;
+	guint n = 0;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return 0;
+	for (const char *p = text; *p != '\0'; p++)
+		n += *p == '\n';
+	g_free(text);
+	return n;
+}
+
+#define JITTER_CALLS 200
+
+static gpointer cancel_when_recorded(gpointer data)
+{
+	void **args = data;
+
+	for (int i = 0; i < 3000 && count_lines(args[1]) < JITTER_CALLS + 1; i++)
+		g_usleep(10 * 1000);
+	cr_context_watch_cancel(args[0]);
+	return NULL;
+}
+
+/* watchy's interval is 5 s: each call of its watch op must be given a
+ * deadline 4.5 to 5 s ahead (less the moment its thread took to start),
+ * a value drawn anew each call, so that processes started together do not
+ * renew their watches together. The first JITTER_CALLS calls answer at once
+ * (the host calls again), the next waits for the cancel. */
+static void test_call_jitter(void)
+{
+	char *path = hosts_path("jitter.hosts");
+	char *record = hosts_path("jitter.calls");
+	char *conf = g_strdup_printf("resolvers = ( { plugin = \"watchy\"; file = \"%s\"; "
+				     "record = \"%s\"; quick = %d; } );\naccelerators = ();\n",
+				     path, record, JITTER_CALLS);
+	char *text = NULL;
+	char **lines;
+	gint64 lo = G_MAXINT64, hi = G_MININT64;
+	guint n = 0, low_half = 0;
+	void *args[2];
+	cr_context *ctx;
+	GThread *t;
+
+	write_hosts(path, "worker a:1\n");
+	ctx = context_for(conf);
+	expect(ctx, -1, 1, "{\"cluster\": {\"worker\": [\"a:1\"]}}");
+	args[0] = ctx;
+	args[1] = record;
+	t = g_thread_new("cancel", cancel_when_recorded, args);
+	expect(ctx, -1, 0, NULL);
+	g_thread_join(t);
+	g_assert_true(g_file_get_contents(record, &text, NULL, NULL));
+	lines = g_strsplit(text, "\n", -1);
+	for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++, n++) {
+		gint64 ms = g_ascii_strtoll(lines[i], NULL, 10);
+
+		if (ms < 4300 || ms > 5000)
+			g_error("call %u: given %" G_GINT64_FORMAT
+				" ms; want 4500..5000 (less a thread's start)",
+				i + 1, ms);
+		lo = MIN(lo, ms);
+		hi = MAX(hi, ms);
+		low_half += ms < 4750;
+	}
+	g_assert_cmpuint(n, >=, JITTER_CALLS + 1);
+	/* Not one value for all: spread over the range (each half of it hit;
+	 * a chance of 2^-200 each to miss with a uniform draw). */
+	g_assert_cmpint(lo, <, hi);
+	g_assert_cmpuint(low_half, >, 0);
+	g_assert_cmpuint(low_half, <, n);
+	g_strfreev(lines);
+	g_free(text);
+	cr_context_free(ctx);
+	g_free(conf);
+	g_free(record);
+	g_free(path);
+}
+
 static void test_static(void)
 {
 	cr_context *ctx;
@@ -274,6 +356,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/watch/cancel", test_cancel);
 	g_test_add_func("/watch/polled", test_polled);
 	g_test_add_func("/watch/failure", test_failure);
+	g_test_add_func("/watch/call-jitter", test_call_jitter);
 	g_test_add_func("/watch/static", test_static);
 	g_test_add_func("/watch/interval-key", test_interval_key);
 	rc = g_test_run();

@@ -5,6 +5,10 @@
  * built with WATCHY_POLLED, so that the host polls it) answers "changed"
  * when the file is gone or its size or modification time differs from
  * what the last resolve read, and watches the host's cancel descriptor meanwhile.
+ * With `record`, each watch call first appends to that file how long the
+ * host gave it (its deadline less the host's clock now, in ms); its first
+ * `quick` calls then answer "unchanged" at once, so the host calls it again
+ * (the test of the calls' jitter).
  */
 #include <poll.h>
 #include <stdio.h>
@@ -22,6 +26,8 @@
 
 typedef struct watchy {
 	const char *file;
+	const char *record;
+	int64_t quick; /* calls left that answer at once */
 	struct stat seen;
 } watchy;
 
@@ -32,6 +38,8 @@ static cr_status w_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state
 	(void)config;
 	(void)err;
 	w->file = cr_host->opt_string(ctx, "file");
+	w->record = cr_host->opt_string(ctx, "record");
+	w->quick = cr_host->opt_int(ctx, "quick");
 	*state = w;
 	return CR_OK;
 }
@@ -74,6 +82,18 @@ static cr_status w_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, b
 
 	(void)err;
 	*changed = false;
+	if (w->record != NULL) {
+		FILE *f = fopen(w->record, "a");
+
+		if (f != NULL) {
+			fprintf(f, "%lld\n", (long long)(deadline_ms - cr_host->now_ms(ctx)));
+			fclose(f);
+		}
+	}
+	if (w->quick > 0) {
+		w->quick--;
+		return CR_OK;
+	}
 	while (cr_host->now_ms(ctx) < deadline_ms) {
 		struct stat now;
 
@@ -102,6 +122,8 @@ static const cr_resolver_ops w_ops = {
 
 static const cr_option w_options[] = {
 	CR_OPTION("file", CR_OPT_STRING, NULL, CR_OPT_REQUIRED, "the tasks, `job address` a line"),
+	CR_OPTION("record", CR_OPT_STRING, NULL, 0, "append each watch call's time (ms) here"),
+	CR_OPTION_RANGE("quick", CR_OPT_INT, "0", 0, "watch calls that answer at once", 0, 100000),
 	CR_OPTIONS_END,
 };
 
