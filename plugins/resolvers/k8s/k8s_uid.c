@@ -19,6 +19,15 @@ GArray *k8s_uids_new(void)
 	return g_array_new(FALSE, FALSE, sizeof(struct k8s_uid));
 }
 
+/* A hex digit's value, -1 for any other byte (every pod's uid: no call). */
+static inline int k8s_hex(guchar c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 /* A uid in its canonical UUID form (8-4-4-4-12 hex digits, what the API
  * server assigns) as its 16 bytes; any other form as the first 16 bytes of
  * its SHA-256, with the top bit of the 7th byte set, which no UUID of
@@ -34,10 +43,11 @@ static void k8s_uid_id(const char *uid, uint32_t id[4])
 				break;
 			continue;
 		}
-		if (!g_ascii_isxdigit(uid[i]) || !g_ascii_isxdigit(uid[i + 1]))
+		int hi = k8s_hex((guchar)uid[i]), lo = k8s_hex((guchar)uid[i + 1]);
+
+		if (hi < 0 || lo < 0)
 			break;
-		b[n++] = (guint8)(g_ascii_xdigit_value(uid[i]) << 4 |
-				  g_ascii_xdigit_value(uid[i + 1]));
+		b[n++] = (guint8)(hi << 4 | lo);
 		i++;
 	}
 	if (n != 16 || (b[6] & 0x80)) {
@@ -60,12 +70,15 @@ void k8s_uid_add(GArray *uids, const char *uid, uint32_t pod)
 	g_array_append_val(uids, u);
 }
 
+/* Any total order of the ids groups equal ones: word by word, then by place. */
 static gint k8s_uid_cmp(gconstpointer pa, gconstpointer pb)
 {
 	const struct k8s_uid *a = pa, *b = pb;
-	int c = memcmp(a->id, b->id, sizeof(a->id));
 
-	return c != 0 ? c : (a->pod > b->pod) - (a->pod < b->pod);
+	for (int i = 0; i < 4; i++)
+		if (a->id[i] != b->id[i])
+			return a->id[i] < b->id[i] ? -1 : 1;
+	return (a->pod > b->pod) - (a->pod < b->pod);
 }
 
 void k8s_uid_repeats(GArray *uids, void (*fn)(uint32_t pod, void *ud), void *ud)
