@@ -301,7 +301,11 @@ typedef struct cr_host_api {
 	 *  *@resp: the status and headers (its body is empty), also when an
 	 *  error status came; free with http_response_free. The body of an
 	 *  answer that is not 2xx is kept instead (up to max_body) and not
-	 *  streamed, so its message can be read. Returns: CR_OK when the
+	 *  streamed, so its message can be read. Outside a watch the request
+	 *  goes over the instance's kept-alive connections, as http_request
+	 *  (a list read page by page as it arrives); during a watch op it has
+	 *  a connection of its own (TCP keepalive on), closed when it ends.
+	 *  Returns: CR_OK when the
 	 *  answer ended, @on_data stopped it or the watch was cancelled;
 	 *  CR_ERR_TIMEOUT at the deadline; CR_ERR_NETWORK when the connection
 	 *  failed or dropped mid-answer (naming the URL without its query).
