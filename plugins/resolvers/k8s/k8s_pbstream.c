@@ -409,10 +409,10 @@ cr_status k8s_pbs_finish(struct k8s_pbs *s, bool proto, const char *namespace, b
 		s->whole = g_steal_pointer(&s->head);
 		g_byte_array_append(s->whole, s->carry->data, s->carry->len);
 	}
-	if (s->state == PBS_WHOLE)
-		return k8s_page_read(s->endpoint, namespace, (const char *)s->whole->data,
-				     s->whole->len, proto, s->pg.fn, s->pg.ud, need_full, next,
-				     version, err);
+	if (s->state == PBS_WHOLE) /* an empty array's data is NULL: not a text */
+		return k8s_page_read(
+			s->endpoint, namespace, s->whole->len ? (const char *)s->whole->data : "",
+			s->whole->len, proto, s->pg.fn, s->pg.ud, need_full, next, version, err);
 	if (s->state == PBS_LIST && s->list_left == 0 && s->carry->len == 0)
 		s->list_done = true;
 	if (s->carry->len > 0 || !s->list_done)
