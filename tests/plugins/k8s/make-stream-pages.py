@@ -41,6 +41,13 @@ SEEDS = os.path.join(SRC, 'tests', 'fuzz', 'k8s', 'corpus')
 TOKEN = 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NTAwMCwic3RhcnQiOiJ3b3JrZXItMS0ifQ'
 
 
+def item(pod):
+    """k8s_proto.item_bytes, its maps in key order (as kube-apiserver's
+    generated code writes them): the same bytes every run."""
+    msg = k8s_proto.core_pb2.Pod.FromString(k8s_proto.pod_bytes(pod))
+    return field_bytes(2, msg.SerializeToString(deterministic=True))
+
+
 def key(num, wire):
     return _varint(num << 3 | wire)
 
@@ -55,12 +62,14 @@ def envelope(fields):
 
 
 def podlist(meta, items):
-    """A PodList's bytes: ListMeta (JSON form) and encoded items."""
-    return k8s_proto.pod_list(meta, items)[len(k8s_proto.MAGIC):]
+    """A PodList's bytes (raw): ListMeta (JSON form) and encoded items."""
+    lm = k8s_proto.meta_pb2.ListMeta()
+    k8s_proto._set(lm, meta)
+    return field_bytes(1, lm.SerializeToString()) + b''.join(items)
 
 
 def small_pod(name, ip):
-    return k8s_proto.item_bytes({
+    return item({
         'metadata': {'name': name, 'namespace': 'train', 'uid': 'uid-' + name,
                      'resourceVersion': '7', 'labels': {'job-name': 'worker'},
                      'annotations': {'batch.kubernetes.io/job-completion-index':
@@ -103,19 +112,18 @@ def main():
     os.makedirs(PAGES, exist_ok=True)
     pods = [k8s_pods.make_pod(s, i) for i, s in
             enumerate(k8s_pods.generate('worker', 3, 'train'))]
-    items = [k8s_proto.item_bytes(p) for p in pods]
+    items = [item(p) for p in pods]
     page1 = k8s_proto.pod_list({'resourceVersion': '5000', 'continue': TOKEN,
                                 'remainingItemCount': 1}, items[:2])
     page2 = k8s_proto.pod_list({'resourceVersion': '5000'}, items[2:])
     # where worker-1 begins in page1: after magic, typeMeta, raw's key and
     # length, the ListMeta and worker-0
     raw1 = k8s_proto.MAGIC + typemeta('PodList')
-    lm1 = k8s_proto.meta_pb2.ListMeta()
-    k8s_proto._set(lm1, {'resourceVersion': '5000', 'continue': TOKEN,
-                         'remainingItemCount': 1})
-    meta1 = field_bytes(1, lm1.SerializeToString())
-    raw_len = len(meta1) + len(items[0]) + len(items[1])
-    head = len(raw1) + len(key(2, 2)) + len(_varint(raw_len))
+    list1 = podlist({'resourceVersion': '5000', 'continue': TOKEN,
+                     'remainingItemCount': 1}, items[:2])
+    meta1 = list1[:len(list1) - len(items[0]) - len(items[1])]
+    head = len(raw1) + len(key(2, 2)) + len(_varint(len(list1)))
+    assert page1 == raw1 + field_bytes(2, list1) + field_bytes(3, b'') + field_bytes(4, b'')
     assert page1[head:head + len(meta1)] == meta1
     worker1 = head + len(meta1) + len(items[0])
     assert page1[worker1:worker1 + len(items[1])] == items[1]
