@@ -17,6 +17,8 @@ k8s_pods.generate, 6-7 KB each, so that pieces of 4096 bytes cut them):
                   resourceVersion 5000
     page2.pb      worker-2; the last page, resourceVersion 5000
     all.json      the three pods in one JSON PodList (no continue)
+    two-listmeta.pb  page1 with a second ListMeta after its pods (continue
+                  'other', resourceVersion 6000)
     raw-first.pb  page2's PodList, the envelope's raw before its typeMeta
     status-200.pb a Status (kind Status), sent with HTTP 200
     truncated.pb  page1 cut 1000 bytes into worker-1
@@ -134,6 +136,10 @@ def main():
                    'metadata': {'resourceVersion': '5000'},
                    'items': [dict(p, kind='Pod', apiVersion='v1') for p in pods]},
                   f, separators=(',', ':'))
+    # a second ListMeta after the pods: the first stands
+    list1b = list1 + podlist({'resourceVersion': '6000', 'continue': 'other'}, [])
+    write(os.path.join(PAGES, 'two-listmeta.pb'),
+          raw1 + field_bytes(2, list1b) + field_bytes(3, b'') + field_bytes(4, b''))
     raw2 = podlist({'resourceVersion': '5000'}, items[2:])
     write(os.path.join(PAGES, 'raw-first.pb'),
           envelope([field_bytes(2, raw2), typemeta('PodList'), field_bytes(3, b''),
@@ -191,6 +197,9 @@ def main():
         seed('list-shorter-%d' % short,
              envelope([typemeta('PodList'), key(2, 2) + _varint(len(body) - short) + body]),
              (short,))
+    seed('two-listmeta',
+         small_list([w0, field_bytes(1, field_bytes(2, b'77') + field_bytes(3, b'other'))]),
+         (5,))
     seed('empty-body', b'', ())
     seed('empty-list', envelope([typemeta('PodList'), field_bytes(2, b'')]), (0,))
     seed('not-protobuf', b'{"kind":"PodList","items":[]}', (2,))

@@ -64,6 +64,12 @@ static const stream_case cases[] = {
 	    { LIST, 200, "page1.pb" },
 	    { NEXT, 200, "page2.pb" } },
 	  CR_OK, OUT_THREE, NULL, NULL },
+	/* found by fuzz-k8s-pages: a second ListMeta after the pods (continue
+	 * "other") was followed; the page reader keeps the first */
+	{ "two-listmeta", "page_size = 2;", {
+	    { LIST, 200, "two-listmeta.pb" },
+	    { NEXT, 200, "page2.pb" } },
+	  CR_OK, OUT_THREE, NULL, NULL },
 	/* JSON where protobuf was asked for: kept whole, read by the page reader */
 	{ "json-answer", "page_size = 0;", {
 	    { LIST_ALL, 200, "all.json", "application/json" } },
