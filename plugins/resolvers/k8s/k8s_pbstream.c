@@ -58,6 +58,7 @@ struct k8s_pbs {
 	bool list_begun;    /* raw has begun: pods may have gone to fn */
 	bool list_done;     /* raw was read to its end */
 	bool encoded;       /* a contentEncoding */
+	bool meta_read;     /* a ListMeta was read: the first stands */
 	char *next, *version;
 };
 
@@ -152,12 +153,15 @@ static void pbs_fail(struct k8s_pbs *s, size_t unit_offset)
 	s->state = PBS_FAILED;
 }
 
+/* The page reader keeps a page's first ListMeta (it may have asked for
+ * the next page already): so does this one. */
 static void pbs_on_next(void *pager, const char *next, const char *version)
 {
 	struct k8s_pbs *s = pager;
 
-	g_free(s->next);
-	g_free(s->version);
+	if (s->meta_read)
+		return;
+	s->meta_read = true;
 	s->next = next && *next ? g_strdup(next) : NULL;
 	s->version = version && *version ? g_strdup(version) : NULL;
 }
@@ -409,10 +413,10 @@ cr_status k8s_pbs_finish(struct k8s_pbs *s, bool proto, const char *namespace, b
 		s->whole = g_steal_pointer(&s->head);
 		g_byte_array_append(s->whole, s->carry->data, s->carry->len);
 	}
-	if (s->state == PBS_WHOLE)
-		return k8s_page_read(s->endpoint, namespace, (const char *)s->whole->data,
-				     s->whole->len, proto, s->pg.fn, s->pg.ud, need_full, next,
-				     version, err);
+	if (s->state == PBS_WHOLE) /* an empty array's data is NULL: not a text */
+		return k8s_page_read(
+			s->endpoint, namespace, s->whole->len ? (const char *)s->whole->data : "",
+			s->whole->len, proto, s->pg.fn, s->pg.ud, need_full, next, version, err);
 	if (s->state == PBS_LIST && s->list_left == 0 && s->carry->len == 0)
 		s->list_done = true;
 	if (s->carry->len > 0 || !s->list_done)
