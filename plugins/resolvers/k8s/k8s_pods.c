@@ -111,6 +111,42 @@ static gint k8s_pod_cmp(gconstpointer pa, gconstpointer pb, gpointer collect)
 	return c;
 }
 
+/* Whether the pods carry the indices 0..N-1, each once (an Indexed Job's
+ * pods): then no pod can have come twice (a pod listed twice carries its
+ * index twice), and each can be swapped to its place, with no sort
+ * (k8s_pod_cmp orders them the same: by index first). */
+static bool k8s_pods_indexed(const GArray *pods)
+{
+	const struct k8s_pod *p = (const struct k8s_pod *)(const void *)pods->data;
+	guint n = pods->len;
+	guint8 *seen = g_malloc0(n / 8 + 1);
+	bool ok = true;
+
+	for (guint i = 0; ok && i < n; i++) {
+		guint x = (guint)p[i].index;
+
+		ok = p[i].index >= 0 && p[i].index < (int64_t)n && !(seen[x / 8] & (1u << (x % 8)));
+		if (ok)
+			seen[x / 8] |= (guint8)(1u << (x % 8));
+	}
+	g_free(seen);
+	return ok;
+}
+
+static void k8s_pods_place(GArray *pods)
+{
+	struct k8s_pod *p = (struct k8s_pod *)(void *)pods->data;
+
+	for (guint i = 0; i < pods->len; i++) {
+		while (p[i].index != (int64_t)i) {
+			struct k8s_pod t = p[p[i].index];
+
+			p[p[i].index] = p[i];
+			p[i] = t;
+		}
+	}
+}
+
 /* ---- reading one pod ---------------------------------------------------- */
 
 /* A pod whose uid came earlier in the list: marked, with a warning. */
@@ -421,13 +457,15 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 	if (watch != NULL) { /* the watch follows the form that was listed */
 		const char *sent = k8s_selector_sent(selector);
 
-		k8s_watch_list_seal(watch);
 		g_free(watch->selector);
 		watch->selector = g_strdup(sent && *sent ? sent : NULL);
 		watch->relist =
 			selector->legacy != NULL && !selector->use_legacy && c.pods->len == 0;
 	}
-	if (rc == CR_OK) {
+	if (rc == CR_OK && k8s_pods_indexed(c.pods)) {
+		g_clear_pointer(&c.uids, g_array_unref);
+		k8s_pods_place(c.pods);
+	} else if (rc == CR_OK) {
 		k8s_uid_dedup(&c);
 		g_array_sort_with_data(c.pods, k8s_pod_cmp, &c);
 	}

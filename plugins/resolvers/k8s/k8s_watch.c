@@ -90,6 +90,8 @@ static gint k8s_seen_cmp(gconstpointer a, gconstpointer b)
 /* Sorted by key (a stable sort), each key's last entry kept. */
 void k8s_watch_list_seal(struct k8s_watch_list *l)
 {
+	if (l->sorted)
+		return;
 	struct k8s_pod_seen *p = (struct k8s_pod_seen *)(void *)l->pods->data;
 	guint n = 0;
 
@@ -559,6 +561,9 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 			     K8S_POLL_MS / 1000);
 		return k8s_watch_poll(ctx, deadline_ms, changed);
 	}
+	/* sorted here, not when listed: a resolve that is never watched
+	 * (most are) does not pay for it */
+	k8s_watch_list_seal(w.list);
 	rc = k8s_conn_load(st, ctx, &conn, err);
 	if (rc == CR_OK)
 		rc = k8s_auth_prepare(st, ctx, &conn, err);

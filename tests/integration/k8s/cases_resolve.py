@@ -54,10 +54,15 @@ def pb_pod(name):
 
 
 def uid_page(pods):
-    """One PodList page of Running pods in namespace train: (name, uid, IP)."""
+    """One PodList page of Running pods in namespace train: (name, uid, IP)
+    or (name, uid, IP, completion index)."""
+    def item(p):
+        index = (',"labels":{"batch.kubernetes.io/job-completion-index":"%s"}' % p[3]
+                 if len(p) > 3 else '')
+        return ('{"metadata":{"name":"%s","namespace":"train","uid":"%s"%s},'
+                '"status":{"phase":"Running","podIP":"%s"}}' % (p[0], p[1], index, p[2]))
     return ('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":['
-            + ','.join('{"metadata":{"name":"%s","namespace":"train","uid":"%s"},'
-                       '"status":{"phase":"Running","podIP":"%s"}}' % p for p in pods) + ']}')
+            + ','.join(item(p) for p in pods) + ']}')
 
 
 def settle(fx):
@@ -467,6 +472,20 @@ CASES = [
                                                 ('w-1', 'u-1', '10.9.0.2'),
                                                 ('w-0', 'u-0', '10.9.0.1')])}],
          err=WARN + 'pod train/w-0 listed twice (one uid); counted once'),
+    # An Indexed Job's pods (indices 0..N-1, each once) are put in their
+    # places with no uid check: a pod listed twice would carry its index
+    # twice, and then the uids are compared as for any list.
+    dict(name='indexed-pods-placed',
+         conf=conf(WJOB), out=out('{"worker": %s}' % addrs(['10.9.0.1', '10.9.0.2', '10.9.0.3'])),
+         faults=[{'count': 1, 'body': uid_page([('w-2', 'u-2', '10.9.0.3', '2'),
+                                                ('w-0', 'u-0', '10.9.0.1', '0'),
+                                                ('w-1', 'u-1', '10.9.0.2', '1')])}]),
+    dict(name='indexed-duplicate-uid-counted-once',
+         conf=conf(WJOB), out=out('{"worker": %s}' % addrs(['10.9.0.1', '10.9.0.2'])),
+         faults=[{'count': 1, 'body': uid_page([('w-1', 'u-1', '10.9.0.2', '1'),
+                                                ('w-0', 'u-0', '10.9.0.1', '0'),
+                                                ('w-1', 'u-1', '10.9.0.2', '1')])}],
+         err=WARN + 'pod train/w-1 listed twice (one uid); counted once'),
     # UUID uids (the API server's form) are compared as their 16 bytes: the
     # same UUID in capitals is the same pod; the first listing is kept.
     dict(name='duplicate-uuid-counted-once',
