@@ -64,6 +64,37 @@ time_runs() {
 	done | sort -n | awk '{ t[NR] = $1; if ($2 > m) m = $2 } END { print t[int((NR + 1) / 2)], m }'
 }
 
+# time_pair N: the plugin's default config and curl of the same protobuf
+# pages, alternately (plugin, curl, curl, plugin, ...: the machine's speed
+# drifts, and the ratio is the target); prints "plugin_median max_rss_kb
+# curl_median"
+time_pair() {
+	local count=$1 i
+	: > "$tmp/pair"
+	for i in $(seq "$count"); do
+		if [ $((i % 2)) = 1 ]; then
+			/usr/bin/time -f 'p %e %M' -o "$tmp/t" "$cli" --config "$tmp/full.conf" resolve \
+				--format json > "$tmp/plugin.out"
+			cat "$tmp/t" >> "$tmp/pair"
+			/usr/bin/time -f 'c %e %M' -o "$tmp/t" curl -K "$tmp/curl-pb.cfg"
+			cat "$tmp/t" >> "$tmp/pair"
+		else
+			/usr/bin/time -f 'c %e %M' -o "$tmp/t" curl -K "$tmp/curl-pb.cfg"
+			cat "$tmp/t" >> "$tmp/pair"
+			/usr/bin/time -f 'p %e %M' -o "$tmp/t" "$cli" --config "$tmp/full.conf" resolve \
+				--format json > "$tmp/plugin.out"
+			cat "$tmp/t" >> "$tmp/pair"
+		fi
+	done
+	/usr/bin/python3 -c '
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+p = [float(r[1]) for r in rows if r[0] == "p"]
+c = [float(r[1]) for r in rows if r[0] == "c"]
+print(statistics.median(p), max(int(r[2]) for r in rows if r[0] == "p"), statistics.median(c))' \
+		"$tmp/pair"
+}
+
 # start_fixture N: an Indexed Job of N pods in namespace bench
 start_fixture() {
 	d="$tmp/fx-$1"
@@ -119,11 +150,10 @@ for n in $sizes; do
 	curl -K "$tmp/curl.cfg"
 	curl -K "$tmp/curl-pb.cfg"
 
-	read -r p_t p_m < <(time_runs plugin "$runs" "$cli" --config "$tmp/full.conf" resolve --format json)
+	read -r p_t p_m b_t < <(time_pair $((2 * runs + 1)))
 	read -r j_t j_m < <(time_runs json "$runs" "$cli" --config "$tmp/json.conf" resolve --format json)
 	read -r t_t t_m < <(time_runs table "$runs" "$cli" --config "$tmp/table.conf" resolve --format json)
 	read -r c_t _ < <(time_runs curl "$runs" curl -K "$tmp/curl.cfg")
-	read -r b_t _ < <(time_runs curl "$runs" curl -K "$tmp/curl-pb.cfg")
 	y_t=nan
 	if [ "${CR_K8S_PYTHON:-1}" != 0 ] && [ "$first" = 1 ]; then
 		read -r y_t _ < <(time_runs python 1 /usr/bin/python3 "$src/bench/k8s/pyclient.py" \
@@ -138,7 +168,8 @@ done
 
 printf '%s\n' "${results[@]}" | /usr/bin/python3 -c '
 import sys
-print("k8s benchmark: resolve an Indexed Job from the fixture API server, pages of 500, median of '"$runs"' runs")
+print("k8s benchmark: resolve an Indexed Job from the fixture API server, pages of 500, median of '"$runs"' runs"
+      " (the default and curl of the protobuf pages: '"$((2 * runs + 1))"' each, alternately)")
 print("%7s %5s %8s | %-28s | %-21s | %-28s | %-15s | %s" % ("pods", "pages", "JSON MB",
       "plugin, full pods, protobuf", "plugin, full pods JSON", "plugin, Table rows", "curl s",
       "python s"))
