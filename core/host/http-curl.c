@@ -93,6 +93,8 @@ struct stream {
 	cr_http_response *r;
 	cr_http_data_fn on_data;
 	void *user;
+	size_t cap;   /* the request's max_body: 0, no cap on a streamed body */
+	size_t seen;  /* bytes streamed */
 	bool decided; /* whether the answer is 2xx is known */
 	bool streamed;
 	bool stopped; /* on_data said stop */
@@ -112,6 +114,14 @@ static size_t on_stream_body(char *data, size_t size, size_t nmemb, void *user)
 	}
 	if (!s->streamed)
 		return on_body(data, size, nmemb, s->r); /* an error's message: kept */
+	/* As on_body: one announced over the cap is refused with its first
+	 * bytes, one that does not announce its size is counted. */
+	if (s->cap > 0 && (s->r->announced > s->cap || s->seen + n > s->cap)) {
+		s->r->max_body = s->cap;
+		s->r->too_big = true;
+		return 0;
+	}
+	s->seen += n;
 	if (n > 0 && !s->on_data(data, n, s->user)) {
 		s->stopped = true;
 		return 0; /* aborts the transfer */
@@ -391,7 +401,7 @@ static cr_status stream(const http_module_host *host, cr_plugin_ctx *pctx, http_
 			const cr_http_request *req, int cancel_fd, cr_http_data_fn on_data,
 			void *user_data, cr_http_response *r, cr_error *err)
 {
-	struct stream s = { .r = r, .on_data = on_data, .user = user_data };
+	struct stream s = { .r = r, .on_data = on_data, .user = user_data, .cap = req->max_body };
 	struct curl_slist *hdrs = NULL;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	bool cancelled = false;

@@ -301,7 +301,9 @@ typedef struct cr_host_api {
 	 *  *@resp: the status and headers (its body is empty), also when an
 	 *  error status came; free with http_response_free. The body of an
 	 *  answer that is not 2xx is kept instead (up to max_body) and not
-	 *  streamed, so its message can be read. Outside a watch the request
+	 *  streamed, so its message can be read. A 2xx body is cut at
+	 *  @req's max_body when it sets one (CR_ERR_IO, as http_request; 0:
+	 *  no cap, what a watch needs). Outside a watch the request
 	 *  goes over the instance's kept-alive connections, as http_request
 	 *  (a list read page by page as it arrives); during a watch op it has
 	 *  a connection of its own (TCP keepalive on), closed when it ends.

@@ -271,6 +271,8 @@ cr_status k8s_page_read(const char *endpoint, const char *namespace, const char 
 /* k8s_pbstream.c: a protobuf PodList page read as it arrives (a
  * cr_http_data_fn is k8s_pbs_feed, with the page as its user data). */
 struct k8s_pbs;
+/* The most one page may hold: the host's cap on an answer's body. */
+#define K8S_PAGE_MAX ((size_t)256 << 20)
 struct k8s_pbs *k8s_pbs_new(const char *endpoint, k8s_pod_fn fn, void *ud);
 bool k8s_pbs_feed(const char *data, size_t n, void *page);
 cr_status k8s_pbs_finish(struct k8s_pbs *s, bool proto, const char *namespace, bool *need_full,

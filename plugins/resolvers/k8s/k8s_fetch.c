@@ -191,6 +191,7 @@ static cr_status k8s_get(const struct k8s_req *r, const char *url, struct k8s_pb
 
 	req.url = url;
 	req.headers = headers;
+	req.max_body = page ? K8S_PAGE_MAX : 0; /* a stream has no cap of its own */
 	req.timeout_ms = r->st->request_timeout_ms;
 	req.connect_timeout_ms = r->st->connect_timeout_ms;
 	k8s_conn_tls(c, &req);

@@ -28,8 +28,8 @@
 #include "k8s_pb.h"
 
 /* The most a page may hold in one unit (a pod, its ListMeta) or, read whole,
- * in all: the host's cap on an answer's body. */
-#define PBS_MAX ((size_t)256 << 20)
+ * in all (the host stops the answer there first: k8s_fetch.c asks it to). */
+#define PBS_MAX K8S_PAGE_MAX
 
 enum pbs_state {
 	PBS_MAGIC,  /* the four bytes "k8s\0" */
