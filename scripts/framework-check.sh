@@ -111,10 +111,14 @@ import os, datetime, torch, torch.distributed as dist
 dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
 t = torch.tensor([float(dist.get_rank() + 1)])
 dist.all_reduce(t)
-print("rank %d of %d, local rank %s, group %s, PET_NNODES=%s PET_NODE_RANK=%s PET_MASTER=%s:%s: sum %d"
-      % (dist.get_rank(), dist.get_world_size(), os.environ["LOCAL_RANK"],
-         os.environ["GROUP_RANK"], os.environ["PET_NNODES"], os.environ["PET_NODE_RANK"],
-         os.environ["PET_MASTER_ADDR"], os.environ["PET_MASTER_PORT"], t.item()))
+# a file of its own: a node's two ranks share torchrun's stdout, and their
+# lines came out cut into each other on a busy machine
+with open(os.path.join(os.environ["CR_FW_OUT"], "out.rank%d" % dist.get_rank()), "w") as f:
+    f.write("rank %d of %d, local rank %s, group %s, PET_NNODES=%s PET_NODE_RANK=%s "
+            "PET_MASTER=%s:%s: sum %d\n"
+            % (dist.get_rank(), dist.get_world_size(), os.environ["LOCAL_RANK"],
+               os.environ["GROUP_RANK"], os.environ["PET_NNODES"], os.environ["PET_NODE_RANK"],
+               os.environ["PET_MASTER_ADDR"], os.environ["PET_MASTER_PORT"], t.item()))
 dist.destroy_process_group()
 EOF_PY
 	# torchrun is `python3 -m torch.distributed.run` (its console script):
@@ -135,14 +139,15 @@ sys.exit(Std.from_str("0") is None)' 2>/dev/null; then
 		echo "note: this torchrun cannot read --redirects 0 (torch 1.13 on Python 3.11): using --redirects 2 --tee 2"
 		export PET_REDIRECTS=2 PET_TEE=2
 	fi
+	rm -f "$tmp"/out.*
 	for node in 0 1; do
-		"$cli" -c "$tmp/nodes.conf" --task-type worker --task-id "$node" \
+		CR_FW_OUT=$tmp "$cli" -c "$tmp/nodes.conf" --task-type worker --task-id "$node" \
 			exec --format torchrun --ifname lo -- "$py" -m torch.distributed.run \
-			--nproc_per_node 2 "$tmp/torchrun_job.py" >"$tmp/out.$node" 2>"$tmp/err.$node" &
+			--nproc_per_node 2 "$tmp/torchrun_job.py" >"$tmp/stdout.$node" 2>"$tmp/err.$node" &
 	done
 	wait
-	cat "$tmp"/out.* | sort >"$tmp/out"
-	rm -f "$tmp"/out.*
+	cat "$tmp"/out.* "$tmp"/stdout.* 2>/dev/null | sort >"$tmp/out"
+	rm -f "$tmp"/out.* "$tmp"/stdout.*
 	pet="PET_NNODES=2 PET_NODE_RANK=@ PET_MASTER=127.0.0.1:29621: sum 10"
 	expect "torchrun, 2 nodes x 2 processes, static rendezvous from PET_*" \
 		"$(printf '%s\n' "rank 0 of 4, local rank 0, group 0, $pet" \
