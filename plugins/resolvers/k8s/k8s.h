@@ -336,7 +336,7 @@ char *k8s_pod_key(const struct k8s_pod_view *pod, const char *ns);
 /* A 64-bit hash (FNV-1a) of "namespace/name". */
 guint64 k8s_pod_key_hash(const struct k8s_pod_view *pod, const char *ns);
 
-/* k8s_watch.c */
+/* k8s_watched.c */
 struct k8s_watched *k8s_watched_new(const char *namespace);
 /* A list of the resolve; its selector is set once it is listed. */
 struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w);
@@ -346,11 +346,13 @@ struct k8s_pod_seen {
 	guint64 key, digest;
 };
 void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest);
-/* Once the list is read: sorted for k8s_watch_list_get. */
+/* Sorted for k8s_watch_list_get (k8s_watch does it when a watch starts). */
 void k8s_watch_list_seal(struct k8s_watch_list *l);
 bool k8s_watch_list_get(const struct k8s_watch_list *l, guint64 key, guint64 *digest);
 void k8s_watch_list_clear(struct k8s_watch_list *l);
 void k8s_watched_free(struct k8s_watched *w);
+
+/* k8s_watch.c */
 cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
 		    cr_error *err);
 cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,

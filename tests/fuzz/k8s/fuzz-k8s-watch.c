@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../../../plugins/resolvers/k8s/k8s_watch.c"
+#include "../../../plugins/resolvers/k8s/k8s_watched.c"
 #include "../../../plugins/resolvers/k8s/k8s_pb.c"
 #include "../../../plugins/resolvers/k8s/k8s_proto.c"
 #include "../../../plugins/resolvers/k8s/k8s_view.c"

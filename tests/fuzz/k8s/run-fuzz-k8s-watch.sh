@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../fuzz-lib.sh"
 fuzz_init k8s-watch
 ra="$src/plugins/common/httpanswer"
-# the harness includes k8s_watch.c, k8s_pb.c, k8s_proto.c and k8s_view.c; the core's error_set;
+# the harness includes k8s_watch.c, k8s_watched.c, k8s_pb.c, k8s_proto.c and k8s_view.c; the core's error_set;
 # httpanswer's urltext.c (redact_secrets, for an ERROR event's Status)
 # shellcheck disable=SC2086
 fuzz_cc -fsanitize=fuzzer -I"$src/core" -I"$src/plugins/resolvers/k8s" -I"$ra" \

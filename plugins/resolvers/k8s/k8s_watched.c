@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k8s_watched.c - what the last resolve listed, where its watch starts
+ * (k8s.h: struct k8s_watched): per list its selector, its resourceVersion
+ * and, per pod that counts, a 16-byte entry (a hash of namespace/name, the
+ * digest of what the resolution reads of it), sorted once a watch starts.
+ */
+#include "k8s.h"
+
+struct k8s_watched *k8s_watched_new(const char *namespace)
+{
+	struct k8s_watched *w = g_new0(struct k8s_watched, 1);
+
+	w->namespace = g_strdup(namespace);
+	w->lists = g_ptr_array_new();
+	return w;
+}
+
+struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w)
+{
+	struct k8s_watch_list *l = g_new0(struct k8s_watch_list, 1);
+
+	l->pods = g_array_new(FALSE, FALSE, sizeof(struct k8s_pod_seen));
+	g_ptr_array_add(w->lists, l);
+	return l;
+}
+
+void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest)
+{
+	struct k8s_pod_seen p = { key, digest };
+
+	g_array_append_val(l->pods, p);
+	l->sorted = false;
+}
+
+void k8s_watch_list_clear(struct k8s_watch_list *l)
+{
+	g_array_set_size(l->pods, 0);
+	l->sorted = false;
+}
+
+static gint k8s_seen_cmp(gconstpointer a, gconstpointer b)
+{
+	guint64 x = ((const struct k8s_pod_seen *)a)->key,
+		y = ((const struct k8s_pod_seen *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorted by key (a stable sort), each key's last entry kept. */
+void k8s_watch_list_seal(struct k8s_watch_list *l)
+{
+	if (l->sorted)
+		return;
+	struct k8s_pod_seen *p = (struct k8s_pod_seen *)(void *)l->pods->data;
+	guint n = 0;
+
+	g_array_sort(l->pods, k8s_seen_cmp);
+	for (guint i = 0; i < l->pods->len; i++) {
+		if (n > 0 && p[n - 1].key == p[i].key)
+			n--; /* put again: the later one stands */
+		p[n++] = p[i];
+	}
+	g_array_set_size(l->pods, n);
+	l->sorted = true;
+}
+
+bool k8s_watch_list_get(const struct k8s_watch_list *l, guint64 key, guint64 *digest)
+{
+	const struct k8s_pod_seen *p;
+	guint lo = 0, hi;
+
+	p = (const struct k8s_pod_seen *)(const void *)l->pods->data;
+	hi = l->pods->len;
+	if (!l->sorted) { /* not sealed (a list that failed): the last put */
+		for (guint i = hi; i-- > 0;)
+			if (p[i].key == key) {
+				*digest = p[i].digest;
+				return true;
+			}
+		return false;
+	}
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (p[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= l->pods->len || p[lo].key != key)
+		return false;
+	*digest = p[lo].digest;
+	return true;
+}
+
+void k8s_watched_free(struct k8s_watched *w)
+{
+	if (!w)
+		return;
+	for (guint i = 0; i < w->lists->len; i++) {
+		struct k8s_watch_list *l = g_ptr_array_index(w->lists, i);
+
+		g_free(l->selector);
+		g_free(l->version);
+		g_array_unref(l->pods);
+		g_free(l);
+	}
+	g_ptr_array_unref(w->lists);
+	g_free(w->namespace);
+	g_free(w);
+}
