@@ -101,15 +101,17 @@ typedef struct slurm_gpus {
 	char *mine; /* malloc'd CUDA_VISIBLE_DEVICES value for this task, or NULL */
 } slurm_gpus;
 
+/* slurm-env.c, below every other file: the variables and numbers in them. */
+void slurm_env_read(cr_plugin_ctx *ctx, slurm_env *env);
+cr_status slurm_parse_uint(const char *var, const char *value, uint32_t *out, cr_error *err);
+cr_status slurm_nomem(cr_error *err);
+
 cr_status slurm_config_read(cr_plugin_ctx *ctx, const cr_cfg *config, slurm_config *cfg,
 			    cr_error *err);
 void slurm_config_clear(slurm_config *cfg);
 
-void slurm_env_read(cr_plugin_ctx *ctx, slurm_env *env);
 /* The most GPUs a node may have, from gpus_per_node or SLURM_GPUS_ON_NODE. */
 #define SLURM_GPUS_MAX (1u << 20)
-cr_status slurm_parse_uint(const char *var, const char *value, uint32_t *out, cr_error *err);
-cr_status slurm_nomem(cr_error *err);
 /* Where the tasks per node came from, for messages: the variable and its
  * value, or "tasks_per_node" and "(config)". */
 void slurm_tpn_origin(const slurm_config *cfg, const slurm_env *env, const char **var,
