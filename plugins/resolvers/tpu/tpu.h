@@ -77,7 +77,8 @@ struct tpu_run {
 	char *coordinator; /* the coordinator task's address */
 };
 
-/* tpu_source.c */
+/* tpu_env.c, the lowest layer (layers.txt has the order) */
+void tpu_ep_free(gpointer p);
 bool tpu_is_endpoint_list(const char *text);
 bool tpu_port_ok(const char *p);
 cr_status tpu_parse_endpoints(const char *text, const char *what, const char *port, GPtrArray *eps,
@@ -85,11 +86,8 @@ cr_status tpu_parse_endpoints(const char *text, const char *what, const char *po
 cr_status tpu_parse_worker_endpoints(const char *text, const char *port, GPtrArray *eps,
 				     cr_error *err);
 GHashTable *tpu_parse_env(const char *text);
-cr_status tpu_probe_source(struct tpu *t, cr_plugin_ctx *ctx, cr_error *err);
-cr_status tpu_gather(struct tpu_run *r, cr_error *err);
-void tpu_ep_free(gpointer p);
+const char *tpu_getenv(cr_plugin_ctx *ctx, const char *name);
 const char *tpu_no_metadata(struct tpu_run *r);
-const char *tpu_source_name(enum tpu_source s);
 
 /* tpu_api.c */
 cr_status tpu_api_node(struct tpu_run *r, const char *project, const char *zone, const char *name,
@@ -97,6 +95,11 @@ cr_status tpu_api_node(struct tpu_run *r, const char *project, const char *zone,
 cr_status tpu_api_slices(struct tpu_run *r, cr_error *err);
 cr_status tpu_node_parse(struct tpu_run *r, const char *name, const cr_json *node, bool facts,
 			 cr_error *err);
+
+/* tpu_source.c */
+cr_status tpu_probe_source(struct tpu *t, cr_plugin_ctx *ctx, cr_error *err);
+cr_status tpu_gather(struct tpu_run *r, cr_error *err);
+const char *tpu_source_name(enum tpu_source s);
 
 /* tpu_build.c */
 cr_status tpu_build(struct tpu_run *r, cr_error *err);
