@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gcp-private.h - the handle's layout and helpers shared by the files of
- * cr_common_gcp. Not for plugins: they include gcp.h.
+ * cr_common_gcp, grouped by the file that defines them, lowest layer first
+ * (layers.txt). Not for plugins: they include gcp.h.
  */
 #ifndef CR_COMMON_GCP_PRIVATE_H
 #define CR_COMMON_GCP_PRIVATE_H
@@ -22,19 +23,18 @@ struct gcp {
 	char *source;         /* where the token came from */
 };
 
+/* gcp.c */
+
 /** Wipe and free a secret string. */
 void gcp_wipe_free(char *s);
 
 /** Drop the cached token. */
 void gcp_token_drop(struct gcp *g);
 
-/**
- * gcp_token_get: make sure g->token holds a usable token, asking the
- * credential chain when there is none or it expired.
- * Returns: CR_OK, CR_ERR_AUTH (no credentials, a refused grant), or the
- *     failure of the token request.
- */
-cr_status gcp_token_get(struct gcp *g, cr_error *err);
+/** @url without its query, for messages (g_free). */
+char *gcp_url_for_message(const char *url);
+
+/* gcp_http.c */
 
 /**
  * gcp_http_send: one request with the retry policy of gcp_api_request
@@ -55,7 +55,14 @@ cr_status gcp_http_error(struct gcp *g, const char *method, const char *url,
 			 const cr_http_response *resp, int attempts, const char *what,
 			 cr_error *err);
 
-/** @url without its query, for messages (g_free). */
-char *gcp_url_for_message(const char *url);
+/* gcp_auth.c */
+
+/**
+ * gcp_token_get: make sure g->token holds a usable token, asking the
+ * credential chain when there is none or it expired.
+ * Returns: CR_OK, CR_ERR_AUTH (no credentials, a refused grant), or the
+ *     failure of the token request.
+ */
+cr_status gcp_token_get(struct gcp *g, cr_error *err);
 
 #endif /* CR_COMMON_GCP_PRIVATE_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gcp.c - the shared options, the handle and the "on GCE?" test.
+ * gcp.c - the shared options, the handle (and dropping its token) and the
+ * "on GCE?" test: the lowest layer of cr_common_gcp (layers.txt).
  *
  * The metadata server is named by the `metadata_host` option, else by the
  * environment google-auth and gcloud read (GCE_METADATA_HOST, the older
@@ -132,4 +133,11 @@ const char *gcp_last_segment(const char *path)
 char *gcp_url_for_message(const char *url)
 {
 	return g_strndup(url, strcspn(url, "?"));
+}
+
+void gcp_token_drop(struct gcp *g)
+{
+	gcp_wipe_free(g->token);
+	g->token = NULL;
+	g->token_expiry = 0;
 }

@@ -26,13 +26,6 @@
 
 #define GCP_JWT_LIFETIME 3600
 
-void gcp_token_drop(struct gcp *g)
-{
-	gcp_wipe_free(g->token);
-	g->token = NULL;
-	g->token_expiry = 0;
-}
-
 /* What the token comes from, for messages: "@kind @what" or "@kind". */
 static void gcp_set_source(struct gcp *g, const char *kind, const char *what)
 {

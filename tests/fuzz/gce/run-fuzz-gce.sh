@@ -11,7 +11,7 @@ gcp="$src/plugins/common/gcp"
 ra="$src/plugins/common/httpanswer"
 # the harness includes gce_list.c; the gcp and httpanswer libraries and the
 # core's JSON slots
-sources="$here/fuzz-gce-pages.c $gcp/gcp.c $gcp/gcp_api.c $gcp/gcp_auth.c $gcp/gcp_meta.c"
+sources="$here/fuzz-gce-pages.c $gcp/gcp.c $gcp/gcp_meta.c $gcp/gcp_http.c $gcp/gcp_auth.c $gcp/gcp_api.c"
 sources="$sources $ra/retryafter.c $ra/status.c $ra/urltext.c"
 sources="$sources $src/core/values/json.c $src/core/values/error.c"
 # shellcheck disable=SC2086
