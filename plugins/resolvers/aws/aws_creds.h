@@ -178,7 +178,7 @@ const char *aws_profile_get(const struct aws_profiles *p, const char *profile, e
 cr_status aws_imds_role_creds(struct aws_imds *imds, struct aws_creds *out, cr_error *err);
 cr_status aws_container_creds(const struct aws_env *env, struct aws_creds *out, cr_error *err);
 
-/* aws_creds.c */
+/* aws_keys.c, below the other credential files (layers.txt) */
 void aws_wipe_free(char *secret);
 bool aws_env_true(const struct aws_env *env, const char *name);
 cr_status aws_creds_from_json(const struct aws_env *env, const char *what, const char *text,
