@@ -10,6 +10,15 @@ documented API; not run where TensorFlow is not installed.
 import sys
 
 _registered = []
+_classes = []  # what register() hands TensorFlow: the package's base class
+
+
+def registrable(cls):
+    """Name @cls as one to register with TensorFlow's ClusterResolver (the
+    module that defines it calls this; _tf imports none of the package's
+    modules). Returns @cls."""
+    _classes.append(cls)
+    return cls
 
 
 def module():
@@ -36,9 +45,9 @@ def register(tf=None):
     tf = tf or sys.modules.get('tensorflow')
     if tf is None or _registered:
         return False
-    from . import resolver
     base = tf.distribute.cluster_resolver.ClusterResolver
-    base.register(resolver.ClusterResolver)
+    for cls in _classes:
+        base.register(cls)
     _registered.append(base)
     return True
 

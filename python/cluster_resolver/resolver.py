@@ -50,6 +50,7 @@ class _Identity(object):
         self.environment = n.dec(n.lib.cr_result_environment(res))
 
 
+@_tf.registrable
 class ClusterResolver(object):
     """A cluster-resolver configuration with TensorFlow's ClusterResolver
     surface. @config: None (as the command: $CLUSTER_RESOLVER_CONFIG, else
