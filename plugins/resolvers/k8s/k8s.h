@@ -11,6 +11,7 @@
  *   k8s_proto.c       a page in Kubernetes' protobuf encoding
  *   k8s_view.c        a pod as the plugin reads it, whichever the encoding
  *   k8s_pods.c        pod records, ordering, addresses, building tasks
+ *   k8s_wait.c        not_running = "wait": listing until the pods run
  *   k8s_legacy.c      the Job labels before Kubernetes 1.27: a selector
  *                     listed again under the legacy keys
  *   k8s_uid.c         one task per pod uid
@@ -335,6 +336,14 @@ guint64 k8s_pod_digest(const struct k8s *st, const struct k8s_pod_view *pod, con
 char *k8s_pod_key(const struct k8s_pod_view *pod, const char *ns);
 /* A 64-bit hash (FNV-1a) of "namespace/name". */
 guint64 k8s_pod_key_hash(const struct k8s_pod_view *pod, const char *ns);
+/* Whether Table rows say all this configuration reads of a pod (@self:
+ * nullable, no identity to find). */
+bool k8s_table_enough(const struct k8s *st, const char *ns, const struct k8s_self *self);
+
+/* k8s_wait.c */
+/* not_running = "wait": list until every selected pod is Running. */
+cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+			   const char *namespace, cr_error *err);
 
 /* k8s_watched.c */
 struct k8s_watched *k8s_watched_new(const char *namespace);
@@ -355,8 +364,6 @@ void k8s_watched_free(struct k8s_watched *w);
 /* k8s_watch.c */
 cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
 		    cr_error *err);
-cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
-			   const char *namespace, cr_error *err);
 
 /* k8s_uid.c: one task per pod uid. Each uid is kept as 16 bytes (a UUID's
  * bytes, or a SHA-256 of any other form) beside the pod's place in the
