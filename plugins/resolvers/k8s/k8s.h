@@ -3,6 +3,7 @@
  * k8s.h - internal interfaces of the Kubernetes resolver plugin (k8s.so).
  *
  *   k8s.c             descriptor, options, create/probe/resolve
+ *   k8s_conn.c        a connection: cleared (secrets wiped), its TLS on a request
  *   k8s_kubeconfig.c  where the API server is: in-cluster or kubeconfig
  *   k8s_auth.c        credentials: token files, exec credential plugins
  *   k8s_fetch.c       HTTP with retries, limit/continue paging
@@ -160,13 +161,21 @@ struct k8s_conn {
 	bool in_cluster;
 };
 
+/* k8s_conn.c */
+void k8s_conn_clear(struct k8s_conn *conn);
+void k8s_exec_free(struct k8s_exec *ex);
+void k8s_wipe_free(char *secret);
+/* True when @url has a user:password@ part, which is refused wherever a
+ * server URL is read (the host would send it as Basic authentication). */
+bool k8s_url_has_userinfo(const char *url);
+/* @c's trust anchors, client certificate and insecure flag on @req (the
+ * list's requests and the watch's). */
+void k8s_conn_tls(const struct k8s_conn *c, cr_http_request *req);
+
 /* k8s_kubeconfig.c */
 bool k8s_conn_available(const struct k8s *st, cr_plugin_ctx *ctx);
 cr_status k8s_conn_load(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *conn,
 			cr_error *err);
-void k8s_conn_clear(struct k8s_conn *conn);
-void k8s_exec_free(struct k8s_exec *ex);
-void k8s_wipe_free(char *secret);
 
 /* k8s_auth.c */
 cr_status k8s_auth_prepare(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *conn,
@@ -242,9 +251,6 @@ void k8s_query_add(GString *q, const char *key, const char *value);
  * request sent, cut out of it: a server may echo it. */
 cr_status k8s_answer_error(const char *endpoint, const char *token, const cr_http_response *resp,
 			   int attempts, cr_error *err);
-/* @c's trust anchors, client certificate and insecure flag on @req (the
- * list's requests and the watch's). */
-void k8s_conn_tls(const struct k8s_conn *c, cr_http_request *req);
 bool k8s_is_protobuf(const cr_http_response *resp);
 /* @table: ask for the Table form (one row per pod: name, status, IP); the
  * list falls back to full pods when the server refuses it or a row is not
@@ -373,9 +379,5 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 GArray *k8s_uids_new(void);
 void k8s_uid_add(GArray *uids, const char *uid, uint32_t pod);
 void k8s_uid_repeats(GArray *uids, void (*fn)(uint32_t pod, void *ud), void *ud);
-
-/* True when @url has a user:password@ part, which is refused wherever a
- * server URL is read (the host would send it as Basic authentication). */
-bool k8s_url_has_userinfo(const char *url);
 
 #endif /* K8S_H */
