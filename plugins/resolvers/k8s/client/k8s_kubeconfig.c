@@ -13,7 +13,7 @@
 
 #include <yaml.h>
 
-#include "k8s.h"
+#include "k8s_client.h"
 
 /** A loaded kubeconfig file. */
 struct k8s_kcfile {

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "k8s.h"
+#include "k8s_client.h"
 
 void k8s_wipe_free(char *secret)
 {
