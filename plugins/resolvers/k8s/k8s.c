@@ -90,14 +90,6 @@ static cr_status k8s_opt_error(cr_plugin_ctx *ctx, const cr_cfg *config, const c
 				  v ? cr_host->cfg_line(v) : 0, what);
 }
 
-bool k8s_url_has_userinfo(const char *url)
-{
-	const char *scheme = strstr(url, "://");
-	const char *auth = scheme != NULL ? scheme + 3 : url;
-
-	return memchr(auth, '@', strcspn(auth, "/?#")) != NULL;
-}
-
 static int k8s_pick(const char *value, const char *const *choices)
 {
 	for (int i = 0; choices[i]; i++)

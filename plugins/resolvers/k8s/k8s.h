@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * k8s.h - internal interfaces of the Kubernetes resolver plugin (k8s.so).
+ * k8s.h - internal interfaces of the Kubernetes resolver plugin (k8s.so)
+ * above its client (client/k8s_client.h: the API server's connection and
+ * credentials); layers.txt gives the order in which the files stand.
  *
- *   k8s.c             descriptor, options, create/probe/resolve
- *   k8s_kubeconfig.c  where the API server is: in-cluster or kubeconfig
- *   k8s_auth.c        credentials: token files, exec credential plugins
- *   k8s_fetch.c       HTTP with retries, limit/continue paging
- *   k8s_page.c        one page, pod by pod, while the next one is fetched
+ *   k8s_view.c        a pod as the plugin reads it, whichever the encoding
  *   k8s_pb.c          the protobuf wire format and the API server's envelope
  *   k8s_proto.c       a page in Kubernetes' protobuf encoding
- *   k8s_view.c        a pod as the plugin reads it, whichever the encoding
- *   k8s_pods.c        pod records, ordering, addresses, building tasks
+ *   k8s_page.c        one page, pod by pod, while the next one is fetched
+ *   k8s_pbstream.c    a protobuf page read as it arrives
+ *   k8s_fetch.c       listing pods: HTTP with retries, limit/continue paging
  *   k8s_legacy.c      the Job labels before Kubernetes 1.27: a selector
  *                     listed again under the legacy keys
  *   k8s_uid.c         one task per pod uid
+ *   k8s_watched.c     what the last resolve listed, where a watch starts
+ *   k8s_pods.c        pod records, ordering, addresses, building tasks
+ *   k8s_wait.c        not_running = "wait": listing until the pods run
  *   k8s_watch.c       the watch op
+ *   k8s.c             descriptor, options, create/probe/resolve
  */
 #ifndef K8S_H
 #define K8S_H
@@ -24,86 +27,8 @@
 
 #include <cluster-resolver/plugin.h>
 
-#define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
-
-/** How a task's address is formed. */
-enum k8s_address {
-	K8S_ADDR_POD_IP,
-	K8S_ADDR_HOST_IP,
-	K8S_ADDR_POD_NAME,
-	K8S_ADDR_DNS,
-};
-
-/** What a pod that is not Running does to the resolution. */
-enum k8s_not_running {
-	K8S_NR_ERROR,
-	K8S_NR_SKIP,
-	K8S_NR_WAIT,
-};
-
-/** Where credentials come from. */
-enum k8s_auth_mode {
-	K8S_AUTH_AUTO,
-	K8S_AUTH_IN_CLUSTER,
-	K8S_AUTH_KUBECONFIG,
-};
-
-/**
- * struct k8s_selector - one label selector of a job, as written and, where
- * it names a Job label that clusters before Kubernetes 1.27 lack, in its
- * legacy form (k8s_legacy.c). The two flags are what the instance learns
- * of its cluster: set by the lists (k8s_list_selector), under a const
- * struct k8s as the resolve and the watch op never run at once.
- */
-struct k8s_selector {
-	const char *text; /* as written (config-owned) */
-	char *legacy;     /* (owned, nullable) the legacy form; NULL: the same */
-	bool use_legacy;  /* the legacy form found the pods: sent from now on */
-	bool none;        /* this resolve listed both forms and neither matched */
-};
-
-/** One job of the `jobs` option: its name and its selectors, in order. */
-struct k8s_job {
-	const char *name;
-	GPtrArray *selectors; /* struct k8s_selector * (owned) */
-};
-
-/** The plugin state: options as parsed by create(). */
-struct k8s {
-	GArray *jobs; /* struct k8s_job */
-	const char *namespace;
-	const char *field_selector;
-	const char *rpc_layer;
-	const char *kubeconfig;
-	const char *context;
-	const char *server;
-	const char *token_file;
-	const char *ca_file;
-	const char *namespace_file;
-	const char *cluster_domain;
-	int64_t port;
-	int64_t page_size;
-	int64_t retries;
-	int64_t wait_timeout_ms;
-	int64_t wait_interval_ms;
-	long connect_timeout_ms;
-	long request_timeout_ms;
-	int64_t max_retry_wait_ms;
-	int64_t exec_timeout_ms;
-	int64_t list_timeout_ms;     /* one whole list, all pages and retries */
-	int64_t max_pages;           /* pages of one list before it is endless */
-	bool accelerators;           /* per-task accelerators from container limits */
-	bool order_by_index;         /* order = "index" (else "name") */
-	bool table;                  /* list_format = "auto": Table rows when enough */
-	bool protobuf;               /* full pods: ask for protobuf before JSON */
-	bool from_cache;             /* list from the watch cache (resourceVersion=0) */
-	int64_t start_jitter_ms;     /* random wait before the first list, at most */
-	int64_t watch_timeout_s;     /* timeoutSeconds of one watch request */
-	struct k8s_watched *watched; /* (owned, nullable) the last resolve's lists */
-	enum k8s_address address;
-	enum k8s_not_running not_running;
-	enum k8s_auth_mode auth;
-};
+#include "client/k8s_client.h"
+#include "k8s_options.h"
 
 /**
  * struct k8s_watch_list - one list of the last resolve (a job's selector),
@@ -127,49 +52,6 @@ struct k8s_watched {
 	char *namespace;  /* NULL: all namespaces */
 	GPtrArray *lists; /* struct k8s_watch_list *, in resolve order */
 };
-
-/** An exec credential plugin from a kubeconfig user. */
-struct k8s_exec {
-	char *api_version;
-	char *command;
-	GPtrArray *args; /* char * */
-	GPtrArray *env;  /* char * "NAME=value" */
-	char *install_hint;
-	char *dir; /* directory of the kubeconfig that defined it */
-	bool provide_cluster_info;
-};
-
-/**
- * struct k8s_conn - how to talk to one API server. Strings are owned.
- * @token and @key_pem are secrets: wiped when freed, never printed.
- */
-struct k8s_conn {
-	char *server; /* https://host:port[/prefix], no trailing '/' */
-	char *source; /* "in-cluster config", "kubeconfig F context 'C'" */
-	char *user;   /* kubeconfig user name, for messages */
-	char *ca_file, *ca_pem;
-	char *cert_file, *cert_pem;
-	char *key_file, *key_pem;
-	char *ca_data_b64; /* for provideClusterInfo */
-	char *token;
-	char *token_file;
-	char *namespace; /* context's or the service account's */
-	struct k8s_exec *exec;
-	bool insecure;
-	bool in_cluster;
-};
-
-/* k8s_kubeconfig.c */
-bool k8s_conn_available(const struct k8s *st, cr_plugin_ctx *ctx);
-cr_status k8s_conn_load(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *conn,
-			cr_error *err);
-void k8s_conn_clear(struct k8s_conn *conn);
-void k8s_exec_free(struct k8s_exec *ex);
-void k8s_wipe_free(char *secret);
-
-/* k8s_auth.c */
-cr_status k8s_auth_prepare(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *conn,
-			   cr_error *err);
 
 /* k8s_view.c */
 enum {
@@ -241,9 +123,6 @@ void k8s_query_add(GString *q, const char *key, const char *value);
  * request sent, cut out of it: a server may echo it. */
 cr_status k8s_answer_error(const char *endpoint, const char *token, const cr_http_response *resp,
 			   int attempts, cr_error *err);
-/* @c's trust anchors, client certificate and insecure flag on @req (the
- * list's requests and the watch's). */
-void k8s_conn_tls(const struct k8s_conn *c, cr_http_request *req);
 bool k8s_is_protobuf(const cr_http_response *resp);
 /* @table: ask for the Table form (one row per pod: name, status, IP); the
  * list falls back to full pods when the server refuses it or a row is not
@@ -335,6 +214,14 @@ guint64 k8s_pod_digest(const struct k8s *st, const struct k8s_pod_view *pod, con
 char *k8s_pod_key(const struct k8s_pod_view *pod, const char *ns);
 /* A 64-bit hash (FNV-1a) of "namespace/name". */
 guint64 k8s_pod_key_hash(const struct k8s_pod_view *pod, const char *ns);
+/* Whether Table rows say all this configuration reads of a pod (@self:
+ * nullable, no identity to find). */
+bool k8s_table_enough(const struct k8s *st, const char *ns, const struct k8s_self *self);
+
+/* k8s_wait.c */
+/* not_running = "wait": list until every selected pod is Running. */
+cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+			   const char *namespace, cr_error *err);
 
 /* k8s_watched.c */
 struct k8s_watched *k8s_watched_new(const char *namespace);
@@ -355,8 +242,6 @@ void k8s_watched_free(struct k8s_watched *w);
 /* k8s_watch.c */
 cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
 		    cr_error *err);
-cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
-			   const char *namespace, cr_error *err);
 
 /* k8s_uid.c: one task per pod uid. Each uid is kept as 16 bytes (a UUID's
  * bytes, or a SHA-256 of any other form) beside the pod's place in the
@@ -366,9 +251,5 @@ cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struc
 GArray *k8s_uids_new(void);
 void k8s_uid_add(GArray *uids, const char *uid, uint32_t pod);
 void k8s_uid_repeats(GArray *uids, void (*fn)(uint32_t pod, void *ud), void *ud);
-
-/* True when @url has a user:password@ part, which is refused wherever a
- * server URL is read (the host would send it as Basic authentication). */
-bool k8s_url_has_userinfo(const char *url);
 
 #endif /* K8S_H */

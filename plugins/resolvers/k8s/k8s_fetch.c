@@ -79,17 +79,6 @@ static char *k8s_list_url(const struct k8s *st, const char *base, const char *se
 	return url;
 }
 
-void k8s_conn_tls(const struct k8s_conn *c, cr_http_request *req)
-{
-	req->ca_file = c->ca_file;
-	req->ca_pem = c->ca_pem;
-	req->cert_file = c->cert_file;
-	req->cert_pem = c->cert_pem;
-	req->key_file = c->key_file;
-	req->key_pem = c->key_pem;
-	req->insecure = c->insecure;
-}
-
 /* The answer is in Kubernetes' protobuf encoding (by its Content-Type). */
 bool k8s_is_protobuf(const cr_http_response *resp)
 {

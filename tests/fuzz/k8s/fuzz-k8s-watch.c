@@ -21,7 +21,7 @@
  * that its static reader is driven as the watch drives it; the pods' key,
  * membership and digest (k8s_pods.c) are small fakes here that write down
  * each pod an event names, and the connection functions the watch op
- * would call (k8s_fetch.c, k8s_kubeconfig.c, k8s_auth.c) are never called.
+ * would call (k8s_fetch.c and client/) are never called.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-kubeconfig.c - libFuzzer target for the k8s resolver's kubeconfig
- * reader (plugins/resolvers/k8s/k8s_kubeconfig.c, libyaml): the input is
- * the file the `kubeconfig` option names, read through k8s_conn_load on a
- * small host table made here (the core's error_setv). Nothing reaches a
- * network. The first line may be "#context NAME" to give the `context`
- * option.
+ * reader (plugins/resolvers/k8s/client/k8s_kubeconfig.c, libyaml): the
+ * input is the file the `kubeconfig` option names, read through
+ * k8s_conn_load on a small host table made here (the core's error_setv).
+ * Nothing reaches a network. The first line may be "#context NAME" to
+ * give the `context` option.
  * Properties: an error is CR_ERR_CONFIG, CR_ERR_PARSE or
  * CR_ERR_UNSUPPORTED with a one-line message naming the file; no error
  * message holds the user's token or client key; an accepted connection

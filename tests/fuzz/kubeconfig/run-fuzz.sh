@@ -14,7 +14,7 @@ pkgs="glib-2.0 json-c yaml-0.1"
 # k8s.so's sources with the common libraries it links (natural, httpanswer)
 # shellcheck disable=SC2046,SC2086
 fuzz_cc -fsanitize=fuzzer -I"$k8s" -I"$common/natural" -I"$common/httpanswer" \
-	$(pkg-config --cflags $pkgs) "$here/fuzz-kubeconfig.c" "$k8s"/*.c "$common"/natural/*.c \
-	"$common"/httpanswer/*.c "$src/core/values/error.c" -I"$src/core" $(pkg-config --libs $pkgs) \
-	-o "$out/fuzz-kubeconfig"
+	$(pkg-config --cflags $pkgs) "$here/fuzz-kubeconfig.c" "$k8s"/*.c "$k8s"/client/*.c \
+	"$common"/natural/*.c "$common"/httpanswer/*.c "$src/core/values/error.c" -I"$src/core" \
+	$(pkg-config --libs $pkgs) -o "$out/fuzz-kubeconfig"
 fuzz_run fuzz-kubeconfig "$here/corpus" "$secs" 4096

@@ -13,7 +13,7 @@
 
 #include <yaml.h>
 
-#include "k8s.h"
+#include "k8s_client.h"
 
 /** A loaded kubeconfig file. */
 struct k8s_kcfile {
@@ -21,45 +21,6 @@ struct k8s_kcfile {
 	char *dir;
 	yaml_document_t doc;
 };
-
-void k8s_wipe_free(char *secret)
-{
-	if (secret)
-		explicit_bzero(secret, strlen(secret));
-	g_free(secret);
-}
-
-void k8s_exec_free(struct k8s_exec *ex)
-{
-	if (!ex)
-		return;
-	g_free(ex->api_version);
-	g_free(ex->command);
-	g_ptr_array_free(ex->args, TRUE);
-	g_ptr_array_free(ex->env, TRUE);
-	g_free(ex->install_hint);
-	g_free(ex->dir);
-	g_free(ex);
-}
-
-void k8s_conn_clear(struct k8s_conn *c)
-{
-	g_free(c->server);
-	g_free(c->source);
-	g_free(c->user);
-	g_free(c->ca_file);
-	g_free(c->ca_pem);
-	g_free(c->cert_file);
-	g_free(c->cert_pem);
-	g_free(c->key_file);
-	k8s_wipe_free(c->key_pem);
-	g_free(c->ca_data_b64);
-	k8s_wipe_free(c->token);
-	g_free(c->token_file);
-	g_free(c->namespace);
-	k8s_exec_free(c->exec);
-	memset(c, 0, sizeof(*c));
-}
 
 /* ---- tiny accessors over a libyaml document ---------------------------- */
 

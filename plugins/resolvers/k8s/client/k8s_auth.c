@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "k8s.h"
+#include "k8s_client.h"
 
 static const char *const k8s_exec_versions[] = {
 	"client.authentication.k8s.io/v1",
