@@ -136,8 +136,13 @@ class ClusterResolver(object):
         ti = self._override_task_id()
         n.check(n.lib.cr_context_set_task(ctx, n.enc(tt), -1 if ti is None else int(ti), err),
                 err)
-        layer = rpc_layer if rpc_layer is not None else self._rpc_layer
+        layer = self._context_rpc_layer(rpc_layer)
         n.check(n.lib.cr_context_set_rpc_layer(ctx, n.enc(layer), err), err)
+
+    def _context_rpc_layer(self, rpc_layer):
+        """The rpc layer the C context gets: @rpc_layer, else the override
+        set on this object; None keeps the configuration's, "" is none."""
+        return rpc_layer if rpc_layer is not None else self._rpc_layer
 
     def _with_result(self, fn, rpc_layer=None):
         """Resolve and call @fn(result) under the lock; the result is freed."""

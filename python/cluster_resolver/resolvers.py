@@ -43,6 +43,28 @@ class _PluginResolver(ClusterResolver):
                                  task_type=task_type, task_id=task_id, rpc_layer=rpc_layer)
 
 
+class _RpcLayerAttribute(object):
+    """TensorFlow's plain `rpc_layer` attribute (Kubernetes, Slurm, GCE):
+    the constructor's value as given, None (passed or set) is no rpc layer;
+    only an omitted argument takes the class's default "grpc". master()
+    formats with `rpc_layer or self.rpc_layer`, as TensorFlow."""
+
+    @property
+    def rpc_layer(self):
+        return self._rpc_layer
+
+    @rpc_layer.setter
+    def rpc_layer(self, rpc_layer):
+        self._rpc_layer = rpc_layer
+
+    def _context_rpc_layer(self, rpc_layer):
+        return rpc_layer or self._rpc_layer or ''
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None):
+        return ClusterResolver.master(self, task_type, task_id,
+                                      rpc_layer or self._rpc_layer or '')
+
+
 # ---- Simple ---------------------------------------------------------------
 
 def _is_spec(obj):
@@ -249,7 +271,7 @@ class ExecutableLocation(enum.Enum):
     OFF_CLUSTER = 1
 
 
-class KubernetesClusterResolver(_PluginResolver):
+class KubernetesClusterResolver(_RpcLayerAttribute, _PluginResolver):
     """The running pods of each job's label selectors (§9), through the k8s
     plugin: the pod IP (not the node's), this pod's namespace (or
     options={'namespace': ...}; '*' for all, as TensorFlow), the in-cluster
@@ -271,12 +293,13 @@ class KubernetesClusterResolver(_PluginResolver):
         jobs = {_config.name(job, 'job name'): list(selectors)
                 for job, selectors in job_to_label_mapping.items()}
         self._setup({'plugin': 'k8s', 'jobs': jobs, 'port': tf_server_port,
-                     'auth': auth[executable_location]}, options, rpc_layer=rpc_layer)
+                     'auth': auth[executable_location], 'rpc_layer': rpc_layer or ''},
+                    options, rpc_layer=rpc_layer)
 
 
 # ---- Slurm ----------------------------------------------------------------
 
-class SlurmClusterResolver(_PluginResolver):
+class SlurmClusterResolver(_RpcLayerAttribute, _PluginResolver):
     """The tasks of this Slurm step (§8), with the fixes of §14: nodelist
     order, CPU-only steps, the task from the rank at once. With
     auto_set_gpu, cluster_spec() sets this process's CUDA_VISIBLE_DEVICES
@@ -296,8 +319,8 @@ class SlurmClusterResolver(_PluginResolver):
                               for h, c in tasks_per_node.items()}
         self._setup({'plugin': 'slurm', 'jobs': jobs, 'port_base': port_base,
                      'gpus_per_node': gpus_per_node, 'gpus_per_task': gpus_per_task,
-                     'tasks_per_node': tasks_per_node, 'auto_set_gpu': auto_set_gpu},
-                    options, rpc_layer=rpc_layer)
+                     'tasks_per_node': tasks_per_node, 'auto_set_gpu': auto_set_gpu,
+                     'rpc_layer': rpc_layer or ''}, options, rpc_layer=rpc_layer)
 
     def _with_result(self, fn, rpc_layer=None):
         with self._lock:
@@ -341,7 +364,7 @@ def _no_google_client(credentials, service, discovery_url=None):
                 'endpoint')
 
 
-class GCEClusterResolver(_PluginResolver):
+class GCEClusterResolver(_RpcLayerAttribute, _PluginResolver):
     """The RUNNING members of a Compute Engine instance group (§10), sorted
     by address numerically (TensorFlow sorts strings: options={'order':
     'string'})."""
@@ -352,7 +375,8 @@ class GCEClusterResolver(_PluginResolver):
         self._gce_task_type = task_type
         self._setup({'plugin': 'gce', 'project': project, 'zone': zone,
                      'instance_group': instance_group, 'port': port, 'task_type': task_type,
-                     'task_id': task_id, 'rpc_layer': rpc_layer}, options)
+                     'task_id': task_id, 'rpc_layer': rpc_layer or ''}, options,
+                    rpc_layer=rpc_layer)
 
     @property
     def task_type(self):

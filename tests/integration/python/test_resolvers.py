@@ -275,6 +275,17 @@ class Slurm(unittest.TestCase):
                 'worker': ['node1:2223', 'node1:2224', 'node1:2225', 'node2:2222']})
             self.assertEqual((r.task_type, r.task_id), ('worker', 3))
 
+    def test_rpc_layer_none_is_no_layer(self):
+        with Env(**slurm_env('block-N2-n5', 2)):
+            r = SlurmClusterResolver(gpus_per_node=0, rpc_layer=None)
+            self.assertIsNone(r.rpc_layer)
+            self.assertEqual(r.master(), 'node1:8890')
+            self.assertEqual(r.master('worker', 4), 'node2:8888')
+            self.assertEqual(r.master('worker', 4, 'test'), 'test://node2:8888')
+            self.assertEqual(SlurmClusterResolver(gpus_per_node=0).master(), 'grpc://node1:8890')
+            r.rpc_layer = 'grpc'
+            self.assertEqual(r.master(), 'grpc://node1:8890')
+
     def test_gpus(self):
         env = slurm_env('block-N2-n5', 1)
         env['CUDA_VISIBLE_DEVICES'] = '0,1,2,3'
@@ -388,6 +399,11 @@ class GCE(unittest.TestCase):
                 r = GCEClusterResolver('proj-1', 'us-central1-a', 'trainers', 2222,
                                        options=dict(opts, order='string'))
                 self.assertEqual(r.cluster_spec().as_dict(), {'worker': sorted(want)})
+                r = GCEClusterResolver('proj-1', 'us-central1-a', 'trainers', 2222,
+                                       rpc_layer=None, options=opts)
+                self.assertIsNone(r.rpc_layer)
+                self.assertEqual((r.master(), r.master('worker', 2, 'test')),
+                                 (want[0], 'test://' + want[2]))
         finally:
             fx.stop()
 
