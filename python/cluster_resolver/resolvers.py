@@ -299,20 +299,32 @@ class KubernetesClusterResolver(_RpcLayerAttribute, _PluginResolver):
 
 # ---- Slurm ----------------------------------------------------------------
 
+# What auto_set_gpu last wrote to CUDA_VISIBLE_DEVICES ('value') and what
+# the variable was before the package touched it ('node', None: unset). A
+# resolver made later that finds the value the package wrote takes 'node' as
+# the node's GPUs: only a value someone else set binds it from outside.
+_gpus_written = {}
+
+
 class SlurmClusterResolver(_RpcLayerAttribute, _PluginResolver):
     """The tasks of this Slurm step (§8), with the fixes of §14: nodelist
-    order, CPU-only steps, the task from the rank at once. With
-    auto_set_gpu, cluster_spec() sets this process's CUDA_VISIBLE_DEVICES
-    to its own GPUs, as TensorFlow does."""
+    order, CPU-only steps, the task from the rank at once. Jobs take ranks in
+    the order of their names, as TensorFlow. With auto_set_gpu,
+    cluster_spec() sets this process's CUDA_VISIBLE_DEVICES to its own GPUs,
+    as TensorFlow does."""
     _refresh_identity = True
 
     def __init__(self, jobs=None, port_base=8888, gpus_per_node=None, gpus_per_task=None,
                  tasks_per_node=None, auto_set_gpu=True, rpc_layer='grpc', *, options=None):
         if jobs is not None:
-            jobs = {_config.name(j, 'job name'): int(c) for j, c in jobs.items()}
+            # TensorFlow assigns the tasks to the jobs sorted by name.
+            jobs = {_config.name(j, 'job name'): int(jobs[j]) for j in sorted(jobs)}
         # The node's GPUs, as the step started: cluster_spec() narrows the
         # variable to this task's, and later resolutions must see the node's.
-        self._node_visible = os.environ.get('CUDA_VISIBLE_DEVICES')
+        visible = os.environ.get('CUDA_VISIBLE_DEVICES')
+        if _gpus_written and visible == _gpus_written['value']:
+            visible = _gpus_written['node']
+        self._node_visible = visible
         self._assigned = None
         if isinstance(tasks_per_node, dict):
             tasks_per_node = {_config.name(h, 'host name'): int(c)
@@ -327,10 +339,14 @@ class SlurmClusterResolver(_RpcLayerAttribute, _PluginResolver):
             current = os.environ.get('CUDA_VISIBLE_DEVICES')
             if self._node_visible is not None:
                 os.environ['CUDA_VISIBLE_DEVICES'] = self._node_visible
+            else:
+                os.environ.pop('CUDA_VISIBLE_DEVICES', None)
             try:
                 return _PluginResolver._with_result(self, fn, rpc_layer)
             finally:
                 value = self._assigned if self._assigned is not None else current
+                if self._assigned is not None:
+                    _gpus_written.update(value=self._assigned, node=self._node_visible)
                 if value is None:
                     os.environ.pop('CUDA_VISIBLE_DEVICES', None)
                 else:

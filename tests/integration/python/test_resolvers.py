@@ -295,6 +295,39 @@ class Slurm(unittest.TestCase):
             self.assertEqual(os.environ['CUDA_VISIBLE_DEVICES'], '1')
             self.assertEqual(r.num_accelerators(), {'GPU': 1})
 
+    def test_jobs_in_name_order(self):
+        # TensorFlow walks `jobs` sorted by name: chief, evaluator, ps, worker.
+        with Env(**slurm_env('block-N2-n5', 2)):
+            r = SlurmClusterResolver(jobs={'worker': 2, 'chief': 1, 'evaluator': 1, 'ps': 1},
+                                     gpus_per_node=0)
+            spec = r.cluster_spec()
+            self.assertEqual(spec.jobs, ['chief', 'evaluator', 'ps', 'worker'])
+            self.assertEqual(spec.as_dict(), {
+                'chief': ['node1:8888'], 'evaluator': ['node1:8889'], 'ps': ['node1:8890'],
+                'worker': ['node1:8891', 'node2:8888']})
+            self.assertEqual((r.task_type, r.task_id, r.master()), ('ps', 0, 'grpc://node1:8890'))
+
+    def test_own_gpus_are_no_outside_binding(self):
+        # The first resolver sets CUDA_VISIBLE_DEVICES to this task's GPUs, as
+        # TensorFlow does; a second one in the process must not read that as
+        # the node's. A value set from outside still binds.
+        env = slurm_env('block-N2-n5', 1)
+        env['CUDA_VISIBLE_DEVICES'] = None
+        with Env(**env):
+            SlurmClusterResolver(gpus_per_node=8, gpus_per_task=2).cluster_spec()
+            self.assertEqual(os.environ['CUDA_VISIBLE_DEVICES'], '2,3')
+            r = SlurmClusterResolver(gpus_per_node=8, gpus_per_task=2)
+            self.assertEqual(r.cluster_spec().num_tasks('worker'), 5)
+            self.assertEqual(os.environ['CUDA_VISIBLE_DEVICES'], '2,3')
+            self.assertEqual(r.num_accelerators(), {'GPU': 2})
+            os.environ['CUDA_VISIBLE_DEVICES'] = '4,5,6,7'           # set by the user
+            SlurmClusterResolver(gpus_per_task=1).cluster_spec()
+            self.assertEqual(os.environ['CUDA_VISIBLE_DEVICES'], '5')
+            os.environ['CUDA_VISIBLE_DEVICES'] = '1'                  # set by the user
+            with self.assertRaises(cr.ClusterResolverError) as cm:
+                SlurmClusterResolver(gpus_per_node=2, gpus_per_task=1).cluster_spec()
+            self.assertIn('CUDA_VISIBLE_DEVICES "1" lists 1 GPUs', str(cm.exception))
+
     def test_mismatch(self):
         with Env(**slurm_env('block-N2-n5', 0)):
             with self.assertRaises(cr.ClusterResolverError) as cm:
