@@ -19,6 +19,7 @@ import os
 from . import _config
 from . import _native as n
 from . import _tf
+from . import errors
 from .cluster_spec import ClusterSpec
 from .resolver import ClusterResolver, format_master_url
 
@@ -256,11 +257,38 @@ class SageMakerClusterResolver(_TFConfigLike):
     """A SageMaker training job's hosts (SM_HOSTS, SM_CURRENT_HOST or
     resourceconfig.json), job `worker`, port @port (§7)."""
 
+    _EMPTY = ('resolvers = ( { plugin = "simple"; name = "sagemaker-no-hosts"; '
+              'cluster = { }; } );\n')
+
     def __init__(self, port=2223, task_type=None, task_id=None, rpc_layer=None,
                  environment=None, *, options=None):
         self._environment = environment
+        self._empty_ctx = None
+        self._by_groups = 'jobs' in (options or {})
         self._setup({'plugin': 'sagemaker', 'port': port}, options, task_type, task_id,
                     rpc_layer)
+
+    def _with_result(self, fn, rpc_layer=None, ctx=None):
+        """TensorFlow reads SM_HOSTS "" or [], or a current host not among
+        them, as an empty cluster (master() ""), where the plugin declines;
+        without SM_HOSTS and SM_CURRENT_HOST (TensorFlow: "Not a SageMaker
+        Environment") the error stays."""
+        try:
+            return _TFConfigLike._with_result(self, fn, rpc_layer, ctx)
+        except errors.NotFoundError:
+            if ctx is not None or self._by_groups or 'SM_HOSTS' not in os.environ or \
+                    'SM_CURRENT_HOST' not in os.environ:
+                raise
+        with self._lock:
+            if self._empty_ctx is None:
+                self._empty_ctx = self._new_context(self._EMPTY, '<SageMakerClusterResolver>')
+        return _TFConfigLike._with_result(self, fn, rpc_layer, self._empty_ctx)
+
+    def close(self):
+        ctx, self._empty_ctx = getattr(self, '_empty_ctx', None), None
+        if ctx:
+            n.lib.cr_context_free(ctx)
+        _TFConfigLike.close(self)
 
 
 # ---- Kubernetes -----------------------------------------------------------
@@ -334,7 +362,7 @@ class SlurmClusterResolver(_RpcLayerAttribute, _PluginResolver):
                      'tasks_per_node': tasks_per_node, 'auto_set_gpu': auto_set_gpu,
                      'rpc_layer': rpc_layer or ''}, options, rpc_layer=rpc_layer)
 
-    def _with_result(self, fn, rpc_layer=None):
+    def _with_result(self, fn, rpc_layer=None, ctx=None):
         with self._lock:
             current = os.environ.get('CUDA_VISIBLE_DEVICES')
             if self._node_visible is not None:
@@ -342,7 +370,7 @@ class SlurmClusterResolver(_RpcLayerAttribute, _PluginResolver):
             else:
                 os.environ.pop('CUDA_VISIBLE_DEVICES', None)
             try:
-                return _PluginResolver._with_result(self, fn, rpc_layer)
+                return _PluginResolver._with_result(self, fn, rpc_layer, ctx)
             finally:
                 value = self._assigned if self._assigned is not None else current
                 if self._assigned is not None:

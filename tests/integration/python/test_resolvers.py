@@ -195,6 +195,23 @@ class SageMaker(unittest.TestCase):
             self.assertEqual(r.master(), 'grpc://algo-2:2222')
 
 
+    def test_zero_hosts(self):
+        # TensorFlow's testZeroItemsInClusterSpecMasterRead: SM_HOSTS "" or []
+        # is an empty cluster, and so is a current host not among the hosts.
+        for hosts, current in (('', 'algo-1'), ('[]', 'algo-1'), ('["algo-2"]', 'algo-1')):
+            with Env(SM_HOSTS=hosts, SM_CURRENT_HOST=current):
+                r = SageMakerClusterResolver()
+                self.assertEqual(r.cluster_spec(), ClusterSpec({}))
+                self.assertEqual(r.cluster_spec().as_dict(), {})
+                self.assertEqual((r.master(), r.master('worker', 0)), ('', ''))
+                self.assertEqual((r.task_type, r.task_id, r.rpc_layer), (None, None, None))
+                r = SageMakerClusterResolver(task_type='worker', task_id=0, rpc_layer='grpc')
+                self.assertEqual((r.master(), r.task_type, r.task_id), ('', 'worker', 0))
+        with Env(SM_HOSTS=None, SM_CURRENT_HOST='algo-1'):   # not SageMaker: an error
+            with self.assertRaises(cr.errors.NotFoundError):
+                SageMakerClusterResolver().cluster_spec()
+
+
 class Union(unittest.TestCase):
     """§5 and TensorFlow's UnionClusterResolver tests, with the §14 fixes."""
 
