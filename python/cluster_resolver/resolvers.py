@@ -252,6 +252,79 @@ class TFConfigClusterResolver(_TFConfigLike):
             return None
         return json.loads(text).get('session_master')
 
+    # A task with a type and no index: the plugin refuses such a TF_CONFIG
+    # as a whole; TensorFlow reads it (task_id None, and master() raises
+    # its ValueError for a cluster of several tasks). That TF_CONFIG is read
+    # here, as TensorFlow reads it.
+
+    def _partial(self):
+        """TF_CONFIG as a dict when its task has a type and no index."""
+        text = os.environ.get(self._variable)
+        if not text:
+            return None
+        try:
+            tf_config = json.loads(text)
+        except ValueError:
+            return None           # the plugin says where the JSON breaks
+        task = tf_config.get('task') if isinstance(tf_config, dict) else None
+        if isinstance(task, dict) and 'type' in task and 'index' not in task:
+            return tf_config
+        return None
+
+    def _spec(self):
+        tf_config = self._partial()
+        if tf_config is None:
+            return _TFConfigLike._spec(self)
+        return ClusterSpec(tf_config.get('cluster', {}))
+
+    @property
+    def task_type(self):
+        if self._task_type is None:
+            tf_config = self._partial()
+            if tf_config is not None:
+                return str(tf_config['task']['type'])
+        return _TFConfigLike.task_type.fget(self)
+
+    @task_type.setter
+    def task_type(self, task_type):
+        self._task_type = task_type
+
+    @property
+    def task_id(self):
+        if self._task_id is None and self._partial() is not None:
+            return None
+        return _TFConfigLike.task_id.fget(self)
+
+    @task_id.setter
+    def task_id(self, task_id):
+        self._task_id = task_id
+
+    @property
+    def rpc_layer(self):
+        if self._rpc_layer is None:
+            tf_config = self._partial()
+            if tf_config is not None:
+                return tf_config.get('rpc_layer')
+        return _TFConfigLike.rpc_layer.fget(self)
+
+    @rpc_layer.setter
+    def rpc_layer(self, rpc_layer):
+        self._rpc_layer = rpc_layer
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None):
+        tf_config = self._partial()
+        if tf_config is None:
+            return _TFConfigLike.master(self, task_type, task_id, rpc_layer)
+        if tf_config.get('session_master') is not None:
+            return tf_config['session_master']
+        spec = self._spec()
+        if not spec.jobs or (len(spec.jobs) == 1 and spec.num_tasks(spec.jobs[0]) <= 1):
+            return ''
+        task_type = task_type if task_type is not None else self.task_type
+        task_id = task_id if task_id is not None else self.task_id
+        rpc_layer = rpc_layer if rpc_layer is not None else self.rpc_layer
+        return format_master_url(spec.task_address(task_type, task_id), rpc_layer)
+
 
 class SageMakerClusterResolver(_TFConfigLike):
     """A SageMaker training job's hosts (SM_HOSTS, SM_CURRENT_HOST or

@@ -171,6 +171,42 @@ class TFConfig(unittest.TestCase):
                 r.master('worker', None)
             self.assertEqual(str(cm.exception), "No task with index None in job 'worker'")
 
+    def test_task_type_without_index(self):
+        # TensorFlow reads the type and leaves task_id None; master() then
+        # looks up index None and raises its ValueError.
+        cfg = json.dumps({'cluster': CLUSTER, 'task': {'type': 'worker'}, 'rpc_layer': 'grpc'})
+        with Env(TF_CONFIG=cfg):
+            r = TFConfigClusterResolver()
+            self.assertEqual((r.task_type, r.task_id, r.rpc_layer), ('worker', None, 'grpc'))
+            self.assertEqual(r.cluster_spec(), ClusterSpec(CLUSTER))
+            self.assertEqual(r.cluster_spec().jobs, ['ps', 'worker'])
+            with self.assertRaises(ValueError) as cm:
+                r.master()
+            self.assertEqual(str(cm.exception), "No task with index None in job 'worker'")
+            self.assertEqual(r.master('worker', 1), 'grpc://worker1:2222')
+            self.assertEqual(r.master('ps', 0, rpc_layer=''), 'ps0:2222')
+            r.task_id = 2
+            self.assertEqual((r.task_id, r.master()), (2, 'grpc://worker2:2222'))
+            self.assertEqual(TFConfigClusterResolver(task_type='ps', task_id='1').master(),
+                             'grpc://ps1:2222')
+        with Env(TF_CONFIG=json.dumps({'cluster': {'worker': {'3': 'w3:1'}},
+                                       'task': {'type': 'worker'}})):
+            r = TFConfigClusterResolver()
+            self.assertEqual((r.master(), r.rpc_layer), ('', None))
+            self.assertEqual(r.cluster_spec().as_dict(), {'worker': {3: 'w3:1'}})
+        with Env(TF_CONFIG=json.dumps({'task': {'type': 7}, 'session_master': 's:1'})):
+            r = TFConfigClusterResolver()
+            self.assertEqual((r.task_type, r.master(), r.cluster_spec()),
+                             ('7', 's:1', ClusterSpec({})))
+
+    def test_environment_is_the_constructors(self):
+        # TensorFlow's TFConfigClusterResolver.environment returns the
+        # constructor's argument (default None), never TF_CONFIG's key.
+        with Env(TF_CONFIG=tf_config(environment='cloud')):
+            self.assertIsNone(TFConfigClusterResolver().environment)
+            self.assertEqual(TFConfigClusterResolver(environment='google').environment,
+                             'google')
+
     def test_bad_json(self):
         with Env(TF_CONFIG='{"cluster": '):
             with self.assertRaises(ValueError) as cm:
