@@ -104,7 +104,7 @@ class K8s(unittest.TestCase):
         """The issue's `python3 -c` line, as a separate process."""
         cmd = ("from cluster_resolver import KubernetesClusterResolver as K; "
                "print(K({'worker': ['job-name=worker']}).cluster_spec())")
-        p = subprocess.run(['/usr/bin/python3', '-c', cmd], capture_output=True, text=True,
+        p = subprocess.run([ph.PYTHON, '-c', cmd], capture_output=True, text=True,
                            env=ph.python_env(self.fx.home, {'KUBECONFIG': self.fx.kubeconfig}),
                            timeout=60)
         self.assertEqual((p.returncode, p.stderr), (0, ''))

@@ -586,7 +586,7 @@ open(sys.argv[1], 'w').write(json.dumps(msgs))
 '''
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, 'msgs.json')
-            p = subprocess.run(['/usr/bin/python3', '-c', code, out], capture_output=True,
+            p = subprocess.run([ph.PYTHON, '-c', code, out], capture_output=True,
                                env=ph.python_env(d), timeout=60)
             self.assertEqual((p.returncode, p.stdout, p.stderr), (0, b'', b''))
             msgs = json.load(open(out))
@@ -597,7 +597,7 @@ open(sys.argv[1], 'w').write(json.dumps(msgs))
     def test_missing_library(self):
         env = ph.python_env(tempfile.gettempdir(),
                             {'CLUSTER_RESOLVER_LIBRARY': '/nonexistent/libcr.so.1'})
-        p = subprocess.run(['/usr/bin/python3', '-c', 'import cluster_resolver'],
+        p = subprocess.run([ph.PYTHON, '-c', 'import cluster_resolver'],
                            capture_output=True, text=True, env=env, timeout=60)
         self.assertEqual(p.returncode, 1)
         last = p.stderr.strip().splitlines()[-1]
