@@ -23,7 +23,8 @@ test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler pytho
   util-linux openssl curl python3 munge slurmctld slurmd slurm-client libslurm-dev clustershell
   python3-kubernetes python3-torch abigail-tools man-db hyperfine time clang-format
   awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth
-  zsh openmpi-bin mpich python3-mpi4py stress-ng"
+  zsh openmpi-bin mpich python3-mpi4py stress-ng
+  python3-setuptools python3-wheel python3-build python3-venv python3-pip"
 
 package_tools="dpkg-dev debhelper fakeroot lintian rpm git iproute2 util-linux libslurm-dev"
 case $what in

@@ -9,8 +9,9 @@ TensorFlow's resolver classes; cluster_resolver.torch and cluster_resolver.jax
 hand the resolved cluster to PyTorch and JAX. See docs/python.md.
 """
 from . import _tf
-from ._native import version as _version
+from ._native import version as _library_version
 from ._tf import register as register_with_tensorflow
+from ._version import __version__
 from .cluster_spec import ClusterSpec
 from .errors import ClusterResolverError
 from .resolver import ClusterResolver, format_master_url
@@ -23,8 +24,8 @@ __all__ = ['ClusterSpec', 'ClusterResolver', 'ClusterResolverError', 'SimpleClus
            'TFConfigClusterResolver', 'KubernetesClusterResolver', 'ExecutableLocation',
            'SlurmClusterResolver', 'GCEClusterResolver', 'TPUClusterResolver',
            'SageMakerClusterResolver', 'UnionResolver', 'UnionClusterResolver',
-           'format_master_url', 'library_version', 'register_with_tensorflow']
+           'format_master_url', 'library_version', 'register_with_tensorflow', '__version__']
 
-library_version = _version()
+library_version = _library_version()
 
 _tf.module()  # registers with TensorFlow when the program imported it first

@@ -2,13 +2,14 @@
 
 Behaviour and messages follow TensorFlow (shared reference §1), with the
 fixes the C library makes (§14.17): an empty job's job_tasks() is [], and a
-negative task index is refused when the spec is built. Addresses are not
-checked here, as in TensorFlow; as_cluster_def() without TensorFlow encodes
-through the C library, which accepts HOST or HOST:PORT only.
+negative task index is refused when the spec is built. Addresses are any
+strings, as in TensorFlow ("localhost:0", "host:port"): as_cluster_def()
+encodes them here, byte for byte as cr_spec_to_clusterdef() does. The C
+library's address rules (HOST or HOST:PORT) apply only where a spec is handed
+to it: a resolver's configuration, a format, `exec`.
 """
 import json
 
-from . import _native as n
 from . import _tf
 
 __all__ = ['ClusterSpec']
@@ -41,6 +42,28 @@ def _check_task(job, index, address):
     if index > _INT32_MAX:
         raise ValueError('Task index %d of job %r is out of range (0..%d)' %
                          (index, job, _INT32_MAX))
+
+
+def _utf8(text):
+    return text if isinstance(text, bytes) else text.encode('utf-8', 'surrogateescape')
+
+
+def _pb_varint(out, value):
+    value &= (1 << 64) - 1     # a negative int32 is ten bytes, as protobuf writes it
+    while True:
+        byte = value & 0x7f
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return
+
+
+def _pb_bytes(out, field, data):
+    _pb_varint(out, field << 3 | 2)
+    _pb_varint(out, len(data))
+    out += data
 
 
 class ClusterSpec(object):
@@ -139,32 +162,29 @@ class ClusterSpec(object):
             return cluster_def
         return self._encode()
 
+    def _encode(self):
+        """The serialized tensorflow.ClusterDef: jobs sorted by name (UTF-8
+        bytes), tasks by index; a job's name left out when "" (proto3), a map
+        entry's key written even when 0, as cr_spec_to_clusterdef()."""
+        out = bytearray()
+        for name, tasks in sorted((_utf8(job), tasks)
+                                  for job, tasks in self._cluster_spec.items()):
+            job = bytearray()
+            if name:
+                _pb_bytes(job, 1, name)
+            for index in sorted(tasks):
+                entry = bytearray(b'\x08')
+                _pb_varint(entry, index)
+                _pb_bytes(entry, 2, _utf8(tasks[index]))
+                _pb_bytes(job, 2, entry)
+            _pb_bytes(out, 1, job)
+        return bytes(out)
+
     def _to_json(self):
         def s(v):
             return v.decode('utf-8', 'surrogateescape') if isinstance(v, bytes) else v
         return json.dumps({s(job): {str(i): s(a) for i, a in tasks.items()}
                            for job, tasks in self._cluster_spec.items()})
-
-    def _to_c(self):
-        """A cr_spec of this spec (caller frees): the C checks apply."""
-        err = n.new_error()
-        text = n.enc(self._to_json())
-        spec = n.lib.cr_spec_from_json(text, len(text), b'ClusterSpec', err)
-        if not spec:
-            n.raise_error(err.code, err)
-        return spec
-
-    def _encode(self):
-        spec = self._to_c()
-        try:
-            err = n.new_error()
-            buf = n.ctypes.c_void_p()
-            length = n.ctypes.c_size_t()
-            n.check(n.lib.cr_spec_to_clusterdef(spec, n.ctypes.byref(buf),
-                                                n.ctypes.byref(length), err), err)
-            return n.take_string(buf.value, length.value) if buf.value else b''
-        finally:
-            n.lib.cr_spec_free(spec)
 
     @property
     def jobs(self):

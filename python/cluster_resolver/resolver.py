@@ -136,18 +136,25 @@ class ClusterResolver(object):
         ti = self._override_task_id()
         n.check(n.lib.cr_context_set_task(ctx, n.enc(tt), -1 if ti is None else int(ti), err),
                 err)
-        layer = rpc_layer if rpc_layer is not None else self._rpc_layer
+        layer = self._context_rpc_layer(rpc_layer)
         n.check(n.lib.cr_context_set_rpc_layer(ctx, n.enc(layer), err), err)
 
-    def _with_result(self, fn, rpc_layer=None):
-        """Resolve and call @fn(result) under the lock; the result is freed."""
+    def _context_rpc_layer(self, rpc_layer):
+        """The rpc layer the C context gets: @rpc_layer, else the override
+        set on this object; None keeps the configuration's, "" is none."""
+        return rpc_layer if rpc_layer is not None else self._rpc_layer
+
+    def _with_result(self, fn, rpc_layer=None, ctx=None):
+        """Resolve (on @ctx, else this object's context) and call
+        @fn(result) under the lock; the result is freed."""
         with self._lock:
             if not self._ctx:
                 raise ValueError('this ClusterResolver is closed')
-            self._apply(rpc_layer)
+            ctx = ctx or self._ctx
+            self._apply(rpc_layer, ctx)
             err = n.new_error()
             res = ctypes.c_void_p()
-            n.check(n.lib.cr_context_resolve(self._ctx, ctypes.byref(res), err), err)
+            n.check(n.lib.cr_context_resolve(ctx, ctypes.byref(res), err), err)
             try:
                 if rpc_layer is None:
                     self._last = _Identity(res.value)

@@ -19,6 +19,7 @@ import os
 from . import _config
 from . import _native as n
 from . import _tf
+from . import errors
 from .cluster_spec import ClusterSpec
 from .resolver import ClusterResolver, format_master_url
 
@@ -41,6 +42,28 @@ class _PluginResolver(ClusterResolver):
         group.update(options or {})
         ClusterResolver.__init__(self, _config.resolvers(group, accelerators=accelerators),
                                  task_type=task_type, task_id=task_id, rpc_layer=rpc_layer)
+
+
+class _RpcLayerAttribute(object):
+    """TensorFlow's plain `rpc_layer` attribute (Kubernetes, Slurm, GCE):
+    the constructor's value as given, None (passed or set) is no rpc layer;
+    only an omitted argument takes the class's default "grpc". master()
+    formats with `rpc_layer or self.rpc_layer`, as TensorFlow."""
+
+    @property
+    def rpc_layer(self):
+        return self._rpc_layer
+
+    @rpc_layer.setter
+    def rpc_layer(self, rpc_layer):
+        self._rpc_layer = rpc_layer
+
+    def _context_rpc_layer(self, rpc_layer):
+        return rpc_layer or self._rpc_layer or ''
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None):
+        return ClusterResolver.master(self, task_type, task_id,
+                                      rpc_layer or self._rpc_layer or '')
 
 
 # ---- Simple ---------------------------------------------------------------
@@ -229,16 +252,116 @@ class TFConfigClusterResolver(_TFConfigLike):
             return None
         return json.loads(text).get('session_master')
 
+    # A task with a type and no index: the plugin refuses such a TF_CONFIG
+    # as a whole; TensorFlow reads it (task_id None, and master() raises
+    # its ValueError for a cluster of several tasks). That TF_CONFIG is read
+    # here, as TensorFlow reads it.
+
+    def _partial(self):
+        """TF_CONFIG as a dict when its task has a type and no index."""
+        text = os.environ.get(self._variable)
+        if not text:
+            return None
+        try:
+            tf_config = json.loads(text)
+        except ValueError:
+            return None           # the plugin says where the JSON breaks
+        task = tf_config.get('task') if isinstance(tf_config, dict) else None
+        if isinstance(task, dict) and 'type' in task and 'index' not in task:
+            return tf_config
+        return None
+
+    def _spec(self):
+        tf_config = self._partial()
+        if tf_config is None:
+            return _TFConfigLike._spec(self)
+        return ClusterSpec(tf_config.get('cluster', {}))
+
+    @property
+    def task_type(self):
+        if self._task_type is None:
+            tf_config = self._partial()
+            if tf_config is not None:
+                return str(tf_config['task']['type'])
+        return _TFConfigLike.task_type.fget(self)
+
+    @task_type.setter
+    def task_type(self, task_type):
+        self._task_type = task_type
+
+    @property
+    def task_id(self):
+        if self._task_id is None and self._partial() is not None:
+            return None
+        return _TFConfigLike.task_id.fget(self)
+
+    @task_id.setter
+    def task_id(self, task_id):
+        self._task_id = task_id
+
+    @property
+    def rpc_layer(self):
+        if self._rpc_layer is None:
+            tf_config = self._partial()
+            if tf_config is not None:
+                return tf_config.get('rpc_layer')
+        return _TFConfigLike.rpc_layer.fget(self)
+
+    @rpc_layer.setter
+    def rpc_layer(self, rpc_layer):
+        self._rpc_layer = rpc_layer
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None):
+        tf_config = self._partial()
+        if tf_config is None:
+            return _TFConfigLike.master(self, task_type, task_id, rpc_layer)
+        if tf_config.get('session_master') is not None:
+            return tf_config['session_master']
+        spec = self._spec()
+        if not spec.jobs or (len(spec.jobs) == 1 and spec.num_tasks(spec.jobs[0]) <= 1):
+            return ''
+        task_type = task_type if task_type is not None else self.task_type
+        task_id = task_id if task_id is not None else self.task_id
+        rpc_layer = rpc_layer if rpc_layer is not None else self.rpc_layer
+        return format_master_url(spec.task_address(task_type, task_id), rpc_layer)
+
 
 class SageMakerClusterResolver(_TFConfigLike):
     """A SageMaker training job's hosts (SM_HOSTS, SM_CURRENT_HOST or
     resourceconfig.json), job `worker`, port @port (§7)."""
 
+    _EMPTY = ('resolvers = ( { plugin = "simple"; name = "sagemaker-no-hosts"; '
+              'cluster = { }; } );\n')
+
     def __init__(self, port=2223, task_type=None, task_id=None, rpc_layer=None,
                  environment=None, *, options=None):
         self._environment = environment
+        self._empty_ctx = None
+        self._by_groups = 'jobs' in (options or {})
         self._setup({'plugin': 'sagemaker', 'port': port}, options, task_type, task_id,
                     rpc_layer)
+
+    def _with_result(self, fn, rpc_layer=None, ctx=None):
+        """TensorFlow reads SM_HOSTS "" or [], or a current host not among
+        them, as an empty cluster (master() ""), where the plugin declines;
+        without SM_HOSTS and SM_CURRENT_HOST (TensorFlow: "Not a SageMaker
+        Environment") the error stays."""
+        try:
+            return _TFConfigLike._with_result(self, fn, rpc_layer, ctx)
+        except errors.NotFoundError:
+            if ctx is not None or self._by_groups or 'SM_HOSTS' not in os.environ or \
+                    'SM_CURRENT_HOST' not in os.environ:
+                raise
+        with self._lock:
+            if self._empty_ctx is None:
+                self._empty_ctx = self._new_context(self._EMPTY, '<SageMakerClusterResolver>')
+        return _TFConfigLike._with_result(self, fn, rpc_layer, self._empty_ctx)
+
+    def close(self):
+        ctx, self._empty_ctx = getattr(self, '_empty_ctx', None), None
+        if ctx:
+            n.lib.cr_context_free(ctx)
+        _TFConfigLike.close(self)
 
 
 # ---- Kubernetes -----------------------------------------------------------
@@ -249,7 +372,7 @@ class ExecutableLocation(enum.Enum):
     OFF_CLUSTER = 1
 
 
-class KubernetesClusterResolver(_PluginResolver):
+class KubernetesClusterResolver(_RpcLayerAttribute, _PluginResolver):
     """The running pods of each job's label selectors (§9), through the k8s
     plugin: the pod IP (not the node's), this pod's namespace (or
     options={'namespace': ...}; '*' for all, as TensorFlow), the in-cluster
@@ -271,43 +394,60 @@ class KubernetesClusterResolver(_PluginResolver):
         jobs = {_config.name(job, 'job name'): list(selectors)
                 for job, selectors in job_to_label_mapping.items()}
         self._setup({'plugin': 'k8s', 'jobs': jobs, 'port': tf_server_port,
-                     'auth': auth[executable_location]}, options, rpc_layer=rpc_layer)
+                     'auth': auth[executable_location], 'rpc_layer': rpc_layer or ''},
+                    options, rpc_layer=rpc_layer)
 
 
 # ---- Slurm ----------------------------------------------------------------
 
-class SlurmClusterResolver(_PluginResolver):
+# What auto_set_gpu last wrote to CUDA_VISIBLE_DEVICES ('value') and what
+# the variable was before the package touched it ('node', None: unset). A
+# resolver made later that finds the value the package wrote takes 'node' as
+# the node's GPUs: only a value someone else set binds it from outside.
+_gpus_written = {}
+
+
+class SlurmClusterResolver(_RpcLayerAttribute, _PluginResolver):
     """The tasks of this Slurm step (§8), with the fixes of §14: nodelist
-    order, CPU-only steps, the task from the rank at once. With
-    auto_set_gpu, cluster_spec() sets this process's CUDA_VISIBLE_DEVICES
-    to its own GPUs, as TensorFlow does."""
+    order, CPU-only steps, the task from the rank at once. Jobs take ranks in
+    the order of their names, as TensorFlow. With auto_set_gpu,
+    cluster_spec() sets this process's CUDA_VISIBLE_DEVICES to its own GPUs,
+    as TensorFlow does."""
     _refresh_identity = True
 
     def __init__(self, jobs=None, port_base=8888, gpus_per_node=None, gpus_per_task=None,
                  tasks_per_node=None, auto_set_gpu=True, rpc_layer='grpc', *, options=None):
         if jobs is not None:
-            jobs = {_config.name(j, 'job name'): int(c) for j, c in jobs.items()}
+            # TensorFlow assigns the tasks to the jobs sorted by name.
+            jobs = {_config.name(j, 'job name'): int(jobs[j]) for j in sorted(jobs)}
         # The node's GPUs, as the step started: cluster_spec() narrows the
         # variable to this task's, and later resolutions must see the node's.
-        self._node_visible = os.environ.get('CUDA_VISIBLE_DEVICES')
+        visible = os.environ.get('CUDA_VISIBLE_DEVICES')
+        if _gpus_written and visible == _gpus_written['value']:
+            visible = _gpus_written['node']
+        self._node_visible = visible
         self._assigned = None
         if isinstance(tasks_per_node, dict):
             tasks_per_node = {_config.name(h, 'host name'): int(c)
                               for h, c in tasks_per_node.items()}
         self._setup({'plugin': 'slurm', 'jobs': jobs, 'port_base': port_base,
                      'gpus_per_node': gpus_per_node, 'gpus_per_task': gpus_per_task,
-                     'tasks_per_node': tasks_per_node, 'auto_set_gpu': auto_set_gpu},
-                    options, rpc_layer=rpc_layer)
+                     'tasks_per_node': tasks_per_node, 'auto_set_gpu': auto_set_gpu,
+                     'rpc_layer': rpc_layer or ''}, options, rpc_layer=rpc_layer)
 
-    def _with_result(self, fn, rpc_layer=None):
+    def _with_result(self, fn, rpc_layer=None, ctx=None):
         with self._lock:
             current = os.environ.get('CUDA_VISIBLE_DEVICES')
             if self._node_visible is not None:
                 os.environ['CUDA_VISIBLE_DEVICES'] = self._node_visible
+            else:
+                os.environ.pop('CUDA_VISIBLE_DEVICES', None)
             try:
-                return _PluginResolver._with_result(self, fn, rpc_layer)
+                return _PluginResolver._with_result(self, fn, rpc_layer, ctx)
             finally:
                 value = self._assigned if self._assigned is not None else current
+                if self._assigned is not None:
+                    _gpus_written.update(value=self._assigned, node=self._node_visible)
                 if value is None:
                     os.environ.pop('CUDA_VISIBLE_DEVICES', None)
                 else:
@@ -341,7 +481,7 @@ def _no_google_client(credentials, service, discovery_url=None):
                 'endpoint')
 
 
-class GCEClusterResolver(_PluginResolver):
+class GCEClusterResolver(_RpcLayerAttribute, _PluginResolver):
     """The RUNNING members of a Compute Engine instance group (§10), sorted
     by address numerically (TensorFlow sorts strings: options={'order':
     'string'})."""
@@ -352,7 +492,8 @@ class GCEClusterResolver(_PluginResolver):
         self._gce_task_type = task_type
         self._setup({'plugin': 'gce', 'project': project, 'zone': zone,
                      'instance_group': instance_group, 'port': port, 'task_type': task_type,
-                     'task_id': task_id, 'rpc_layer': rpc_layer}, options)
+                     'task_id': task_id, 'rpc_layer': rpc_layer or ''}, options,
+                    rpc_layer=rpc_layer)
 
     @property
     def task_type(self):

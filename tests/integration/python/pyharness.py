@@ -9,8 +9,13 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get('CR_TEST_SOURCE_DIR', os.path.normpath(os.path.join(HERE, '../../..')))
+# CR_TEST_PYTHON_INSTALLED=1 (python-wheel): the package installed in the
+# running interpreter's environment (a venv) is tested, not python/.
+INSTALLED = os.environ.get('CR_TEST_PYTHON_INSTALLED') == '1'
+PYTHON = sys.executable if INSTALLED else '/usr/bin/python3'
 sys.path.insert(0, os.path.join(SRC, 'tests/common'))
-sys.path.insert(0, os.path.join(SRC, 'python'))
+if not INSTALLED:
+    sys.path.insert(0, os.path.join(SRC, 'python'))
 from harness import ensure_hermetic, need, write, clean_env  # noqa: E402,F401 (write: tests)
 
 
@@ -28,7 +33,8 @@ def setup(hermetic=True, sanitizer=True):
 def python_env(home, extra=None):
     """A clean environment for a child Python using the package."""
     env = clean_env(home, extra=extra, keep=('CLUSTER_RESOLVER_LIBRARY',))
-    env['PYTHONPATH'] = os.path.join(SRC, 'python')
+    if not INSTALLED:
+        env['PYTHONPATH'] = os.path.join(SRC, 'python')
     return env
 
 

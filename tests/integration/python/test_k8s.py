@@ -104,7 +104,7 @@ class K8s(unittest.TestCase):
         """The issue's `python3 -c` line, as a separate process."""
         cmd = ("from cluster_resolver import KubernetesClusterResolver as K; "
                "print(K({'worker': ['job-name=worker']}).cluster_spec())")
-        p = subprocess.run(['/usr/bin/python3', '-c', cmd], capture_output=True, text=True,
+        p = subprocess.run([ph.PYTHON, '-c', cmd], capture_output=True, text=True,
                            env=ph.python_env(self.fx.home, {'KUBECONFIG': self.fx.kubeconfig}),
                            timeout=60)
         self.assertEqual((p.returncode, p.stderr), (0, ''))
@@ -150,6 +150,18 @@ class K8s(unittest.TestCase):
                                       rpc_layer='grpc+verbs')
         self.assertEqual(r.cluster_spec(), cr.ClusterSpec({'chief': ['10.2.2.1:2222']}))
         self.assertEqual(r.master('chief', 0), 'grpc+verbs://10.2.2.1:2222')
+
+    def test_rpc_layer_none_is_no_layer(self):
+        # TensorFlow stores rpc_layer as given: an explicit None formats no
+        # prefix; only the omitted argument is "grpc".
+        r = KubernetesClusterResolver({'worker': ['job-name=worker']}, rpc_layer=None)
+        self.assertIsNone(r.rpc_layer)
+        self.assertEqual(r.master('worker', 1), '10.2.0.11:8470')
+        self.assertEqual(r.master('worker', 1, rpc_layer='test'), 'test://10.2.0.11:8470')
+        r.rpc_layer = 'grpc'
+        self.assertEqual(r.master('worker', 1), 'grpc://10.2.0.11:8470')
+        r.rpc_layer = None
+        self.assertEqual(r.master('worker', 1, rpc_layer=''), '10.2.0.11:8470')
 
     def test_default_mapping_all_namespaces(self):
         """{} means {'worker': ['job-name=tensorflow']}; TensorFlow's test pods."""

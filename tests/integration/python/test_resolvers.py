@@ -171,6 +171,42 @@ class TFConfig(unittest.TestCase):
                 r.master('worker', None)
             self.assertEqual(str(cm.exception), "No task with index None in job 'worker'")
 
+    def test_task_type_without_index(self):
+        # TensorFlow reads the type and leaves task_id None; master() then
+        # looks up index None and raises its ValueError.
+        cfg = json.dumps({'cluster': CLUSTER, 'task': {'type': 'worker'}, 'rpc_layer': 'grpc'})
+        with Env(TF_CONFIG=cfg):
+            r = TFConfigClusterResolver()
+            self.assertEqual((r.task_type, r.task_id, r.rpc_layer), ('worker', None, 'grpc'))
+            self.assertEqual(r.cluster_spec(), ClusterSpec(CLUSTER))
+            self.assertEqual(r.cluster_spec().jobs, ['ps', 'worker'])
+            with self.assertRaises(ValueError) as cm:
+                r.master()
+            self.assertEqual(str(cm.exception), "No task with index None in job 'worker'")
+            self.assertEqual(r.master('worker', 1), 'grpc://worker1:2222')
+            self.assertEqual(r.master('ps', 0, rpc_layer=''), 'ps0:2222')
+            r.task_id = 2
+            self.assertEqual((r.task_id, r.master()), (2, 'grpc://worker2:2222'))
+            self.assertEqual(TFConfigClusterResolver(task_type='ps', task_id='1').master(),
+                             'grpc://ps1:2222')
+        with Env(TF_CONFIG=json.dumps({'cluster': {'worker': {'3': 'w3:1'}},
+                                       'task': {'type': 'worker'}})):
+            r = TFConfigClusterResolver()
+            self.assertEqual((r.master(), r.rpc_layer), ('', None))
+            self.assertEqual(r.cluster_spec().as_dict(), {'worker': {3: 'w3:1'}})
+        with Env(TF_CONFIG=json.dumps({'task': {'type': 7}, 'session_master': 's:1'})):
+            r = TFConfigClusterResolver()
+            self.assertEqual((r.task_type, r.master(), r.cluster_spec()),
+                             ('7', 's:1', ClusterSpec({})))
+
+    def test_environment_is_the_constructors(self):
+        # TensorFlow's TFConfigClusterResolver.environment returns the
+        # constructor's argument (default None), never TF_CONFIG's key.
+        with Env(TF_CONFIG=tf_config(environment='cloud')):
+            self.assertIsNone(TFConfigClusterResolver().environment)
+            self.assertEqual(TFConfigClusterResolver(environment='google').environment,
+                             'google')
+
     def test_bad_json(self):
         with Env(TF_CONFIG='{"cluster": '):
             with self.assertRaises(ValueError) as cm:
@@ -193,6 +229,23 @@ class SageMaker(unittest.TestCase):
             self.assertEqual(r.master('worker', 1), 'algo-2:2223')
             r = SageMakerClusterResolver(port=2222, rpc_layer='grpc', task_id=1)
             self.assertEqual(r.master(), 'grpc://algo-2:2222')
+
+
+    def test_zero_hosts(self):
+        # TensorFlow's testZeroItemsInClusterSpecMasterRead: SM_HOSTS "" or []
+        # is an empty cluster, and so is a current host not among the hosts.
+        for hosts, current in (('', 'algo-1'), ('[]', 'algo-1'), ('["algo-2"]', 'algo-1')):
+            with Env(SM_HOSTS=hosts, SM_CURRENT_HOST=current):
+                r = SageMakerClusterResolver()
+                self.assertEqual(r.cluster_spec(), ClusterSpec({}))
+                self.assertEqual(r.cluster_spec().as_dict(), {})
+                self.assertEqual((r.master(), r.master('worker', 0)), ('', ''))
+                self.assertEqual((r.task_type, r.task_id, r.rpc_layer), (None, None, None))
+                r = SageMakerClusterResolver(task_type='worker', task_id=0, rpc_layer='grpc')
+                self.assertEqual((r.master(), r.task_type, r.task_id), ('', 'worker', 0))
+        with Env(SM_HOSTS=None, SM_CURRENT_HOST='algo-1'):   # not SageMaker: an error
+            with self.assertRaises(cr.errors.NotFoundError):
+                SageMakerClusterResolver().cluster_spec()
 
 
 class Union(unittest.TestCase):
@@ -275,6 +328,17 @@ class Slurm(unittest.TestCase):
                 'worker': ['node1:2223', 'node1:2224', 'node1:2225', 'node2:2222']})
             self.assertEqual((r.task_type, r.task_id), ('worker', 3))
 
+    def test_rpc_layer_none_is_no_layer(self):
+        with Env(**slurm_env('block-N2-n5', 2)):
+            r = SlurmClusterResolver(gpus_per_node=0, rpc_layer=None)
+            self.assertIsNone(r.rpc_layer)
+            self.assertEqual(r.master(), 'node1:8890')
+            self.assertEqual(r.master('worker', 4), 'node2:8888')
+            self.assertEqual(r.master('worker', 4, 'test'), 'test://node2:8888')
+            self.assertEqual(SlurmClusterResolver(gpus_per_node=0).master(), 'grpc://node1:8890')
+            r.rpc_layer = 'grpc'
+            self.assertEqual(r.master(), 'grpc://node1:8890')
+
     def test_gpus(self):
         env = slurm_env('block-N2-n5', 1)
         env['CUDA_VISIBLE_DEVICES'] = '0,1,2,3'
@@ -283,6 +347,39 @@ class Slurm(unittest.TestCase):
             r.cluster_spec()
             self.assertEqual(os.environ['CUDA_VISIBLE_DEVICES'], '1')
             self.assertEqual(r.num_accelerators(), {'GPU': 1})
+
+    def test_jobs_in_name_order(self):
+        # TensorFlow walks `jobs` sorted by name: chief, evaluator, ps, worker.
+        with Env(**slurm_env('block-N2-n5', 2)):
+            r = SlurmClusterResolver(jobs={'worker': 2, 'chief': 1, 'evaluator': 1, 'ps': 1},
+                                     gpus_per_node=0)
+            spec = r.cluster_spec()
+            self.assertEqual(spec.jobs, ['chief', 'evaluator', 'ps', 'worker'])
+            self.assertEqual(spec.as_dict(), {
+                'chief': ['node1:8888'], 'evaluator': ['node1:8889'], 'ps': ['node1:8890'],
+                'worker': ['node1:8891', 'node2:8888']})
+            self.assertEqual((r.task_type, r.task_id, r.master()), ('ps', 0, 'grpc://node1:8890'))
+
+    def test_own_gpus_are_no_outside_binding(self):
+        # The first resolver sets CUDA_VISIBLE_DEVICES to this task's GPUs, as
+        # TensorFlow does; a second one in the process must not read that as
+        # the node's. A value set from outside still binds.
+        env = slurm_env('block-N2-n5', 1)
+        env['CUDA_VISIBLE_DEVICES'] = None
+        with Env(**env):
+            SlurmClusterResolver(gpus_per_node=8, gpus_per_task=2).cluster_spec()
+            self.assertEqual(os.environ['CUDA_VISIBLE_DEVICES'], '2,3')
+            r = SlurmClusterResolver(gpus_per_node=8, gpus_per_task=2)
+            self.assertEqual(r.cluster_spec().num_tasks('worker'), 5)
+            self.assertEqual(os.environ['CUDA_VISIBLE_DEVICES'], '2,3')
+            self.assertEqual(r.num_accelerators(), {'GPU': 2})
+            os.environ['CUDA_VISIBLE_DEVICES'] = '4,5,6,7'           # set by the user
+            SlurmClusterResolver(gpus_per_task=1).cluster_spec()
+            self.assertEqual(os.environ['CUDA_VISIBLE_DEVICES'], '5')
+            os.environ['CUDA_VISIBLE_DEVICES'] = '1'                  # set by the user
+            with self.assertRaises(cr.ClusterResolverError) as cm:
+                SlurmClusterResolver(gpus_per_node=2, gpus_per_task=1).cluster_spec()
+            self.assertIn('CUDA_VISIBLE_DEVICES "1" lists 1 GPUs', str(cm.exception))
 
     def test_mismatch(self):
         with Env(**slurm_env('block-N2-n5', 0)):
@@ -388,6 +485,11 @@ class GCE(unittest.TestCase):
                 r = GCEClusterResolver('proj-1', 'us-central1-a', 'trainers', 2222,
                                        options=dict(opts, order='string'))
                 self.assertEqual(r.cluster_spec().as_dict(), {'worker': sorted(want)})
+                r = GCEClusterResolver('proj-1', 'us-central1-a', 'trainers', 2222,
+                                       rpc_layer=None, options=opts)
+                self.assertIsNone(r.rpc_layer)
+                self.assertEqual((r.master(), r.master('worker', 2, 'test')),
+                                 (want[0], 'test://' + want[2]))
         finally:
             fx.stop()
 
@@ -484,7 +586,7 @@ open(sys.argv[1], 'w').write(json.dumps(msgs))
 '''
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, 'msgs.json')
-            p = subprocess.run(['/usr/bin/python3', '-c', code, out], capture_output=True,
+            p = subprocess.run([ph.PYTHON, '-c', code, out], capture_output=True,
                                env=ph.python_env(d), timeout=60)
             self.assertEqual((p.returncode, p.stdout, p.stderr), (0, b'', b''))
             msgs = json.load(open(out))
@@ -495,7 +597,7 @@ open(sys.argv[1], 'w').write(json.dumps(msgs))
     def test_missing_library(self):
         env = ph.python_env(tempfile.gettempdir(),
                             {'CLUSTER_RESOLVER_LIBRARY': '/nonexistent/libcr.so.1'})
-        p = subprocess.run(['/usr/bin/python3', '-c', 'import cluster_resolver'],
+        p = subprocess.run([ph.PYTHON, '-c', 'import cluster_resolver'],
                            capture_output=True, text=True, env=env, timeout=60)
         self.assertEqual(p.returncode, 1)
         last = p.stderr.strip().splitlines()[-1]
