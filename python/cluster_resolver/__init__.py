@@ -16,9 +16,9 @@ from .cluster_spec import ClusterSpec
 from .errors import ClusterResolverError
 from .resolver import ClusterResolver, format_master_url
 from .resolvers import (ExecutableLocation, GCEClusterResolver, KubernetesClusterResolver,
-                        SageMakerClusterResolver, SimpleClusterResolver, SlurmClusterResolver,
-                        TFConfigClusterResolver, TPUClusterResolver, UnionClusterResolver,
-                        UnionResolver)
+                        SimpleClusterResolver, SlurmClusterResolver, TPUClusterResolver,
+                        UnionClusterResolver, UnionResolver)
+from .resolvers_env import SageMakerClusterResolver, TFConfigClusterResolver
 
 __all__ = ['ClusterSpec', 'ClusterResolver', 'ClusterResolverError', 'SimpleClusterResolver',
            'TFConfigClusterResolver', 'KubernetesClusterResolver', 'ExecutableLocation',

@@ -38,6 +38,25 @@ def python_env(home, extra=None):
     return env
 
 
+class Env(object):
+    """Set and unset variables for a block; restores os.environ."""
+
+    def __init__(self, **kv):
+        self.kv = kv
+
+    def __enter__(self):
+        self.saved = dict(os.environ)
+        for k, v in self.kv.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+    def __exit__(self, *exc):
+        os.environ.clear()
+        os.environ.update(self.saved)
+
+
 class _Result(unittest.TextTestResult):
     pass
 

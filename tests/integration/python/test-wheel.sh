@@ -63,7 +63,7 @@ assert c.__file__.startswith(sys.prefix), c.__file__
 assert (c.__version__, c.library_version) == (sys.argv[1], sys.argv[1]), c.__version__
 import cluster_resolver_spark, cluster_resolver.spark
 assert cluster_resolver_spark is cluster_resolver.spark" "$3"' sh "$tmp" "$vpy" "$version"
-for t in test_version.py test_cluster_spec.py test_resolvers.py test_k8s.py test_watch.py; do
+for t in test_version.py test_cluster_spec.py test_resolvers.py test_resolvers_env.py test_k8s.py test_watch.py; do
 	check "$t from the venv" sh -c '
 		cd "$1" && CR_TEST_PYTHON_INSTALLED=1 "$2" "$3" >"$1/log.txt" 2>&1
 		rc=$?; tail -n 1 "$1/log.txt"; [ $rc = 0 ] || { cat "$1/log.txt"; exit 1; }

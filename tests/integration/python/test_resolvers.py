@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """TensorFlow's resolver classes through the Python package: TensorFlow's
 documented values (shared reference §4-§11) with the fixes of §14, on the
-fixtures the C tests use (TF_CONFIG and SageMaker variables, Slurm step
-environments captured from a real Slurm, Cloud TPU endpoints, the GCP
-fixture server); errors and their exception types; nothing printed; no
-leak or reference cycle over 10,000 resolutions; concurrent cluster_spec()
-calls; the ImportError without the library."""
+fixtures the C tests use (Slurm step environments captured from a real
+Slurm, Cloud TPU endpoints, the GCP fixture server); errors and their
+exception types; nothing printed; no leak or reference cycle over 10,000
+resolutions; concurrent cluster_spec() calls; the ImportError without the
+library. TFConfigClusterResolver and SageMakerClusterResolver have
+test_resolvers_env.py."""
 import gc
 import json
 import os
@@ -22,40 +23,13 @@ import pyharness as ph  # noqa: E402
 ph.setup()
 import cluster_resolver as cr  # noqa: E402
 from cluster_resolver import (ClusterSpec, SimpleClusterResolver,  # noqa: E402
-                              TFConfigClusterResolver, SageMakerClusterResolver,
+                              TFConfigClusterResolver,
                               SlurmClusterResolver, TPUClusterResolver, GCEClusterResolver,
                               UnionResolver, ClusterResolver)
 
 CLUSTER = {'ps': ['ps0:2222', 'ps1:2222'],
            'worker': ['worker0:2222', 'worker1:2222', 'worker2:2222']}
 SLURM = os.path.join(ph.SRC, 'tests/fixtures/slurm')
-
-
-class Env(object):
-    """Set and unset variables for a block; restores os.environ."""
-
-    def __init__(self, **kv):
-        self.kv = kv
-
-    def __enter__(self):
-        self.saved = dict(os.environ)
-        for k, v in self.kv.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-    def __exit__(self, *exc):
-        os.environ.clear()
-        os.environ.update(self.saved)
-
-
-def tf_config(cluster=CLUSTER, task=('ps', 0), **extra):
-    d = {'cluster': cluster}
-    if task:
-        d['task'] = {'type': task[0], 'index': task[1]}
-    d.update(extra)
-    return json.dumps(d)
 
 
 def slurm_env(case, task):
@@ -107,145 +81,6 @@ class Simple(unittest.TestCase):
                          '{\\"0\\": \\"a:1\\", \\"1\\": \\"b:1\\"}}"; task_type = "worker"; '
                          'task_id = 1; rpc_layer = "grpc"; } );\n')
         self.assertEqual(r.explain()['result']['task'], {'type': 'worker', 'index': 1})
-
-
-class TFConfig(unittest.TestCase):
-    """§6 and TensorFlow's TFConfigClusterResolver tests."""
-
-    def test_master_values(self):
-        with Env(TF_CONFIG=tf_config()):
-            r = TFConfigClusterResolver()
-            self.assertEqual(r.cluster_spec().as_dict(), CLUSTER)
-            self.assertEqual((r.task_type, r.task_id, r.rpc_layer, r.environment),
-                             ('ps', 0, None, None))
-            self.assertEqual(r.master(), 'ps0:2222')
-            self.assertEqual(r.master('worker', 1), 'worker1:2222')
-        with Env(TF_CONFIG=tf_config(rpc_layer='grpc')):
-            self.assertEqual(TFConfigClusterResolver().master(), 'grpc://ps0:2222')
-            self.assertEqual(TFConfigClusterResolver().master(rpc_layer=''), 'ps0:2222')
-        with Env(TF_CONFIG=tf_config(session_master='sessionmaster:2222')):
-            r = TFConfigClusterResolver()
-            self.assertEqual(r.master(), 'sessionmaster:2222')
-            self.assertEqual(r.master('worker', 1, 'grpc'), 'sessionmaster:2222')
-        with Env(TF_CONFIG='{}'):
-            self.assertEqual(TFConfigClusterResolver().master(), '')
-        with Env(TF_CONFIG=tf_config({'worker': ['worker0:2222']}, None)):
-            r = TFConfigClusterResolver()
-            self.assertEqual((r.master(), r.master('worker', 0)), ('', ''))
-        with Env(TF_CONFIG=None):
-            r = TFConfigClusterResolver()
-            self.assertEqual((r.cluster_spec(), r.master(), r.task_type, r.task_id),
-                             (ClusterSpec({}), '', None, None))
-
-    def test_overrides(self):
-        with Env(TF_CONFIG=tf_config(task=('worker', 2))):
-            r = TFConfigClusterResolver(task_type='ps', task_id=0, rpc_layer='grpc')
-            self.assertEqual(r.master(), 'grpc://ps0:2222')
-            r.task_type, r.task_id, r.rpc_layer = 'worker', 1, 'test'
-            self.assertEqual(r.master(), 'test://worker1:2222')
-            r.task_type, r.task_id = 123456, '1'
-            self.assertEqual((r.task_type, r.task_id), ('123456', 1))
-            r.task_id = 0
-            self.assertEqual(r.task_id, 0)
-
-    def test_reread_each_access(self):
-        r = TFConfigClusterResolver()
-        with Env(TF_CONFIG=tf_config(task=('worker', 2))):
-            self.assertEqual((r.task_type, r.task_id), ('worker', 2))
-        with Env(TF_CONFIG=tf_config(task=('ps', 1))):
-            self.assertEqual((r.task_type, r.task_id, r.master()), ('ps', 1, 'ps1:2222'))
-
-    def test_sparse_and_environment(self):
-        with Env(TF_CONFIG=tf_config({'worker': {'1': 'w1:2222', '3': 'w3:2222'}},
-                                     ('worker', 3))):
-            r = TFConfigClusterResolver(environment='cloud')
-            self.assertEqual(r.cluster_spec().as_dict(), {'worker': {1: 'w1:2222',
-                                                                     3: 'w3:2222'}})
-            self.assertEqual((r.environment, r.master()), ('cloud', 'w3:2222'))
-
-    def test_no_task(self):
-        with Env(TF_CONFIG=tf_config(task=None)):
-            r = TFConfigClusterResolver()
-            self.assertEqual(r.master(), '')
-            with self.assertRaises(ValueError) as cm:
-                r.master('worker', None)
-            self.assertEqual(str(cm.exception), "No task with index None in job 'worker'")
-
-    def test_task_type_without_index(self):
-        # TensorFlow reads the type and leaves task_id None; master() then
-        # looks up index None and raises its ValueError.
-        cfg = json.dumps({'cluster': CLUSTER, 'task': {'type': 'worker'}, 'rpc_layer': 'grpc'})
-        with Env(TF_CONFIG=cfg):
-            r = TFConfigClusterResolver()
-            self.assertEqual((r.task_type, r.task_id, r.rpc_layer), ('worker', None, 'grpc'))
-            self.assertEqual(r.cluster_spec(), ClusterSpec(CLUSTER))
-            self.assertEqual(r.cluster_spec().jobs, ['ps', 'worker'])
-            with self.assertRaises(ValueError) as cm:
-                r.master()
-            self.assertEqual(str(cm.exception), "No task with index None in job 'worker'")
-            self.assertEqual(r.master('worker', 1), 'grpc://worker1:2222')
-            self.assertEqual(r.master('ps', 0, rpc_layer=''), 'ps0:2222')
-            r.task_id = 2
-            self.assertEqual((r.task_id, r.master()), (2, 'grpc://worker2:2222'))
-            self.assertEqual(TFConfigClusterResolver(task_type='ps', task_id='1').master(),
-                             'grpc://ps1:2222')
-        with Env(TF_CONFIG=json.dumps({'cluster': {'worker': {'3': 'w3:1'}},
-                                       'task': {'type': 'worker'}})):
-            r = TFConfigClusterResolver()
-            self.assertEqual((r.master(), r.rpc_layer), ('', None))
-            self.assertEqual(r.cluster_spec().as_dict(), {'worker': {3: 'w3:1'}})
-        with Env(TF_CONFIG=json.dumps({'task': {'type': 7}, 'session_master': 's:1'})):
-            r = TFConfigClusterResolver()
-            self.assertEqual((r.task_type, r.master(), r.cluster_spec()),
-                             ('7', 's:1', ClusterSpec({})))
-
-    def test_environment_is_the_constructors(self):
-        # TensorFlow's TFConfigClusterResolver.environment returns the
-        # constructor's argument (default None), never TF_CONFIG's key.
-        with Env(TF_CONFIG=tf_config(environment='cloud')):
-            self.assertIsNone(TFConfigClusterResolver().environment)
-            self.assertEqual(TFConfigClusterResolver(environment='google').environment,
-                             'google')
-
-    def test_bad_json(self):
-        with Env(TF_CONFIG='{"cluster": '):
-            with self.assertRaises(ValueError) as cm:
-                TFConfigClusterResolver().cluster_spec()
-            e = cm.exception
-            self.assertEqual((type(e), e.code, e.status),
-                             (cr.errors.ParseError, 11, 'CR_ERR_PARSE'))
-            self.assertTrue(str(e).startswith("resolver 'tfconfig': TF_CONFIG"), str(e))
-
-
-class SageMaker(unittest.TestCase):
-    """§7."""
-
-    def test_values(self):
-        with Env(SM_HOSTS='["algo-2", "algo-1"]', SM_CURRENT_HOST='algo-1'):
-            r = SageMakerClusterResolver()
-            self.assertEqual(r.cluster_spec().as_dict(),
-                             {'worker': ['algo-1:2223', 'algo-2:2223']})
-            self.assertEqual((r.task_type, r.task_id, r.master()), ('worker', 0, 'algo-1:2223'))
-            self.assertEqual(r.master('worker', 1), 'algo-2:2223')
-            r = SageMakerClusterResolver(port=2222, rpc_layer='grpc', task_id=1)
-            self.assertEqual(r.master(), 'grpc://algo-2:2222')
-
-
-    def test_zero_hosts(self):
-        # TensorFlow's testZeroItemsInClusterSpecMasterRead: SM_HOSTS "" or []
-        # is an empty cluster, and so is a current host not among the hosts.
-        for hosts, current in (('', 'algo-1'), ('[]', 'algo-1'), ('["algo-2"]', 'algo-1')):
-            with Env(SM_HOSTS=hosts, SM_CURRENT_HOST=current):
-                r = SageMakerClusterResolver()
-                self.assertEqual(r.cluster_spec(), ClusterSpec({}))
-                self.assertEqual(r.cluster_spec().as_dict(), {})
-                self.assertEqual((r.master(), r.master('worker', 0)), ('', ''))
-                self.assertEqual((r.task_type, r.task_id, r.rpc_layer), (None, None, None))
-                r = SageMakerClusterResolver(task_type='worker', task_id=0, rpc_layer='grpc')
-                self.assertEqual((r.master(), r.task_type, r.task_id), ('', 'worker', 0))
-        with Env(SM_HOSTS=None, SM_CURRENT_HOST='algo-1'):   # not SageMaker: an error
-            with self.assertRaises(cr.errors.NotFoundError):
-                SageMakerClusterResolver().cluster_spec()
 
 
 class Union(unittest.TestCase):
@@ -301,7 +136,8 @@ class Union(unittest.TestCase):
                          'All arguments must be a sub-class of `ClusterResolver.`')
 
     def test_with_tfconfig(self):
-        with Env(TF_CONFIG=tf_config(task=('worker', 0))):
+        with ph.Env(TF_CONFIG=json.dumps({'cluster': CLUSTER,
+                                          'task': {'type': 'worker', 'index': 0}})):
             u = UnionResolver(TFConfigClusterResolver(), self.simple({'chief': ['c:1']}))
             self.assertEqual(u.cluster_spec().as_dict(), dict(CLUSTER, chief=['c:1']))
             self.assertEqual((u.task_type, u.task_id, u.master()),
@@ -312,7 +148,7 @@ class Slurm(unittest.TestCase):
     """§8 on step environments captured from a real Slurm (tests/fixtures/slurm)."""
 
     def test_block(self):
-        with Env(**slurm_env('block-N2-n5', 2)):
+        with ph.Env(**slurm_env('block-N2-n5', 2)):
             r = SlurmClusterResolver(gpus_per_node=0)
             self.assertEqual(r.cluster_spec().as_dict(), {'worker': [
                 'node1:8888', 'node1:8889', 'node1:8890', 'node1:8891', 'node2:8888']})
@@ -320,7 +156,7 @@ class Slurm(unittest.TestCase):
                              ('worker', 2, ('worker', 2)))
             self.assertEqual(r.master(), 'grpc://node1:8890')
             self.assertEqual(r.master('worker', 4, 'test'), 'test://node2:8888')
-        with Env(**slurm_env('block-N2-n5', 4)):
+        with ph.Env(**slurm_env('block-N2-n5', 4)):
             r = SlurmClusterResolver(jobs={'ps': 1, 'worker': 4}, port_base=2222,
                                      gpus_per_node=0)
             self.assertEqual(r.cluster_spec().as_dict(), {
@@ -329,7 +165,7 @@ class Slurm(unittest.TestCase):
             self.assertEqual((r.task_type, r.task_id), ('worker', 3))
 
     def test_rpc_layer_none_is_no_layer(self):
-        with Env(**slurm_env('block-N2-n5', 2)):
+        with ph.Env(**slurm_env('block-N2-n5', 2)):
             r = SlurmClusterResolver(gpus_per_node=0, rpc_layer=None)
             self.assertIsNone(r.rpc_layer)
             self.assertEqual(r.master(), 'node1:8890')
@@ -342,7 +178,7 @@ class Slurm(unittest.TestCase):
     def test_gpus(self):
         env = slurm_env('block-N2-n5', 1)
         env['CUDA_VISIBLE_DEVICES'] = '0,1,2,3'
-        with Env(**env):
+        with ph.Env(**env):
             r = SlurmClusterResolver(gpus_per_task=1)
             r.cluster_spec()
             self.assertEqual(os.environ['CUDA_VISIBLE_DEVICES'], '1')
@@ -350,7 +186,7 @@ class Slurm(unittest.TestCase):
 
     def test_jobs_in_name_order(self):
         # TensorFlow walks `jobs` sorted by name: chief, evaluator, ps, worker.
-        with Env(**slurm_env('block-N2-n5', 2)):
+        with ph.Env(**slurm_env('block-N2-n5', 2)):
             r = SlurmClusterResolver(jobs={'worker': 2, 'chief': 1, 'evaluator': 1, 'ps': 1},
                                      gpus_per_node=0)
             spec = r.cluster_spec()
@@ -366,7 +202,7 @@ class Slurm(unittest.TestCase):
         # the node's. A value set from outside still binds.
         env = slurm_env('block-N2-n5', 1)
         env['CUDA_VISIBLE_DEVICES'] = None
-        with Env(**env):
+        with ph.Env(**env):
             SlurmClusterResolver(gpus_per_node=8, gpus_per_task=2).cluster_spec()
             self.assertEqual(os.environ['CUDA_VISIBLE_DEVICES'], '2,3')
             r = SlurmClusterResolver(gpus_per_node=8, gpus_per_task=2)
@@ -382,7 +218,7 @@ class Slurm(unittest.TestCase):
             self.assertIn('CUDA_VISIBLE_DEVICES "1" lists 1 GPUs', str(cm.exception))
 
     def test_mismatch(self):
-        with Env(**slurm_env('block-N2-n5', 0)):
+        with ph.Env(**slurm_env('block-N2-n5', 0)):
             with self.assertRaises(cr.ClusterResolverError) as cm:
                 SlurmClusterResolver(jobs={'worker': 3}, gpus_per_node=0).cluster_spec()
             self.assertIn('3', str(cm.exception))
@@ -392,7 +228,7 @@ class TPU(unittest.TestCase):
     """§11 without the Cloud TPU API: endpoint lists."""
 
     def test_endpoints(self):
-        with Env(KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS=None, TPU_NAME=None):
+        with ph.Env(KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS=None, TPU_NAME=None):
             r = TPUClusterResolver(tpu='grpc://10.1.2.3:8470')
             self.assertEqual(r.cluster_spec().as_dict(), {'worker': ['10.1.2.3:8470']})
             self.assertEqual(r.master(), 'grpc://10.1.2.3:8470')
@@ -400,7 +236,7 @@ class TPU(unittest.TestCase):
             self.assertEqual((r.get_job_name(), r.get_coordination_service_leader()),
                              ('worker', '/job:worker/task:0'))
         eps = ','.join('grpc://10.120.27.%d:8470' % i for i in range(5, 9))
-        with Env(KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS=eps):
+        with ph.Env(KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS=eps):
             r = TPUClusterResolver()
             self.assertEqual(r.cluster_spec().as_dict(),
                              {'worker': ['10.120.27.%d:8470' % i for i in range(5, 9)]})
@@ -420,7 +256,7 @@ class TPU(unittest.TestCase):
                     'root': fx.laptop}
             clean = {k: None for k in os.environ
                      if k.startswith(('TPU_', 'MEGASCALE_', 'KUBE_GOOGLE', 'GCE_METADATA'))}
-            with Env(**clean):
+            with ph.Env(**clean):
                 r = TPUClusterResolver(tpu='ready', zone=tt.ZONE, project=tt.PROJECT,
                                        options=opts)
                 ws = tt.workers(tt.NODES[0])
@@ -466,7 +302,7 @@ class GCE(unittest.TestCase):
             opts = {'access_token_file': os.path.join(fx.dir, 'token'), 'root': fx.root,
                     'ca_file': fx.ca,
                     'compute_endpoint': 'https://127.0.0.1:%d/compute/v1/' % fx.api}
-            with Env(GCE_METADATA_HOST='127.0.0.1:%d' % fx.meta, HOME=fx.home):
+            with ph.Env(GCE_METADATA_HOST='127.0.0.1:%d' % fx.meta, HOME=fx.home):
                 r = GCEClusterResolver('proj-1', 'us-central1-a', 'trainers', 2222,
                                        options=opts)
                 ips = sorted((gs.ip(i) for i in range(12)),
@@ -516,7 +352,7 @@ class AWS(unittest.TestCase):
         logging.getLogger('cluster_resolver').addHandler(keep)
         try:
             env = {k: v for k, v in ah.aws_env(fx).items() if k.startswith('AWS_')}
-            with Env(HOME=fx.home, **env):
+            with ph.Env(HOME=fx.home, **env):
                 r = ClusterResolver(fx.subst(
                     'resolvers = ( { plugin = "aws"; port = 2222; region = "us-east-1"; '
                     'endpoint = "@URL@"; ca_file = "@CA@"; page_size = 5; jobs = { worker = '
@@ -551,7 +387,7 @@ class Errors(unittest.TestCase):
 
     def test_no_resolver_applies(self):
         r = ClusterResolver('resolvers = ( { plugin = "tfconfig"; } );')
-        with Env(TF_CONFIG=None):
+        with ph.Env(TF_CONFIG=None):
             with self.assertRaises(cr.errors.NotFoundError) as cm:
                 r.cluster_spec()
         self.assertEqual(cm.exception.code, 6)
