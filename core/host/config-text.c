@@ -4,7 +4,7 @@
  * reads it (config.c): a regular file of bounded size without NUL bytes,
  * @include targets held to the same rules (libconfig exits on a directory
  * and blocks on a FIFO), and integer literals that libconfig 1.5 would
- * silently cut to 32 bits.
+ * silently cut to 32 bits. It uses no other config file.
  */
 #include <errno.h>
 #include <string.h>
@@ -218,22 +218,4 @@ cr_status config_check_includes(const char *dir, const char *file, const char *t
 		g_free(name);
 	}
 	return st;
-}
-
-/* libconfig names a setting of an @include'd file by the name the
- * directive wrote; name it by the path it was read from (DIR/NAME, as
- * config_check_includes lists it), interned: names live as long as the
- * process, like libconfig's own. */
-const char *config_include_path(const config_t *cfg, const char *f)
-{
-	const char *dir = cfg != NULL ? config_get_include_dir(cfg) : NULL;
-	char *full;
-	const char *interned;
-
-	if (f == NULL || dir == NULL || g_path_is_absolute(f))
-		return f;
-	full = g_strconcat(dir, "/", f, NULL);
-	interned = g_intern_string(full);
-	g_free(full);
-	return interned;
 }

@@ -7,7 +7,8 @@
  * overrides. It loads no plugin; the loader checks each entry against its
  * plugin's schema. This file reads the texts (config-text.c checks them
  * first) and merges the files in order; config-keys.c reads the keys of
- * each.
+ * each; config-where.c, under both, names a config and where a setting was
+ * written.
  */
 #include <dirent.h>
 #include <errno.h>
