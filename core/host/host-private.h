@@ -110,6 +110,8 @@ typedef struct cr_plan {
 /* Resolvers the built-in `auto` configuration tries, in order (NULL-ended). */
 extern const char *const config_auto_order[];
 
+/* config.c, the driver: a plan, then a file and its drop-ins, a string,
+ * `auto` or a group read into it through the helpers below. */
 cr_plan *plan_new(void);
 void plan_free(cr_plan *plan);
 /* The largest config file or drop-in read (documented in cluster-resolver.conf(5)). */
@@ -126,15 +128,16 @@ cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_erro
  * kind whose plugin is @plugin_path. Line 1 of @text is line 1 of @name. */
 cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
 			     const char *plugin_path, plan_entry **out, cr_error *err);
-/* config-text.c: a config file's text, checked before libconfig reads it
- * (transfer full, g_free); its @include targets (recursively, @depth
- * deep; each one read is added to @files); its tokens (integer literals
- * against libconfig's 32-bit cut, comments closed, nesting depth). */
-cr_status config_read_text(const char *path, char **text, cr_error *err);
-cr_status config_check_includes(const char *dir, const char *file, const char *text, int depth,
-				GPtrArray *files, cr_error *err);
+/* config-text.c, step 1: the text of the config file @path (transfer full,
+ * g_free), checked before libconfig reads it: a regular file, its tokens,
+ * and its @include targets under @dir (recursively; each one read is added
+ * to @files). */
+cr_status config_read_checked(const char *path, const char *dir, GPtrArray *files, char **text,
+			      cr_error *err);
+/* The tokens of @text (integer literals against libconfig's 32-bit cut,
+ * comments closed, nesting depth), for a string or a group. */
 cr_status config_check_tokens(const char *text, const char *name, cr_error *err);
-/* config-keys.c: the top-level keys of @cfg (one file, a drop-in
+/* config-keys.c, step 3: the top-level keys of @cfg (one file, a drop-in
  * or a string) checked and added to @plan, naming FILE:LINE. */
 cr_status config_read_root(cr_plan *plan, const config_t *cfg, cr_error *err);
 /* One { plugin = ...; } group @g of a resolvers/accelerators list into a
