@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config-keys.c - the readers of a config's top-level keys, for config.c,
- * which reads the files, the conf.d drop-ins and the built-in texts: each
- * key checked and put into the plan (cr_plan) with FILE:LINE in every
- * message, the resolvers and accelerators lists read into plan entries with
- * their names and policies. Here too is where a setting was written
- * (cfg_file_of, cfg_line_of, a config's display name), which these messages
- * and the host table's cfg_file / cfg_line slots give.
+ * config-keys.c - the readers of a config's top-level keys into the plan
+ * (cr_plan), for config.c, which calls config_read_root once for each file,
+ * drop-in or string it has read (config_read_entry for cr-testhost's one
+ * group): each key checked with FILE:LINE in every message (config-where.c,
+ * the one config file this one uses), the resolvers and accelerators lists
+ * read into plan entries with their names and policies (policy_name, which
+ * the pipeline and `explain` print), which the loader checks against each
+ * plugin's schema. It never calls config.c or config-text.c.
  */
 #include <string.h>
 
@@ -19,34 +20,6 @@ static const char *const top_keys[] = {
 	"plugin_path",    "rpc_layer", "task",         "num_accelerators", "gpus_per_task",
 	"skip_busy_gpus", "resolvers", "accelerators", "formats",          NULL
 };
-
-const char *cfg_file_of(const config_setting_t *s)
-{
-	const char *f = s != NULL ? config_setting_source_file(s) : NULL;
-
-	if (f != NULL)
-		return config_include_path(s->config, f);
-	if (s != NULL && s->config != NULL && config_name_get(s->config) != NULL)
-		return config_name_get(s->config);
-	return "(built-in)";
-}
-
-int cfg_line_of(const config_setting_t *s)
-{
-	return s != NULL ? (int)config_setting_source_line(s) : 0;
-}
-
-/* A config's display name (file or "(built-in auto)") rides on the root
- * setting's hook; libconfig 1.5 has no per-config hook. */
-void config_name_set(config_t *cfg, const char *name)
-{
-	config_setting_set_hook(config_root_setting(cfg), g_strdup(name));
-}
-
-const char *config_name_get(const config_t *cfg)
-{
-	return config_setting_get_hook(config_root_setting(cfg));
-}
 
 static bool in_list(const char *const *list, const char *s)
 {

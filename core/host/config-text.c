@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config-text.c - the checks a config file's text passes before libconfig
- * reads it (config.c): a regular file of bounded size without NUL bytes,
- * @include targets held to the same rules (libconfig exits on a directory
- * and blocks on a FIFO), and integer literals that libconfig 1.5 would
- * silently cut to 32 bits.
+ * config-text.c - the checks a config's text passes before libconfig reads
+ * it, for config.c, which calls config_read_checked once for each file and
+ * drop-in (config_check_tokens alone for a string or a group): a regular
+ * file of bounded size without NUL bytes, @include targets held to the same
+ * rules (libconfig exits on a directory and blocks on a FIFO), and integer
+ * literals that libconfig 1.5 would silently cut to 32 bits. It uses no
+ * other config file.
  */
 #include <errno.h>
 #include <string.h>
@@ -127,7 +129,7 @@ cr_status config_check_tokens(const char *text, const char *name, cr_error *err)
  * file of at most CONFIG_FILE_MAX bytes is taken. libconfig stops at a NUL
  * byte, which would drop the rest of the file without a word: refused too.
  */
-cr_status config_read_text(const char *path, char **text, cr_error *err)
+static cr_status read_text(const char *path, char **text, cr_error *err)
 {
 	char *buf = NULL, *nul;
 	size_t n = 0;
@@ -176,7 +178,7 @@ cr_status config_read_text(const char *path, char **text, cr_error *err)
  */
 #define INCLUDE_DEPTH_MAX 10
 
-cr_status config_check_includes(const char *dir, const char *file, const char *text, int depth,
+static cr_status check_includes(const char *dir, const char *file, const char *text, int depth,
 				GPtrArray *files, cr_error *err)
 {
 	const char *line = text;
@@ -204,14 +206,14 @@ cr_status config_check_includes(const char *dir, const char *file, const char *t
 		name = g_strndup(p + 1, (gsize)(end - p - 1));
 		full = g_path_is_absolute(name) ? g_strdup(name)
 						: g_strconcat(dir, "/", name, NULL);
-		st = config_read_text(full, &inc, err);
+		st = read_text(full, &inc, err);
 		if (st == CR_OK)
 			st = config_check_tokens(inc, full, err);
 		if (st != CR_OK) {
 			error_prefix(err, "%s:%d: @include: ", file, lineno);
 		} else {
 			g_ptr_array_add(files, g_strdup(full));
-			st = config_check_includes(dir, full, inc, depth + 1, files, err);
+			st = check_includes(dir, full, inc, depth + 1, files, err);
 		}
 		g_free(inc);
 		g_free(full);
@@ -220,20 +222,21 @@ cr_status config_check_includes(const char *dir, const char *file, const char *t
 	return st;
 }
 
-/* libconfig names a setting of an @include'd file by the name the
- * directive wrote; name it by the path it was read from (DIR/NAME, as
- * config_check_includes lists it), interned: names live as long as the
- * process, like libconfig's own. */
-const char *config_include_path(const config_t *cfg, const char *f)
+cr_status config_read_checked(const char *path, const char *dir, GPtrArray *files, char **text,
+			      cr_error *err)
 {
-	const char *dir = cfg != NULL ? config_get_include_dir(cfg) : NULL;
-	char *full;
-	const char *interned;
+	char *buf = NULL;
+	cr_status st = read_text(path, &buf, err);
 
-	if (f == NULL || dir == NULL || g_path_is_absolute(f))
-		return f;
-	full = g_strconcat(dir, "/", f, NULL);
-	interned = g_intern_string(full);
-	g_free(full);
-	return interned;
+	if (st != CR_OK)
+		return st;
+	st = config_check_tokens(buf, path, err);
+	if (st == CR_OK)
+		st = check_includes(dir, path, buf, 0, files, err);
+	if (st != CR_OK) {
+		g_free(buf);
+		return st;
+	}
+	*text = buf;
+	return CR_OK;
 }

@@ -1,13 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config.c - the first stage of the pipeline: the libconfig file, its conf.d
- * drop-ins, a config string or the built-in `auto` configuration, read into
- * a plain plan (cr_plan): resolver and accelerator entries with their
- * groups, names, policies and FILE:LINE, the plugin path and the top-level
- * overrides. It loads no plugin; the loader checks each entry against its
- * plugin's schema. This file reads the texts (config-text.c checks them
- * first) and merges the files in order; config-keys.c reads the keys of
- * each.
+ * config.c - the first stage of the pipeline, and the one file that drives
+ * the config reader: the libconfig file, its conf.d drop-ins, a config
+ * string or the built-in `auto` configuration, read into a plain plan
+ * (cr_plan): resolver and accelerator entries with their groups, names,
+ * policies and FILE:LINE, the plugin path and the top-level overrides. It
+ * loads no plugin; the loader checks each entry against its plugin's
+ * schema. For the file, then each drop-in in sorted order, the steps are:
+ *
+ *   1. its text, checked (config-text.c: the file, its tokens, its
+ *      @include targets), each file read listed in the plan;
+ *   2. libconfig reads it into a config the plan keeps, named after the
+ *      file (config-where.c);
+ *   3. its top-level keys read into the plan (config-keys.c).
+ *
+ * A string takes the same steps from its text; a group (cr-testhost) is
+ * read by libconfig before its tokens are checked, and its keys are one
+ * entry (config_read_entry). The helpers call downward only: config-text.c
+ * and config-keys.c never call this file or each other; config-where.c,
+ * under config-keys.c, calls none.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -78,20 +89,13 @@ void plan_free(cr_plan *plan)
 static cr_status read_one_file(cr_plan *plan, const char *path, cr_error *err)
 {
 	config_t *cfg;
-	char *dir, *text = NULL;
+	char *dir = g_path_get_dirname(path), *text = NULL;
 	cr_status st;
 
 	g_ptr_array_add(plan->files, g_strdup(path));
-	st = config_read_text(path, &text, err);
-	if (st != CR_OK)
-		return st;
-	dir = g_path_get_dirname(path);
-	st = config_check_tokens(text, path, err);
-	if (st == CR_OK)
-		st = config_check_includes(dir, path, text, 0, plan->files, err);
+	st = config_read_checked(path, dir, plan->files, &text, err);
 	if (st != CR_OK) {
 		g_free(dir);
-		g_free(text);
 		return st;
 	}
 	cfg = new_config(plan);

@@ -69,7 +69,7 @@ struct cr_instance {
 	json_object *facts; /* (owned, nullable) what it told result_set_fact */
 };
 
-/* ---- the plan (config.c, config-keys.c): what the files say; nothing is loaded */
+/* ---- the plan (config*.c): what the files say; nothing is loaded -------- */
 typedef struct plan_entry {
 	cr_plugin_kind kind; /* 0: unknown until the file is loaded (cr-testhost) */
 	char *plugin;        /* as written: a short name or an absolute path */
@@ -110,6 +110,8 @@ typedef struct cr_plan {
 /* Resolvers the built-in `auto` configuration tries, in order (NULL-ended). */
 extern const char *const config_auto_order[];
 
+/* config.c, the driver: a plan, then a file and its drop-ins, a string,
+ * `auto` or a group read into it through the helpers below. */
 cr_plan *plan_new(void);
 void plan_free(cr_plan *plan);
 /* The largest config file or drop-in read (documented in cluster-resolver.conf(5)). */
@@ -118,17 +120,6 @@ void plan_free(cr_plan *plan);
  * of at most CONFIG_FILE_MAX bytes without NUL bytes; a conf.d that exists but
  * cannot be listed is an error. */
 cr_status config_parse_file(cr_plan *plan, const char *path, cr_error *err);
-/* config-text.c: a config file's text, checked before libconfig reads it
- * (transfer full, g_free); its @include targets (recursively, @depth
- * deep; each one read is added to @files); its tokens (integer literals
- * against libconfig's 32-bit cut, comments closed, nesting depth). */
-cr_status config_read_text(const char *path, char **text, cr_error *err);
-cr_status config_check_includes(const char *dir, const char *file, const char *text, int depth,
-				GPtrArray *files, cr_error *err);
-cr_status config_check_tokens(const char *text, const char *name, cr_error *err);
-/* The path an @include'd file was read from (DIR/NAME), for libconfig's
- * name of it @f (as the directive wrote it); interned. */
-const char *config_include_path(const config_t *cfg, const char *f);
 cr_status config_parse_string(cr_plan *plan, const char *text, const char *name, cr_error *err);
 /* The built-in `auto` plan over @installed, a NULL-ended subset of
  * config_auto_order (the caller asked the loader which are installed). */
@@ -137,8 +128,17 @@ cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_erro
  * kind whose plugin is @plugin_path. Line 1 of @text is line 1 of @name. */
 cr_status config_parse_group(cr_plan *plan, const char *text, const char *name,
 			     const char *plugin_path, plan_entry **out, cr_error *err);
-/* config-keys.c: the top-level keys of @cfg (one file, a drop-in or a
- * string) checked and added to @plan, naming FILE:LINE. */
+/* config-text.c, step 1: the text of the config file @path (transfer full,
+ * g_free), checked before libconfig reads it: a regular file, its tokens,
+ * and its @include targets under @dir (recursively; each one read is added
+ * to @files). */
+cr_status config_read_checked(const char *path, const char *dir, GPtrArray *files, char **text,
+			      cr_error *err);
+/* The tokens of @text (integer literals against libconfig's 32-bit cut,
+ * comments closed, nesting depth), for a string or a group. */
+cr_status config_check_tokens(const char *text, const char *name, cr_error *err);
+/* config-keys.c, step 3: the top-level keys of @cfg (one file, a drop-in
+ * or a string) checked and added to @plan, naming FILE:LINE. */
 cr_status config_read_root(cr_plan *plan, const config_t *cfg, cr_error *err);
 /* One { plugin = ...; } group @g of a resolvers/accelerators list into a
  * new *@out (transfer full, plan_entry_free). @kind 0: not known yet
@@ -146,6 +146,14 @@ cr_status config_read_root(cr_plan *plan, const config_t *cfg, cr_error *err);
 cr_status config_read_entry(const config_setting_t *g, cr_plugin_kind kind, plan_entry **out,
 			    cr_error *err);
 void plan_entry_free(gpointer p);
+const char *policy_name(cr_policy p);
+/* config-where.c, the bottom (used by the driver, config-keys.c and the
+ * layers above): a config's display name, set once libconfig has read it. */
+void config_name_set(config_t *cfg, const char *name);
+const char *config_name_get(const config_t *cfg);
+/* The path an @include'd file was read from (DIR/NAME), for libconfig's
+ * name of it @f (as the directive wrote it); interned. */
+const char *config_include_path(const config_t *cfg, const char *f);
 /* The file @s was read from: its @include'd file, its config's display
  * name, or "(built-in)". */
 const char *cfg_file_of(const config_setting_t *s);
@@ -153,9 +161,6 @@ const char *cfg_file_of(const config_setting_t *s);
 int cfg_line_of(const config_setting_t *s);
 /* "%s:%d" arguments naming where @s was read. */
 #define AT(s) cfg_file_of(s), cfg_line_of(s)
-void config_name_set(config_t *cfg, const char *name);
-const char *config_name_get(const config_t *cfg);
-const char *policy_name(cr_policy p);
 
 /* ---- the loader (loader.c): plan entries -> checked plugins -------------- */
 typedef struct loader {
