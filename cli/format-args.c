@@ -109,6 +109,14 @@ static bool takes(size_t k, const char *format)
 	return yes;
 }
 
+bool cli_format_takes(const char *key, const char *format)
+{
+	for (size_t k = 0; k < G_N_ELEMENTS(format_keys); k++)
+		if (strcmp(format_keys[k].key, key) == 0)
+			return takes(k, format);
+	return false;
+}
+
 /* "--master-port needs --format env, torch, torchrun or jax": an option
  * none of @formats takes is a mistake (it would be ignored), named with
  * the formats of @accepted that take it. */
