@@ -128,6 +128,21 @@ check "torchrun: exit" 0 "$?"
 check "torchrun: variables" "PET_MAX_RESTARTS=2
 PET_NNODES=1:4" "$(cat "$tmp/out")"
 
+# ---- the world's id and its rendezvous port: the same for every member of
+# one membership (the Python generation_id() gives the same id); an
+# explicit --master-port wins ----
+hosts a:1 b:1 c:1
+"$cli" -c "$conf" --task-type worker --task-id 2 exec --elastic --settle 0 --format torch -- \
+	sh -c 'echo "$CR_GENERATION_ID $MASTER_PORT $CR_JOIN_TIMEOUT"' >"$tmp/out"
+check "world id: exit" 0 "$?"
+check "world id and port (20000 + id mod 10000)" "7c1f6463f0835c45 24981 600" "$(cat "$tmp/out")"
+"$cli" -c "$conf" --task-type worker --task-id 0 exec --elastic --settle 0 --format torch \
+	--master-port 1234 --join-timeout 30 -- sh -c 'echo "$CR_GENERATION_ID $MASTER_PORT $CR_JOIN_TIMEOUT"' >"$tmp/out"
+check "explicit --master-port wins" "7c1f6463f0835c45 1234 30" "$(cat "$tmp/out")"
+"$cli" -c "$conf" --task-type worker --task-id 0 exec --elastic --settle 0 --format torch \
+	--port-range 30000-30009 -- sh -c 'echo "$MASTER_PORT"' >"$tmp/out"
+check "--port-range" "30001" "$(cat "$tmp/out")"
+
 # ---- a program deaf to SIGTERM is killed after --stop-timeout, then
 # started again with the new cluster ----
 rm -f "$log"
