@@ -57,12 +57,14 @@ agent B 1
 wait_init A 2 1
 wait_init B 2 1
 wait_steps A 2 3
+date +%s.%N >"$tmp/changes"
 hosts 127.0.0.1:29501 127.0.0.2:29502 127.0.0.3:29503
 agent C 2
 wait_init A 3 1
 wait_init B 3 1
 wait_init C 3 1
 wait_steps C 3 3
+date +%s.%N >>"$tmp/changes"
 hosts 127.0.0.1:29501 127.0.0.2:29502
 kill -TERM "$pid_C"
 wait_pid "$pid_C"
@@ -111,7 +113,7 @@ PY
 )"
 
 # CR_TEST_KEEP=DIR keeps the records of the 2 -> 3 -> 2 job (for figures).
-[ -z "${CR_TEST_KEEP:-}" ] || cp "$tmp"/?.log "$tmp"/?.err "$CR_TEST_KEEP"/
+[ -z "${CR_TEST_KEEP:-}" ] || cp "$tmp"/?.log "$tmp"/?.err "$tmp/changes" "$CR_TEST_KEEP"/
 
 # ---- a member that never comes: given up on, with a line ----
 rm -f "$STOP_FILE" "$tmp/ckpt" "$tmp"/A.log "$tmp"/B.log
