@@ -68,6 +68,9 @@ class Generation(tuple):
         self.generation_id = generation_id
         return self
 
+    def __getnewargs__(self):  # copy and pickle keep the generation
+        return (self[0], self[1], self[2], self.generation, self.generation_id)
+
     cluster_spec = property(lambda self: self[0])
     task_type = property(lambda self: self[1])
     task_id = property(lambda self: self[2])
