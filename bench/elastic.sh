@@ -9,7 +9,8 @@
 # program starts per member and the counted failures. One run, in the
 # loopback-only namespace (scripts/hermetic.sh).
 #
-#   bench/elastic.sh [BUILD_DIR]    env: REPS (default 5), MODES ("ours torchrun")
+#   bench/elastic.sh [BUILD_DIR]    env: REPS (default 5), MODES ("ours torchrun"),
+#                                   CR_BENCH_KEEP=1 keeps the records
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${CR_HERMETIC:-}" != 1 ]; then

@@ -10,6 +10,7 @@ member), program starts per member and failures. Median and max per row.
 """
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -85,7 +86,7 @@ class Job:
             text = f.read()
         if self.mode == 'ours':  # counted ones; the change's are not
             return sum(('restart ' in l and ' of ' in l) or 'no restart' in l for l in text.splitlines())
-        return text.count('Worker group FAILED')
+        return text.count('failed (exitcode:')  # a worker's failure, as torchrun logs it
 
     def stop(self):
         open(os.path.join(self.d, 'stop'), 'w').close()
@@ -132,6 +133,8 @@ def run(mode):
             rows.append(row)
             print(mode, json.dumps(row), flush=True)
     job.stop()
+    if not os.environ.get('CR_BENCH_KEEP'):
+        shutil.rmtree(job.d, ignore_errors=True)
     return form, rows
 
 
