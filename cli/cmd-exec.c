@@ -58,7 +58,9 @@ static const GOptionEntry exec_entries[] = {
 	{ "max-tasks", 0, 0, G_OPTION_ARG_STRING, &exec_max_tasks,
 	  "with --elastic: use only the first M tasks in cluster order (default: all)", "M" },
 	{ "settle", 0, 0, G_OPTION_ARG_STRING, &exec_settle,
-	  "with --elastic: seconds a new generation must hold before a restart (default 5)", "S" },
+	  "with --elastic: seconds each generation, the first too, must hold before PROGRAM runs "
+	  "with it (default 5)",
+	  "S" },
 	{ "max-restarts", 0, 0, G_OPTION_ARG_STRING, &exec_max_restarts,
 	  "with --elastic: restarts after PROGRAM fails (exits non-zero) (default 0)", "K" },
 	{ "min-wait", 0, 0, G_OPTION_ARG_STRING, &exec_min_wait,
@@ -71,7 +73,7 @@ static const GOptionEntry exec_entries[] = {
 };
 static const cli_command exec_cmd = {
 	.name = "exec",
-	.params = "-- PROGRAM [ARGS...]",
+	.params = "[--supervise|--elastic] -- PROGRAM [ARGS...]",
 	.summary = "Run PROGRAM with the cluster in its environment (the variables of each "
 		   "--format, default tf_config): in place of this process; with --supervise as "
 		   "its child; with --elastic as its child, restarted with each new generation of "
