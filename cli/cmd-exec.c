@@ -27,13 +27,13 @@
 #define EXEC_USAGE                                                                                 \
 	"usage: exec [--format F[,F...]] [--jobs J[,J...]] [--supervise [--stop-timeout S]] "      \
 	"[--elastic [--min-tasks N] [--max-tasks M] [--settle S] [--max-restarts K] [--min-wait "  \
-	"S]] -- PROGRAM [ARGS]"
+	"S] [--join-timeout S]] -- PROGRAM [ARGS]"
 
 /* Put the variables into our own environment (execvp passes it on). */
 static int exec_set_env(const cr_result *res, const char *const *formats)
 {
 	GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
-	int rc = cli_exec_env(res, formats, pairs);
+	int rc = cli_exec_env(res, formats, NULL, pairs);
 
 	for (guint i = 0; rc == CLI_OK && i + 1 < pairs->len; i += 2)
 		setenv(g_ptr_array_index(pairs, i), g_ptr_array_index(pairs, i + 1), 1);
@@ -43,7 +43,7 @@ static int exec_set_env(const cr_result *res, const char *const *formats)
 
 static gboolean exec_supervise, exec_elastic;
 static char *exec_stop_timeout, *exec_min_tasks, *exec_max_tasks, *exec_settle, *exec_max_restarts,
-	*exec_min_wait;
+	*exec_min_wait, *exec_join_timeout;
 static const GOptionEntry exec_entries[] = {
 	{ "supervise", 0, 0, G_OPTION_ARG_NONE, &exec_supervise,
 	  "run PROGRAM as a child: signals forwarded, resolvers told when it ends", NULL },
@@ -58,18 +58,27 @@ static const GOptionEntry exec_entries[] = {
 	{ "max-tasks", 0, 0, G_OPTION_ARG_STRING, &exec_max_tasks,
 	  "with --elastic: use only the first M tasks in cluster order (default: all)", "M" },
 	{ "settle", 0, 0, G_OPTION_ARG_STRING, &exec_settle,
-	  "with --elastic: seconds a new generation must hold before a restart (default 5)", "S" },
+	  "with --elastic: seconds each generation, the first too, must hold before PROGRAM runs "
+	  "with it (default 5)",
+	  "S" },
 	{ "max-restarts", 0, 0, G_OPTION_ARG_STRING, &exec_max_restarts,
 	  "with --elastic: restarts after PROGRAM fails (exits non-zero) (default 0)", "K" },
 	{ "min-wait", 0, 0, G_OPTION_ARG_STRING, &exec_min_wait,
 	  "with --elastic: seconds to wait for --min-tasks before failing (default 600)", "S" },
+	{ "join-timeout", 0, 0, G_OPTION_ARG_STRING, &exec_join_timeout,
+	  "with --elastic: seconds a generation's program has to form its world, handed to it "
+	  "as CR_JOIN_TIMEOUT (default 600, torchrun's join timeout)",
+	  "S" },
 	G_OPTION_ENTRY_NULL
 };
 static const cli_command exec_cmd = {
 	.name = "exec",
-	.params = "-- PROGRAM [ARGS...]",
+	.params = "[--supervise|--elastic] -- PROGRAM [ARGS...]",
 	.summary = "Run PROGRAM with the cluster in its environment (the variables of each "
-		   "--format, default tf_config), in place of this process.",
+		   "--format, default tf_config): in place of this process; with --supervise as "
+		   "its child; with --elastic as its child, restarted with each new generation of "
+		   "the cluster (every member together, after --settle), each membership with a "
+		   "rendezvous port of its own unless --master-port is given.",
 	.examples = "Examples:\n"
 		    "  cluster-resolver exec -- python train.py\n"
 		    "  cluster-resolver exec --format \"torch, jax\" -- python train.py\n"
@@ -133,6 +142,7 @@ static bool exec_elastic_options(cli_elastic_opts *eo)
 			    : exec_settle       ? "--settle"
 			    : exec_max_restarts ? "--max-restarts"
 			    : exec_min_wait     ? "--min-wait"
+			    : exec_join_timeout ? "--join-timeout"
 						: NULL;
 
 	if (!exec_elastic && given != NULL) {
@@ -143,7 +153,8 @@ static bool exec_elastic_options(cli_elastic_opts *eo)
 	    !exec_parse_count("max-tasks", exec_max_tasks, 1, &eo->max_tasks) ||
 	    !exec_parse_count("max-restarts", exec_max_restarts, 0, &eo->max_restarts) ||
 	    !exec_parse_seconds("settle time", exec_settle, &eo->settle) ||
-	    !exec_parse_seconds("minimum wait", exec_min_wait, &eo->min_wait))
+	    !exec_parse_seconds("minimum wait", exec_min_wait, &eo->min_wait) ||
+	    !exec_parse_seconds("join timeout", exec_join_timeout, &eo->join_timeout))
 		return false;
 	if (eo->max_tasks > 0 && eo->max_tasks < eo->min_tasks) {
 		cli_error("exec: --max-tasks %lld is below --min-tasks %lld",
@@ -160,7 +171,9 @@ int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 	cr_result *res = NULL;
 	char **formats = NULL;
 	double stop_timeout = CLI_STOP_TIMEOUT;
-	cli_elastic_opts eo = { .min_tasks = 1, .settle = 5, .min_wait = 600 };
+	cli_elastic_opts eo = {
+		.min_tasks = 1, .settle = 5, .min_wait = 600, .join_timeout = CLI_JOIN_TIMEOUT
+	};
 	int rc;
 
 	if (!cli_parse(&exec_cmd, in, &o, &argc, &argv, &rc))

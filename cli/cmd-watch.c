@@ -9,8 +9,9 @@
  * resolvers' retries ends it as `resolve` would (exit 1, the usual line).
  *
  * A later generation that a format cannot write (this task left the world
- * of `torch`) is a warning, and the watch goes on: the next generation may
- * bring it back. The first one fails as `resolve` would.
+ * of `torch`: the warning says so) is a warning, and the watch goes on:
+ * the next generation may bring it back. The first one fails as `resolve`
+ * would.
  */
 #include <errno.h>
 #include <signal.h>
@@ -106,8 +107,9 @@ static bool watch_json_lines(const char *format)
 }
 
 /* Print generation @gen of @res; CLI_OK, or the exit status of a format
- * that failed (which only ends the watch on the first generation). */
-static int watch_print(const cr_result *res, const char *format, uint64_t gen)
+ * that failed (which only ends the watch on the first generation).
+ * @had_task: the first generation had this process's task. */
+static int watch_print(const cr_result *res, const char *format, uint64_t gen, bool had_task)
 {
 	const char *const formats[] = { format, NULL };
 	char **opts = cli_format_options(formats, format);
@@ -120,6 +122,13 @@ static int watch_print(const cr_result *res, const char *format, uint64_t gen)
 	if (st == CR_ERR_NOT_FOUND && cli_format_lists_hosts(format)) {
 		cli_error("warning: %s; printing nothing", err.message);
 		len = 0;
+	} else if (st != CR_OK && gen > 1 && had_task && cr_result_task_id(res) < 0) {
+		/* Not "give --task-type": they were given, the task left. */
+		cli_error("warning: generation %llu: this task is no longer in the cluster; "
+			  "format '%s' has nothing to print for it",
+			  (unsigned long long)gen, format);
+		cr_free(text);
+		return CLI_OK;
 	} else if (st != CR_OK && gen > 1) {
 		cli_error("warning: generation %llu: %s", (unsigned long long)gen, err.message);
 		cr_free(text);
@@ -152,6 +161,7 @@ int cli_cmd_watch(const cli_opts *in, int argc, char **argv)
 	cr_context *ctx = NULL;
 	char **formats = NULL;
 	int64_t count = -1, timeout_ms = -1, until = -1;
+	bool had_task = false;
 	struct sigaction sa = { .sa_handler = watch_on_signal }, old_int, old_term;
 	int rc;
 
@@ -195,7 +205,8 @@ int cli_cmd_watch(const cli_opts *in, int argc, char **argv)
 			cli_error("%s", err.message);
 			rc = cli_exit_status(st, CLI_PHASE_RESOLVE);
 		} else if (res != NULL) {
-			rc = watch_print(res, formats[0], gen);
+			had_task = had_task || (gen == 1 && cr_result_task_id(res) >= 0);
+			rc = watch_print(res, formats[0], gen, had_task);
 			printed++;
 		} else if (until < 0 && !watch_stop) {
 			continue; /* no timeout asked: nothing ends it but a signal */

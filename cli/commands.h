@@ -101,6 +101,9 @@ bool cli_format_list(const char *command, const char *const *accepted, char ***f
  * for the library to refuse); job_id defaults to $SLURM_JOB_ID. */
 char **cli_format_options(const char *const *formats, const char *format);
 
+/* Whether @format takes the option @key ("master_port"). */
+bool cli_format_takes(const char *key, const char *format);
+
 /* Whether @format lists the world's hosts (hosts, hostfile, horovod): for
  * those an empty world (CR_ERR_NOT_FOUND) is printed as nothing, with a
  * warning, and is no failure. */
@@ -113,9 +116,11 @@ void cli_exec_keep_fds(const cr_result *res);
 int cli_exec_failed(const char *program, int error);
 /* The variables exec gives the program for @res: those of each of
  * @formats (cr_result_env_vars), the resolvers' (cr_result_env) and one
- * per passed descriptor, appended to @pairs as name, value (g_strdup'd).
+ * per passed descriptor, appended to @pairs as name, value (g_strdup'd);
+ * @port (NULL: none) is the master_port of the formats that take one.
  * CLI_OK, or the exit status after a message. */
-int cli_exec_env(const cr_result *res, const char *const *formats, GPtrArray *pairs);
+int cli_exec_env(const cr_result *res, const char *const *formats, const char *port,
+		 GPtrArray *pairs);
 /* Start @argv as a child in its own process group (the terminal's
  * foreground group when @tty) with @envp (NULL: our environment) and the
  * signal mask @mask; SIGTERM reaches it if we die. The pid, or -1 (errno). */
@@ -142,9 +147,32 @@ typedef struct cli_elastic_opts {
 	int64_t max_restarts; /* default 0 */
 	double stop_timeout;  /* seconds, default CLI_STOP_TIMEOUT */
 	double min_wait;      /* seconds, default 600 */
+	double join_timeout;  /* seconds, default CLI_JOIN_TIMEOUT */
 } cli_elastic_opts;
+#define CLI_JOIN_TIMEOUT 600.0
 int cli_elastic(cr_context *ctx, char **argv, const char *const *formats,
 		const cli_elastic_opts *o);
+/* What a generation's program gets (exec-generation.c): the tasks of
+ * @res; its world id (CR_GENERATION_ID, 16 hex digits of the SHA-256 of
+ * the cluster; g_free()); the variables of @formats with this
+ * membership's rendezvous port unless --master-port was given, torchrun's
+ * elastic ones, CR_GENERATION_ID and CR_JOIN_TIMEOUT (NULL and *@rc the
+ * exit status after a message); whether two such lists are equal; the
+ * environment: @base, then @pairs, CR_GENERATION and CR_RESTART_COUNT
+ * over it (g_strfreev()). */
+size_t cli_result_tasks(const cr_result *res);
+char *cli_generation_id(const cr_result *res);
+GPtrArray *cli_generation_vars(const cr_result *res, const char *const *formats,
+			       const cli_elastic_opts *o, int *rc);
+bool cli_pairs_equal(const GPtrArray *a, const GPtrArray *b);
+/* The value of @name in @pairs (NULL: none). */
+const char *cli_pairs_get(const GPtrArray *pairs, const char *name);
+/* Whether the program can be given the first generation @res when it has
+ * the tasks to run at all: a format that cannot write it ends the agent at
+ * once (false, *@rc), as plain exec would, rather than after --settle. */
+bool cli_generation_writable(const cr_result *res, const char *const *formats,
+			     const cli_elastic_opts *o, int *rc);
+char **cli_generation_envp(char **base, const GPtrArray *pairs, uint64_t gen, int64_t restarts);
 
 int cli_cmd_resolve(const cli_opts *o, int argc, char **argv);
 int cli_cmd_master(const cli_opts *o, int argc, char **argv);

@@ -3,12 +3,20 @@
  * exec-elastic.c - `exec --elastic`: an elastic agent for any program. The
  * program runs supervised (its own process group, which we own and reap)
  * with the environment of the current generation of the cluster
- * (cr_context_watch) plus CR_GENERATION and CR_RESTART_COUNT, and
- *  - a new generation that holds for --settle seconds (later ones within
- *    it are coalesced) stops the program (SIGTERM to its group, SIGKILL
- *    after --stop-timeout) and starts it again with the new environment;
- *    a generation whose environment is the one the program has (a flap
- *    that came back) restarts nothing;
+ * (cr_context_watch; exec-generation.c: CR_GENERATION_ID, the world's id,
+ * CR_GENERATION, CR_RESTART_COUNT, CR_JOIN_TIMEOUT, and a rendezvous port
+ * of the membership's own), and
+ *  - every generation, the first one included, must hold for --settle
+ *    seconds (later ones within it are coalesced) before the program runs
+ *    with it: a newcomer starts when the others restart for the change it
+ *    brought, so the whole world starts together; a new one stops the
+ *    program (SIGTERM to its group, SIGKILL after --stop-timeout) and
+ *    starts it again with the new environment; a generation whose
+ *    environment is the one the program has (a flap that came back)
+ *    restarts nothing;
+ *  - a failure while a new generation is pending, or followed within
+ *    --settle by one, is the change's: not counted, and the program waits
+ *    for that generation rather than restarting with the old cluster;
  *  - fewer than --min-tasks tasks: the program is stopped and we wait up
  *    to --min-wait seconds for them, then fail (exit 1) naming the count;
  *  - more than --max-tasks: the first M tasks in cluster order are used;
@@ -20,7 +28,9 @@
  *    restarts a membership change causes are not counted), then its status
  *    is ours (128+N for signal N);
  *  - SIGINT, SIGTERM, SIGHUP and SIGQUIT go to the program's group; its
- *    exit then ends us with its status.
+ *    exit then ends us with its status, unless this task's removal is
+ *    pending or comes within --settle (a Kubernetes pod's deletion): a
+ *    clean leave, exit 0. Every exit that is not 0 says why in a line.
  *
  * On a terminal where we are the foreground job, each program's group gets
  * the terminal while it runs (stopping it with ^Z is not passed on: use
@@ -29,7 +39,8 @@
  * One thread: the signal handlers cancel the watch we block in
  * (cr_context_watch_cancel is async-signal-safe), so that a child's exit
  * or a signal is handled at once; the watch's own timeout is the next
- * deadline of ours (settling, the stop timeout, the --min-wait).
+ * deadline of ours (settling, the stop timeout, the --min-wait, the wait
+ * after a failure or a signal for the change that explains it).
  */
 #include <errno.h>
 #include <signal.h>
@@ -42,6 +53,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "exec-elastic.h"
 
 extern char **environ;
 
@@ -56,191 +68,6 @@ static void el_on_signal(int sig)
 		el_signal = sig;
 	if (el_ctx != NULL)
 		cr_context_watch_cancel(el_ctx);
-}
-
-static int64_t el_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-typedef struct elastic {
-	const cli_elastic_opts *o;
-	cr_context *ctx;
-	char **argv;
-	const char *const *formats;
-	char **base_env; /* our environment at start (borrowed) */
-	sigset_t mask;   /* the mask the program gets */
-	bool had_task;   /* the first generation had this process's task */
-
-	/* The generation the program runs with (or would run with). */
-	cr_result *cur;
-	uint64_t cur_gen;
-	GPtrArray *cur_pairs; /* its variables, without CR_GENERATION / CR_RESTART_COUNT */
-	/* The newest generation, not yet settled. */
-	cr_result *pending;
-	uint64_t pending_gen;
-	int64_t settle_at; /* -1: nothing pending */
-	/* The program. */
-	pid_t pid;               /* -1: none */
-	int64_t kill_at;         /* SIGKILL due; -1: not stopping */
-	bool restart_after_stop; /* stopped for a new generation: start cur then */
-	bool final;              /* a forwarded signal: its exit is ours */
-	bool leaving;            /* this task left the cluster: exit 0 once stopped */
-	int64_t restarts;        /* restarts after a failure (CR_RESTART_COUNT) */
-	/* Too few tasks, or this one a spare: not running, waiting. */
-	int64_t min_wait_at; /* -1: not waiting for --min-tasks */
-	bool spare;
-	bool tty;          /* stdin is our terminal and we are its foreground job */
-	int64_t start_ms;  /* when the program started */
-	bool start_failed; /* fork failed */
-	int env_rc;        /* the last generation's variables: CLI_OK or the exit status */
-} elastic;
-
-/* The tasks of the cluster, every job. */
-static size_t el_count(const cr_result *res)
-{
-	const cr_spec *spec = cr_result_spec(res);
-	size_t total = 0, n;
-
-	for (size_t j = 0; j < cr_spec_num_jobs(spec); j++)
-		if (cr_spec_num_tasks(spec, cr_spec_job_name(spec, j), &n, NULL) == CR_OK)
-			total += n;
-	return total;
-}
-
-static bool el_pairs_equal(const GPtrArray *a, const GPtrArray *b)
-{
-	if (a == NULL || b == NULL || a->len != b->len)
-		return false;
-	for (guint i = 0; i < a->len; i++)
-		if (strcmp(g_ptr_array_index(a, i), g_ptr_array_index(b, i)) != 0)
-			return false;
-	return true;
-}
-
-/* The environment for the program: ours, then @pairs over it, then the
- * generation and restart count. g_strfreev(). */
-static char **el_envp(const elastic *e)
-{
-	GPtrArray *env = g_ptr_array_new();
-	GHashTable *set = g_hash_table_new(g_str_hash, g_str_equal);
-	char gen[32], restarts[32];
-	GPtrArray *add = g_ptr_array_new();
-
-	snprintf(gen, sizeof(gen), "%llu", (unsigned long long)e->cur_gen);
-	snprintf(restarts, sizeof(restarts), "%lld", (long long)e->restarts);
-	for (guint i = 0; i + 1 < e->cur_pairs->len; i += 2) {
-		g_ptr_array_add(add, g_ptr_array_index(e->cur_pairs, i));
-		g_ptr_array_add(add, g_ptr_array_index(e->cur_pairs, i + 1));
-	}
-	g_ptr_array_add(add, (char *)"CR_GENERATION");
-	g_ptr_array_add(add, gen);
-	g_ptr_array_add(add, (char *)"CR_RESTART_COUNT");
-	g_ptr_array_add(add, restarts);
-	for (guint i = 0; i + 1 < add->len; i += 2)
-		g_hash_table_add(set, g_ptr_array_index(add, i));
-	for (char **p = e->base_env; p != NULL && *p != NULL; p++) {
-		const char *eq = strchr(*p, '=');
-		char *name = eq != NULL ? g_strndup(*p, (gsize)(eq - *p)) : NULL;
-
-		if (name == NULL || !g_hash_table_contains(set, name))
-			g_ptr_array_add(env, g_strdup(*p));
-		g_free(name);
-	}
-	for (guint i = 0; i + 1 < add->len; i += 2)
-		g_ptr_array_add(env, g_strdup_printf("%s=%s", (char *)g_ptr_array_index(add, i),
-						     (char *)g_ptr_array_index(add, i + 1)));
-	g_ptr_array_add(env, NULL);
-	g_ptr_array_unref(add);
-	g_hash_table_unref(set);
-	return (char **)g_ptr_array_free(env, FALSE);
-}
-
-/* The variables of @res, with torchrun's elastic ones when it is listed.
- * NULL after a message. */
-static GPtrArray *el_pairs(elastic *e, const cr_result *res)
-{
-	GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
-	bool torchrun = false;
-
-	e->env_rc = cli_exec_env(res, e->formats, pairs);
-	if (e->env_rc != CLI_OK) {
-		g_ptr_array_unref(pairs);
-		return NULL;
-	}
-	for (size_t f = 0; e->formats[f] != NULL; f++)
-		torchrun = torchrun || strcmp(e->formats[f], "torchrun") == 0;
-	for (guint i = 0; torchrun && i + 1 < pairs->len; i += 2) {
-		char **value = (char **)&pairs->pdata[i + 1];
-		long long nodes = strtoll(*value, NULL, 10);
-		long long max = e->o->max_tasks > 0 ? e->o->max_tasks : nodes;
-
-		if (strcmp(g_ptr_array_index(pairs, i), "PET_NNODES") != 0)
-			continue;
-		/* torchrun's own agent and ours agree on the range. */
-		if (max < e->o->min_tasks)
-			max = e->o->min_tasks;
-		g_free(*value);
-		*value = g_strdup_printf("%lld:%lld", (long long)e->o->min_tasks, max);
-	}
-	if (torchrun) {
-		g_ptr_array_add(pairs, g_strdup("PET_MAX_RESTARTS"));
-		g_ptr_array_add(pairs, g_strdup_printf("%lld", (long long)e->o->max_restarts));
-	}
-	return pairs;
-}
-
-/* Tell the resolvers' supervise hooks (between two watches: no call may
- * run beside one): STARTED after each start, EXITED after each end;
- * RUNNING is not sent under --elastic. One asking to stop the program
- * stops it for good. */
-static void el_tell(elastic *e, cr_supervise_phase phase, int exit_status)
-{
-	cr_supervise_event ev = { .struct_size = sizeof(ev),
-				  .phase = phase,
-				  .pid = e->pid,
-				  .exit_status = exit_status,
-				  .elapsed_ms = el_now() - e->start_ms };
-	cr_error err = CR_ERROR_INIT;
-	bool stop = false;
-
-	if (cr_context_supervise(e->ctx, e->cur, &ev, &stop, &err) != CR_OK)
-		cli_error("exec: %s", err.message);
-	if (stop && phase != CR_SUPERVISE_EXITED && e->pid >= 0) {
-		e->final = true;
-		kill(-e->pid, SIGTERM);
-		e->kill_at = el_now() + (int64_t)(e->o->stop_timeout * 1000);
-	}
-}
-
-static void el_start(elastic *e)
-{
-	char **envp = el_envp(e);
-
-	e->pid = cli_program_start(e->cur, e->argv, envp, &e->mask, e->tty);
-	if (e->pid < 0) {
-		cli_error("exec: cannot start '%s': %s", e->argv[0], strerror(errno));
-		e->start_failed = true;
-	}
-	g_strfreev(envp);
-	e->kill_at = -1;
-	e->restart_after_stop = false;
-	e->start_ms = el_now();
-	if (e->pid >= 0)
-		el_tell(e, CR_SUPERVISE_STARTED, -1);
-}
-
-static void el_stop(elastic *e, bool restart)
-{
-	e->restart_after_stop = restart;
-	if (e->pid < 0 || e->kill_at >= 0)
-		return;
-	kill(-e->pid, SIGTERM);
-	kill(-e->pid, SIGCONT);
-	e->kill_at = el_now() + (int64_t)(e->o->stop_timeout * 1000);
 }
 
 /* A settled generation: decide what the program runs with. CLI_OK to go
@@ -300,14 +127,14 @@ static int el_apply(elastic *e, cr_result *res, uint64_t gen, bool *done)
 			return CLI_OK;
 		}
 	}
-	pairs = el_pairs(e, res);
+	pairs = cli_generation_vars(res, e->formats, e->o, &e->env_rc);
 	if (pairs == NULL) {
 		/* This generation cannot be written for the program (a format
 		 * needs what it lacks): keep the one it runs with. */
 		cr_result_free(res);
 		return CLI_OK;
 	}
-	if ((e->pid >= 0 && e->kill_at < 0 && el_pairs_equal(pairs, e->cur_pairs))) {
+	if ((e->pid >= 0 && e->kill_at < 0 && cli_pairs_equal(pairs, e->cur_pairs))) {
 		/* What the program sees did not change (a flap that came back). */
 		g_ptr_array_unref(pairs);
 		cr_result_free(res);
@@ -324,16 +151,74 @@ static int el_apply(elastic *e, cr_result *res, uint64_t gen, bool *done)
 			  (unsigned long long)gen, n, n == 1 ? "" : "s", e->argv[0]);
 		el_stop(e, true);
 	} else {
+		if (e->start_ms > 0) /* it ran before: after a failure, a wait */
+			cli_error("exec: generation %llu (%zu task%s): starting '%s' again",
+				  (unsigned long long)gen, n, n == 1 ? "" : "s", e->argv[0]);
 		el_start(e);
 	}
 	return CLI_OK;
 }
 
-static int el_exit_code(int status)
+/* A failure that no change explains: restart it with the same cluster,
+ * up to --max-restarts, else its status is ours (with a line). */
+static int el_count_failure(elastic *e, int code, int64_t ran_ms, bool *done)
 {
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	if (e->restarts >= e->o->max_restarts) {
+		double j = e->o->join_timeout * 1000;
+
+		/* A program that gave up on its join (CR_JOIN_TIMEOUT) ends
+		 * about then (torch 1.13's rank 0 waits for the store, then
+		 * for gloo's connections, each up to it): say which world
+		 * did not form. */
+		if (j > 0 && ran_ms >= 0.9 * j && ran_ms <= 3 * j + 30000)
+			cli_error("exec: '%s' exited with %d %.1f s after its start, about "
+				  "--join-timeout (%g s): generation %llu (%zu task%s, id %s) may "
+				  "not have formed",
+				  e->argv[0], code, (double)ran_ms / 1000, e->o->join_timeout,
+				  (unsigned long long)e->cur_gen, el_count(e->cur),
+				  el_count(e->cur) == 1 ? "" : "s", el_id(e));
+		if (e->o->max_restarts > 0)
+			cli_error("exec: '%s' exited with %d after %lld restart%s (--max-restarts)",
+				  e->argv[0], code, (long long)e->restarts,
+				  e->restarts == 1 ? "" : "s");
+		else
+			cli_error("exec: '%s' exited with %d; no restart (--max-restarts 0)",
+				  e->argv[0], code);
+		*done = true;
+		return code;
+	}
+	e->restarts++;
+	cli_error("exec: '%s' exited with %d; restart %lld of %lld", e->argv[0], code,
+		  (long long)e->restarts, (long long)e->o->max_restarts);
+	el_start(e);
+	return CLI_OK;
+}
+
+/* After a signal was passed on, the program ended with @code: this
+ * task's removal (pending, or seen within --settle) makes it a clean
+ * leave; anything else ends us with its status. */
+static int el_signalled_end(elastic *e, int code, bool *done)
+{
+	if (el_gone(e, e->pending) || e->leaving) {
+		cli_error("exec: this task left the cluster (generation %llu) as signal %d came: "
+			  "'%s' stopped, a clean leave",
+			  (unsigned long long)(e->leaving ? e->cur_gen : e->pending_gen),
+			  e->final_sig, e->argv[0]);
+		*done = true;
+		return CLI_OK;
+	}
+	if (e->final_sig == SIGTERM && e->o->settle > 0 && e->term_at < 0) {
+		/* A Kubernetes pod's deletion SIGTERMs it as the watch hears of
+		 * it: wait --settle for the removal. */
+		e->term_at = el_now() + (int64_t)(e->o->settle * 1000);
+		e->term_code = code;
+		return CLI_OK;
+	}
+	if (code != 0)
+		cli_error("exec: '%s' ended with %d after signal %d was passed on", e->argv[0],
+			  code, e->final_sig);
+	*done = true;
+	return code;
 }
 
 /* The program (and its group) ended with @status: what next. */
@@ -342,6 +227,7 @@ static int el_ended(elastic *e, int status, bool *done)
 	int code = el_exit_code(status);
 	bool stopped = e->kill_at >= 0 || e->restart_after_stop;
 	bool restart = e->restart_after_stop;
+	int64_t ran = el_now() - e->start_ms;
 
 	if (e->tty) /* the terminal is ours again until the next program */
 		tcsetpgrp(STDIN_FILENO, getpgrp());
@@ -354,7 +240,9 @@ static int el_ended(elastic *e, int status, bool *done)
 		*done = true;
 		return CLI_OK;
 	}
-	if (e->final || (!stopped && code == 0)) {
+	if (e->final)
+		return el_signalled_end(e, code, done);
+	if (!stopped && code == 0) {
 		*done = true;
 		return code;
 	}
@@ -364,25 +252,82 @@ static int el_ended(elastic *e, int status, bool *done)
 	}
 	if (stopped) /* for --min-tasks or as a spare: wait */
 		return CLI_OK;
-	if (e->restarts >= e->o->max_restarts) {
-		if (e->o->max_restarts > 0)
-			cli_error("exec: '%s' exited with %d after %lld restart%s (--max-restarts)",
-				  e->argv[0], code, (long long)e->restarts,
-				  e->restarts == 1 ? "" : "s");
-		*done = true;
-		return code;
+	if (e->pending != NULL) {
+		/* Its peer left, its store moved: the change's failure. */
+		cli_error("exec: '%s' exited with %d while generation %llu is pending: not "
+			  "counted; waiting for it",
+			  e->argv[0], code, (unsigned long long)e->pending_gen);
+		return CLI_OK;
 	}
-	e->restarts++;
-	cli_error("exec: '%s' exited with %d; restart %lld of %lld", e->argv[0], code,
-		  (long long)e->restarts, (long long)e->o->max_restarts);
-	el_start(e);
+	if (e->o->settle > 0) {
+		/* The change that caused it may not have reached us yet. */
+		e->fail_at = el_now() + (int64_t)(e->o->settle * 1000);
+		e->fail_code = code;
+		e->fail_ran_ms = ran;
+		return CLI_OK;
+	}
+	return el_count_failure(e, code, ran, done);
+}
+
+/* Signal @sig came to us: passed on to the program's group; with none
+ * running, its end is decided now. CLI_OK, or the status to end with. */
+static int el_signalled(elastic *e, int sig, bool *done)
+{
+	e->final = true;
+	e->final_sig = sig;
+	e->fail_at = -1; /* a failure waiting for its change: the signal decides */
+	if (e->pid >= 0) {
+		kill(-e->pid, sig);
+		return CLI_OK;
+	}
+	if (e->term_at >= 0) { /* a second signal: no more waiting */
+		*done = true;
+		cli_error("exec: signal %d; exiting with %d", sig, e->term_code);
+		return e->term_code;
+	}
+	return el_signalled_end(e, 128 + sig, done);
+}
+
+/* The earliest of our deadlines, -1 for none. */
+static int64_t el_due(const elastic *e)
+{
+	const int64_t at[] = { e->settle_at, e->kill_at, e->min_wait_at, e->fail_at, e->term_at };
+	int64_t due = -1;
+
+	for (size_t k = 0; k < G_N_ELEMENTS(at); k++)
+		if (at[k] >= 0 && (due < 0 || at[k] < due))
+			due = at[k];
+	return due;
+}
+
+/* A new generation came from the watch: it settles for --settle. */
+static int el_heard(elastic *e, cr_result *res, uint64_t gen, bool *done)
+{
+	if (e->final && e->pid < 0 && el_gone(e, res)) {
+		cli_error("exec: this task left the cluster (generation %llu) as signal %d came: "
+			  "'%s' stopped, a clean leave",
+			  (unsigned long long)gen, e->final_sig, e->argv[0]);
+		cr_result_free(res);
+		*done = true;
+		return CLI_OK;
+	}
+	if (e->fail_at >= 0) {
+		cli_error("exec: '%s' exited with %d as the membership changed (generation %llu): "
+			  "not counted; waiting for it",
+			  e->argv[0], e->fail_code, (unsigned long long)gen);
+		e->fail_at = -1;
+	}
+	cr_result_free(e->pending);
+	e->pending = res;
+	e->pending_gen = gen;
+	e->settle_at = el_now() + (int64_t)(e->o->settle * 1000);
 	return CLI_OK;
 }
 
 static int el_loop(elastic *e)
 {
 	for (;;) {
-		int64_t now = el_now(), due = -1;
+		int64_t now = el_now(), due;
 		cr_error err = CR_ERROR_INIT;
 		cr_result *res = NULL;
 		uint64_t gen = 0;
@@ -395,10 +340,9 @@ static int el_loop(elastic *e)
 			int sig = el_signal;
 
 			el_signal = 0;
-			if (e->pid < 0)
-				return 128 + sig;
-			e->final = true;
-			kill(-e->pid, sig);
+			rc = el_signalled(e, sig, &done);
+			if (done)
+				return rc;
 		}
 		el_child = 0;
 		while (e->pid >= 0 && (w = waitpid(e->pid, &status, WNOHANG)) == e->pid) {
@@ -408,7 +352,8 @@ static int el_loop(elastic *e)
 		}
 		if (e->start_failed)
 			return 126; /* as --supervise */
-		if (e->pid < 0 && e->min_wait_at < 0 && !e->spare && e->cur_pairs == NULL)
+		if (e->pid < 0 && e->min_wait_at < 0 && !e->spare && e->cur_pairs == NULL &&
+		    e->pending == NULL && e->fail_at < 0 && e->term_at < 0)
 			return CLI_FAIL; /* nothing could be started */
 		if (e->kill_at >= 0 && now >= e->kill_at) {
 			cli_error("warning: exec: '%s' did not stop on SIGTERM; sending SIGKILL",
@@ -423,7 +368,20 @@ static int el_loop(elastic *e)
 				  e->o->min_wait, (long long)e->o->min_tasks);
 			return CLI_FAIL;
 		}
-		if (e->pending != NULL && now >= e->settle_at) {
+		if (e->term_at >= 0 && now >= e->term_at) {
+			if (e->term_code != 0)
+				cli_error("exec: '%s' ended with %d after signal %d was passed on",
+					  e->argv[0], e->term_code, e->final_sig);
+			return e->term_code;
+		}
+		if (e->fail_at >= 0 && now >= e->fail_at) {
+			e->fail_at = -1;
+			rc = el_count_failure(e, e->fail_code, e->fail_ran_ms, &done);
+			if (done)
+				return rc;
+			continue;
+		}
+		if (e->pending != NULL && now >= e->settle_at && !e->final) {
 			res = e->pending;
 			gen = e->pending_gen;
 			e->pending = NULL;
@@ -439,12 +397,9 @@ static int el_loop(elastic *e)
 				return rc;
 			continue;
 		}
-		if (e->settle_at >= 0)
-			due = e->settle_at;
-		if (e->kill_at >= 0 && (due < 0 || e->kill_at < due))
-			due = e->kill_at;
-		if (e->min_wait_at >= 0 && (due < 0 || e->min_wait_at < due))
-			due = e->min_wait_at;
+		due = el_due(e);
+		if (e->final && due == e->settle_at) /* a signal ended the generations */
+			due = e->term_at >= 0 ? e->term_at : (e->kill_at >= 0 ? e->kill_at : -1);
 		if (el_signal != 0 || el_child != 0)
 			continue;
 		st = cr_context_watch(e->ctx, due < 0 ? -1 : (due > now ? due - now : 0), &res,
@@ -458,12 +413,8 @@ static int el_loop(elastic *e)
 			nanosleep(&pause, NULL);
 			continue;
 		}
-		if (res == NULL)
-			continue;
-		cr_result_free(e->pending);
-		e->pending = res;
-		e->pending_gen = gen;
-		e->settle_at = el_now() + (int64_t)(e->o->settle * 1000);
+		if (res != NULL && (rc = el_heard(e, res, gen, &done), done))
+			return rc;
 	}
 }
 
@@ -477,7 +428,9 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 		      .pid = -1,
 		      .kill_at = -1,
 		      .settle_at = -1,
-		      .min_wait_at = -1 };
+		      .min_wait_at = -1,
+		      .fail_at = -1,
+		      .term_at = -1 };
 	struct sigaction sa = { .sa_handler = el_on_signal, .sa_flags = SA_NOCLDSTOP };
 	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction old[5];
@@ -513,11 +466,23 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 	sigemptyset(&sa.sa_mask);
 	for (size_t k = 0; k < G_N_ELEMENTS(sigs); k++)
 		sigaction(sigs[k], &sa, &old[k]);
-	rc = el_apply(&e, res, gen, &done);
-	if (!done && e.cur_pairs == NULL && e.min_wait_at < 0 && !e.spare)
-		rc = e.env_rc != CLI_OK ? e.env_rc : CLI_FAIL; /* as exec would exit */
-	else if (!done)
+	if (o->settle > 0 && cli_generation_writable(res, formats, o, &e.env_rc)) {
+		/* The first generation settles too: a newcomer starts with the
+		 * others, when they restart for the change it brought. */
+		e.pending = res;
+		e.pending_gen = gen;
+		e.settle_at = el_now() + (int64_t)(o->settle * 1000);
 		rc = el_loop(&e);
+	} else if (o->settle > 0) {
+		cr_result_free(res);
+		rc = e.env_rc != CLI_OK ? e.env_rc : CLI_FAIL; /* as exec would exit */
+	} else {
+		rc = el_apply(&e, res, gen, &done);
+		if (!done && e.cur_pairs == NULL && e.min_wait_at < 0 && !e.spare)
+			rc = e.env_rc != CLI_OK ? e.env_rc : CLI_FAIL; /* as exec would exit */
+		else if (!done)
+			rc = el_loop(&e);
+	}
 	if (e.pid >= 0) {
 		/* Ending with the program still running (an error): stop it. */
 		int status;

@@ -83,15 +83,23 @@ int cli_exec_failed(const char *program, int error)
 	return error == ENOENT ? 127 : 126;
 }
 
-/* Set the variables of @format, one of @formats, into @pairs. */
+/* Set the variables of @format, one of @formats, into @pairs; @port
+ * (NULL: none) is the rendezvous port of a format that takes one. */
 static int env_add_format(const cr_result *res, const char *const *formats, const char *format,
-			  GPtrArray *pairs)
+			  const char *port, GPtrArray *pairs)
 {
 	cr_error err = CR_ERROR_INIT;
 	char **opts = cli_format_options(formats, format);
 	char **vars = NULL;
 	cr_status st;
 
+	if (port != NULL && cli_format_takes("master_port", format)) {
+		guint n = g_strv_length(opts);
+
+		opts = g_renew(char *, opts, n + 2);
+		opts[n] = g_strdup_printf("master_port=%s", port);
+		opts[n + 1] = NULL;
+	}
 	st = cr_result_env_vars(res, format, (const char *const *)opts, &vars, &err);
 	g_strfreev(opts);
 	if (st != CR_OK) {
@@ -106,12 +114,13 @@ static int env_add_format(const cr_result *res, const char *const *formats, cons
 	return CLI_OK;
 }
 
-int cli_exec_env(const cr_result *res, const char *const *formats, GPtrArray *pairs)
+int cli_exec_env(const cr_result *res, const char *const *formats, const char *port,
+		 GPtrArray *pairs)
 {
 	int rc = CLI_OK;
 
 	for (size_t f = 0; rc == CLI_OK && formats[f] != NULL; f++)
-		rc = env_add_format(res, formats, formats[f], pairs);
+		rc = env_add_format(res, formats, formats[f], port, pairs);
 	for (size_t k = 0; rc == CLI_OK && k < cr_result_num_env(res); k++) {
 		const char *name, *value;
 

@@ -53,10 +53,12 @@ const GOptionEntry cli_exec_format_entries[] = {
 	  "J[,J...]" },
 	{ "master-port", 0, 0, G_OPTION_ARG_STRING, &cli_fmt.master_port,
 	  "torch, torchrun, jax, env: the rendezvous port: a number, or \"auto\" (derived from the "
-	  "job id within --port-range) (default: rank 0's task port)",
+	  "job id within --port-range) (default: rank 0's task port; with --elastic, one per "
+	  "membership, from CR_GENERATION_ID within --port-range)",
 	  "PORT|auto" },
 	{ "port-range", 0, 0, G_OPTION_ARG_STRING, &cli_fmt.port_range,
-	  "the ports --master-port=auto chooses from (default: 20000-29999)", "LOW-HIGH" },
+	  "the ports --master-port=auto and --elastic choose from (default: 20000-29999)",
+	  "LOW-HIGH" },
 	{ "job-id", 0, 0, G_OPTION_ARG_STRING, &cli_fmt.job_id,
 	  "the job's identity for --master-port=auto and torchrun's c10d rendezvous id "
 	  "(default: $SLURM_JOB_ID, else a hash of the cluster's addresses)",
@@ -107,6 +109,14 @@ static bool takes(size_t k, const char *format)
 
 	g_free(needle);
 	return yes;
+}
+
+bool cli_format_takes(const char *key, const char *format)
+{
+	for (size_t k = 0; k < G_N_ELEMENTS(format_keys); k++)
+		if (strcmp(format_keys[k].key, key) == 0)
+			return takes(k, format);
+	return false;
 }
 
 /* "--master-port needs --format env, torch, torchrun or jax": an option

@@ -14,7 +14,7 @@ from ._tf import register as register_with_tensorflow
 from ._version import __version__
 from .cluster_spec import ClusterSpec
 from .errors import ClusterResolverError
-from .resolver import ClusterResolver, format_master_url
+from .resolver import ClusterResolver, Generation, format_master_url, generation_id
 from .resolvers import (ExecutableLocation, GCEClusterResolver, KubernetesClusterResolver,
                         SimpleClusterResolver, SlurmClusterResolver, TPUClusterResolver,
                         UnionClusterResolver, UnionResolver)
@@ -24,7 +24,7 @@ __all__ = ['ClusterSpec', 'ClusterResolver', 'ClusterResolverError', 'SimpleClus
            'TFConfigClusterResolver', 'KubernetesClusterResolver', 'ExecutableLocation',
            'SlurmClusterResolver', 'GCEClusterResolver', 'TPUClusterResolver',
            'SageMakerClusterResolver', 'UnionResolver', 'UnionClusterResolver',
-           'format_master_url', 'library_version', 'register_with_tensorflow', '__version__']
+           'format_master_url', 'Generation', 'generation_id', 'library_version', 'register_with_tensorflow', '__version__']
 
 library_version = _library_version()
 

@@ -12,6 +12,7 @@ shared between threads: its calls take turns on its C context (one context
 is not thread-safe; see cluster-resolver.h).
 """
 import ctypes
+import hashlib
 import json
 import os
 import _thread
@@ -38,6 +39,45 @@ def _is_text(config):
     return (isinstance(config, str) and not os.path.exists(config) and
             any(c in config for c in '=;{(\n'))
 
+
+
+def generation_id(cluster):
+    """The world's id of a cluster given as {job: [address, ...] or {index:
+    address}}: the first 16 hex digits of the SHA-256 of each job (by name)
+    and its tasks' indices and addresses; exec --elastic's CR_GENERATION_ID
+    for the same cluster."""
+    h = hashlib.sha256()
+    for job in sorted(cluster, key=lambda j: j.encode()):
+        tasks = cluster[job]
+        items = (sorted((int(i), a) for i, a in tasks.items()) if isinstance(tasks, dict)
+                 else list(enumerate(tasks)))
+        h.update(job.encode() + b'\0')
+        for i, addr in items:
+            h.update(b'%d\0' % i + addr.encode() + b'\0')
+    return h.hexdigest()[:16]
+
+
+class Generation(tuple):
+    """One generation of ClusterResolver.watch(): the tuple (cluster_spec,
+    task_type, task_id), as before, with .generation (this watch's count)
+    and .generation_id (the world's id) besides."""
+
+    def __new__(cls, cluster_spec, task_type, task_id, generation, generation_id):
+        self = tuple.__new__(cls, (cluster_spec, task_type, task_id))
+        self.generation = generation
+        self.generation_id = generation_id
+        return self
+
+    def __getnewargs__(self):  # copy and pickle keep the generation
+        return (self[0], self[1], self[2], self.generation, self.generation_id)
+
+    cluster_spec = property(lambda self: self[0])
+    task_type = property(lambda self: self[1])
+    task_id = property(lambda self: self[2])
+
+    def __repr__(self):
+        return 'Generation(%r, %r, %r, generation=%d, generation_id=%r)' % (
+            self[0], self[1], self[2], self.generation, self.generation_id)
 
 class _Identity(object):
     __slots__ = ('task_type', 'task_id', 'rpc_layer', 'environment')
@@ -262,7 +302,10 @@ class ClusterResolver(object):
     def watch(self, timeout=None):
         """Yield (cluster_spec, task_type, task_id) for the cluster now, then
         for each generation that differs from the one before: a member lost
-        or added, this task's index derived again (cr_context_watch). The
+        or added, this task's index derived again (cr_context_watch). Each
+        is a Generation: the 3-tuple, with .generation (this watch's count:
+        1, 2, ...) and .generation_id (the world's id, the same in every
+        member: exec --elastic's CR_GENERATION_ID) besides. The
         generator ends when @timeout seconds (None: no limit) pass with no
         new generation, or when cancel_watch() is called from any thread;
         a resolution that fails raises. The task set on this object pins
@@ -301,8 +344,9 @@ class ClusterResolver(object):
                     task_id = n.lib.cr_result_task_id(res.value)
                 finally:
                     n.lib.cr_result_free(res)
-                yield (_tf.to_tf_spec(spec), task_type if task_id >= 0 else None,
-                       task_id if task_id >= 0 else None)
+                yield Generation(_tf.to_tf_spec(spec), task_type if task_id >= 0 else None,
+                                 task_id if task_id >= 0 else None, gen.value,
+                                 generation_id(spec.as_dict()))
         finally:
             with self._lock:
                 self._watching.discard(ctx)

@@ -229,11 +229,11 @@ static void test_command_help(void)
 		  "\nApplication Options:\n  -h, --help" },
 		{ { "hostlist", "expand", "--help" }, "hostlist expand EXPR", "Examples:\n" },
 		{ { "exec", "-h" },
-		  "exec -- PROGRAM [ARGS...]",
+		  "exec [--supervise|--elastic] -- PROGRAM [ARGS...]",
 		  " --format torchrun --master-port auto" },
 		/* exec offers only the formats that set variables. */
 		{ { "exec", "--help" },
-		  "exec -- PROGRAM [ARGS...]",
+		  "exec [--supervise|--elastic] -- PROGRAM [ARGS...]",
 		  "\n  -f, --format=F[,F...]       the variables to set, a comma-separated list of "
 		  "formats given once: tf_config, torch, torchrun, jax, env\n  --jobs" },
 		{ { "-v", "explain", "--help" }, "explain", "  --json" },

@@ -56,26 +56,27 @@ wait_exit "$pid"
 check "flapping: exit (the program's, SIGTERM)" 143 "$?"
 check "flapping: one restart" '1 0 {"cluster": {"worker": ["127.0.0.1:1", "127.0.0.2:1", "127.0.0.3:1"]}, "task": {"type": "worker", "index": 0}}
 G 0 {"cluster": {"worker": ["127.0.0.1:1", "127.0.0.3:1"]}, "task": {"type": "worker", "index": 0}}' "$(sed '2s/^[0-9]* /G /' "$log")"
-check "flapping: stderr" "cluster-resolver: exec: generation G (2 tasks): restarting 'sh'" "$(sed 's/generation [0-9]*/generation G/' "$tmp/err")"
+check "flapping: stderr" "cluster-resolver: exec: generation G (2 tasks): restarting 'sh'
+cluster-resolver: exec: 'sh' ended with 143 after signal 15 was passed on" "$(sed 's/generation [0-9]*/generation G/' "$tmp/err")"
 
 # ---- failures: restarted with the same cluster up to --max-restarts ----
 rm -f "$log"
 hosts 127.0.0.1:1
-"$cli" -c "$conf" --task-type worker --task-id 0 exec --elastic --max-restarts 1 -- \
+"$cli" -c "$conf" --task-type worker --task-id 0 exec --elastic --settle 0 --max-restarts 1 -- \
 	sh -c 'echo "$CR_GENERATION $CR_RESTART_COUNT" >>"$1"; exit 3' sh "$log" 2>"$tmp/err"
 check "crashes: exit (the program's)" 3 "$?"
 check "crashes: log" "1 0
 1 1" "$(cat "$log")"
 check "crashes: stderr" "cluster-resolver: exec: 'sh' exited with 3; restart 1 of 1
 cluster-resolver: exec: 'sh' exited with 3 after 1 restart (--max-restarts)" "$(cat "$tmp/err")"
-"$cli" -c "$conf" exec --elastic --max-restarts 5 -- sh -c 'exit 0' 2>"$tmp/err"
+"$cli" -c "$conf" exec --elastic --settle 0 --max-restarts 5 -- sh -c 'exit 0' 2>"$tmp/err"
 check "exit 0 ends it: exit" 0 "$?"
 check "exit 0 ends it: stderr" "" "$(cat "$tmp/err")"
-"$cli" -c "$conf" exec --elastic -- sh -c 'kill -KILL $$' 2>"$tmp/err"
+"$cli" -c "$conf" exec --elastic --settle 0 -- sh -c 'kill -KILL $$' 2>"$tmp/err"
 check "killed by a signal: exit" 137 "$?"
-check "killed by a signal: stderr" "" "$(cat "$tmp/err")"
+check "killed by a signal: stderr" "cluster-resolver: exec: 'sh' exited with 137; no restart (--max-restarts 0)" "$(cat "$tmp/err")"
 
-"$cli" -c "$conf" exec --elastic --max-restarts 2 -- /nonexistent/program 2>"$tmp/err"
+"$cli" -c "$conf" exec --elastic --settle 0 --max-restarts 2 -- /nonexistent/program 2>"$tmp/err"
 check "missing program: exit" 127 "$?"
 check "missing program: stderr" "cluster-resolver: exec: cannot run '/nonexistent/program': No such file or directory
 cluster-resolver: exec: '/nonexistent/program' exited with 127; restart 1 of 2
@@ -86,7 +87,7 @@ cluster-resolver: exec: '/nonexistent/program' exited with 127 after 2 restarts 
 
 # ---- --min-tasks: wait for the tasks, up to --min-wait ----
 hosts 127.0.0.1:1 127.0.0.2:1
-"$cli" -c "$conf" exec --elastic --min-tasks 3 --min-wait 0.2 -- true 2>"$tmp/err"
+"$cli" -c "$conf" exec --elastic --settle 0 --min-tasks 3 --min-wait 0.2 -- true 2>"$tmp/err"
 check "too few: exit" 1 "$?"
 check "too few: stderr" "cluster-resolver: exec: 2 tasks in the cluster, fewer than --min-tasks 3; waiting up to 0.2 s
 cluster-resolver: exec: 2 tasks in the cluster after 0.2 s, fewer than --min-tasks 3" "$(cat "$tmp/err")"
@@ -103,7 +104,7 @@ check "recovered: log" '2 {"cluster": {"worker": ["127.0.0.1:1", "127.0.0.2:1", 
 
 # ---- --max-tasks: the first M in cluster order; a task after them waits ----
 hosts 127.0.0.1:1 127.0.0.2:1 127.0.0.3:1 127.0.0.4:1
-"$cli" -c "$conf" --task-type worker --task-id 1 exec --elastic --max-tasks 2 -- \
+"$cli" -c "$conf" --task-type worker --task-id 1 exec --elastic --settle 0 --max-tasks 2 -- \
 	sh -c 'echo "$TF_CONFIG"' >"$tmp/out" 2>"$tmp/err"
 check "max tasks: exit" 0 "$?"
 check "max tasks: TF_CONFIG" '{"cluster": {"worker": ["127.0.0.1:1", "127.0.0.2:1"]}, "task": {"type": "worker", "index": 1}}' "$(cat "$tmp/out")"
@@ -122,10 +123,25 @@ check "spare: started once in" '{"cluster": {"worker": ["127.0.0.3:1", "127.0.0.
 # ---- torchrun's own agent agrees: PET_NNODES=MIN:MAX, PET_MAX_RESTARTS ----
 hosts 127.0.0.1:1 127.0.0.2:1
 "$cli" -c "$conf" --task-type worker --task-id 0 exec --elastic --format torchrun \
-	--min-tasks 1 --max-tasks 4 --max-restarts 2 -- sh -c 'env | grep -E "^PET_(NNODES|MAX_RESTARTS)=" | sort' >"$tmp/out"
+	--min-tasks 1 --max-tasks 4 --max-restarts 2 --settle 0 -- sh -c 'env | grep -E "^PET_(NNODES|MAX_RESTARTS)=" | sort' >"$tmp/out"
 check "torchrun: exit" 0 "$?"
 check "torchrun: variables" "PET_MAX_RESTARTS=2
 PET_NNODES=1:4" "$(cat "$tmp/out")"
+
+# ---- the world's id and its rendezvous port: the same for every member of
+# one membership (the Python generation_id() gives the same id); an
+# explicit --master-port wins ----
+hosts a:1 b:1 c:1
+"$cli" -c "$conf" --task-type worker --task-id 2 exec --elastic --settle 0 --format torch -- \
+	sh -c 'echo "$CR_GENERATION_ID $MASTER_PORT $CR_JOIN_TIMEOUT"' >"$tmp/out"
+check "world id: exit" 0 "$?"
+check "world id and port (20000 + id mod 10000)" "7c1f6463f0835c45 24981 600" "$(cat "$tmp/out")"
+"$cli" -c "$conf" --task-type worker --task-id 0 exec --elastic --settle 0 --format torch \
+	--master-port 1234 --join-timeout 30 -- sh -c 'echo "$CR_GENERATION_ID $MASTER_PORT $CR_JOIN_TIMEOUT"' >"$tmp/out"
+check "explicit --master-port wins" "7c1f6463f0835c45 1234 30" "$(cat "$tmp/out")"
+"$cli" -c "$conf" --task-type worker --task-id 0 exec --elastic --settle 0 --format torch \
+	--port-range 30000-30009 -- sh -c 'echo "$MASTER_PORT"' >"$tmp/out"
+check "--port-range" "30001" "$(cat "$tmp/out")"
 
 # ---- a program deaf to SIGTERM is killed after --stop-timeout, then
 # started again with the new cluster ----
@@ -145,7 +161,8 @@ check "deaf program: exit" 137 "$?"
 check "deaf program: restarted" "1
 2" "$(cat "$log")"
 check "deaf program: stderr" "cluster-resolver: exec: generation 2 (1 task): restarting 'sh'
-cluster-resolver: warning: exec: 'sh' did not stop on SIGTERM; sending SIGKILL" "$(cat "$tmp/err")"
+cluster-resolver: warning: exec: 'sh' did not stop on SIGTERM; sending SIGKILL
+cluster-resolver: exec: 'sh' exited with 137; no restart (--max-restarts 0)" "$(cat "$tmp/err")"
 
 # ---- a format that cannot be written for the first cluster: as exec ----
 "$cli" -c "$conf" exec --elastic --format torch --dialect mpich -- true 2>"$tmp/err"
@@ -155,10 +172,11 @@ check "bad format option: exit" 2 "$?"
 # read it ----
 hosts 127.0.0.1:1
 got=$(printf 'hello\n' | timeout 60 script -qec \
-	"'$cli' -c '$conf' exec --elastic -- sh -c 'read x; echo got \$x; exit 5'" /dev/null)
+	"'$cli' -c '$conf' exec --elastic --settle 0 -- sh -c 'read x; echo got \$x; exit 5'" /dev/null)
 check "terminal: exit" 5 "$?"
 check "terminal: the program read it" "hello
-got hello" "$(printf '%s\n' "$got" | tr -d '\r')"
+got hello
+cluster-resolver: exec: 'sh' exited with 5; no restart (--max-restarts 0)" "$(printf '%s\n' "$got" | tr -d '\r')"
 
 # ---- usage ----
 "$cli" -c "$conf" exec --min-tasks 2 -- true 2>"$tmp/err"

@@ -53,6 +53,22 @@ check "hosts: blocks" '127.0.0.1:2222
 .' "$(cat "$tmp/out"; echo .)"
 check "hosts: the empty world's warning" "cluster-resolver: warning: format 'hosts': no task in jobs chief, master, worker; printing nothing" "$(cat "$tmp/err")"
 
+# ---- this task leaves the world of torch: the warning says so, and the
+# watch goes on ----
+hosts 127.0.0.1:2222 127.0.0.2:2222
+rm -f "$tmp/out" "$tmp/err"
+"$cli" -c "$conf" --task-type worker --task-id 1 watch --format torch --count 3 \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+wait_lines "$tmp/out" 1
+hosts 127.0.0.1:2222
+wait_lines "$tmp/err" 1
+hosts 127.0.0.1:2222 127.0.0.2:2222 127.0.0.3:2222
+wait_exit "$pid"
+check "task left: exit" 0 "$?"
+check "task left: the warning" "cluster-resolver: warning: generation 2: this task is no longer in the cluster; format 'torch' has nothing to print for it" "$(cat "$tmp/err")"
+check "task left: rank 1 in generations 1 and 3" "2" "$(grep -c "^export RANK='1'$" "$tmp/out")"
+
 # ---- --timeout, SIGTERM, SIGINT: exit 0 ----
 hosts 127.0.0.1:2222
 "$cli" -c "$conf" watch --format hosts --timeout 0.3 >"$tmp/out" 2>"$tmp/err"

@@ -16,7 +16,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pyharness as ph  # noqa: E402
 
 ph.setup()
-from cluster_resolver import ClusterResolver, ClusterSpec, SimpleClusterResolver  # noqa: E402
+from cluster_resolver import (ClusterResolver, ClusterSpec, SimpleClusterResolver,  # noqa: E402
+                             generation_id)
 
 
 def write_hosts(path, lines):
@@ -41,15 +42,26 @@ class Watch(unittest.TestCase):
         write_hosts(self.hosts, ['worker a:1', 'worker b:1', 'worker c:1'])
         r = ClusterResolver(self.config, task_type='worker', task_id=1)
         w = r.watch(timeout=30)
-        spec, task_type, task_id = next(w)
+        first = next(w)
+        spec, task_type, task_id = first  # still the 3-tuple it was
         self.assertEqual(spec.as_dict(), {'worker': ['a:1', 'b:1', 'c:1']})
         self.assertEqual((task_type, task_id), ('worker', 1))
+        # The generation besides: this watch's count, and the world's id,
+        # exec --elastic's CR_GENERATION_ID for the same cluster
+        # (test-exec-elastic.sh checks the same value).
+        self.assertEqual((first.generation, first.generation_id, first.task_id),
+                         (1, '7c1f6463f0835c45', 1))
+        self.assertEqual(generation_id({'worker': {0: 'a:1', 1: 'b:1', 2: 'c:1'}}),
+                         '7c1f6463f0835c45')
         # The other methods keep working on their own context meanwhile.
         self.assertEqual(r.cluster_spec().as_dict(), {'worker': ['a:1', 'b:1', 'c:1']})
         write_hosts(self.hosts, ['worker b:1', 'worker c:1'])
-        spec, task_type, task_id = next(w)
+        g = next(w)
+        spec, task_type, task_id = g
         self.assertEqual(spec.as_dict(), {'worker': ['b:1', 'c:1']})
         self.assertEqual((task_type, task_id), ('worker', 0))
+        self.assertEqual(g.generation, 2)
+        self.assertEqual(g.generation_id, generation_id({'worker': ['b:1', 'c:1']}))
         write_hosts(self.hosts, ['worker d:1', 'worker e:1', 'worker b:1', 'worker c:1'])
         spec, task_type, task_id = next(w)
         self.assertEqual(spec.as_dict(), {'worker': ['d:1', 'e:1', 'b:1', 'c:1']})
