@@ -14,9 +14,13 @@
    one after the generation of the one before: the time from the fixture
    writing the event to each watch (its D/events.jsonl) to
      - the plugin noticing it (its "membership changed" log line),
-     - the new generation being returned (after the host lists again),
+     - the new generation being returned (ABI 1.3: answered from the
+       watch's pods, no list),
      - kubectl printing it;
-   median and p99.
+   median and p99; and the LIST requests the plugin sent for the events
+   (per change), beside the time of one full list of the job
+   (`cluster-resolver resolve`, what each change cost before ABI 1.3),
+   measured in the same run.
 2. Memory. One watch takes CR_WATCH_HEARTBEATS MODIFIED events that change
    nothing (a status heartbeat); the driver's RSS after event 10,000 and
    after the last, and the growth between them.
@@ -138,6 +142,11 @@ def latency():
     def plugin_watches():
         return sum(1 for r in fx.requests() if r['query'].get('watch') and
                    r['user_agent'].startswith('cluster-resolver'))
+    def plugin_lists():
+        return sum(1 for r in fx.requests() if r['path'].endswith('/pods') and
+                   not r['query'].get('watch') and
+                   r['user_agent'].startswith('cluster-resolver'))
+    lists0 = plugin_lists()
     for k in range(1, EVENTS + 1):
         # steady state: the plugin's watch (after the re-list of the last
         # generation) is open before the event is made
@@ -149,9 +158,17 @@ def latency():
         wait(lambda: len(lines(times)) >= k + 1, 120, 'generation %d' % (k + 1))
         new = [e for e in fx.events()[before:] if e['type'] == 'MODIFIED']
         rvs.append(new[0]['rv'])
+    lists = plugin_lists() - lists0
     time.sleep(0.5)
     kc.terminate()
     d.wait()
+    # the baseline, same run and fixture: one full list of the job
+    relist = []
+    for _ in range(5):
+        t0 = time.monotonic()
+        subprocess.run([os.path.join(BUILD, 'bin/cluster-resolver'), '--config', fx.conf,
+                        'resolve'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        relist.append(1000 * (time.monotonic() - t0))
     agents = fx.agents()
     # when the event's write began on the watch that read it: kubectl's one,
     # the plugin's latest connection (a stream it had ended may be written too)
@@ -168,7 +185,7 @@ def latency():
     k_print = [1000 * (kout[str(rv)] - emit[('kubectl', rv)]) for rv in rvs
                if str(rv) in kout and ('kubectl', rv) in emit]
     fx.stop()
-    return p_notice, p_gen, k_print
+    return p_notice, p_gen, k_print, lists, relist
 
 
 _names = {}
@@ -268,14 +285,19 @@ def main():
         report_bill(bill())
 
 
-def report_latency(p_notice, p_gen, k_print):
+def report_latency(p_notice, p_gen, k_print, lists, relist):
     print('k8s watch benchmark: %d realistic pods, %d membership-changing events' %
           (PODS, EVENTS))
     print('  latency from the fixture writing an event (ms)     median      p99')
     for name, xs in (('k8s.so watch notices it', p_notice),
-                     ('new generation returned (after a re-list)', p_gen),
+                     ('new generation returned (from the watch)', p_gen),
                      ('kubectl get pods --watch prints it', k_print)):
         print('  %-48s %7.2f  %7.2f   (%d events)' % (name, pct(xs, 50), pct(xs, 99), len(xs)))
+    print('  LIST requests of the plugin for the %d changes: %d (%.2f per change)'
+          % (EVENTS, lists, lists / float(max(EVENTS, 1))))
+    print('  baseline, one full list of the job (cluster-resolver resolve, what a change '
+          'cost before): median %.0f ms, max %.0f ms (%d runs)'
+          % (pct(relist, 50), max(relist), len(relist)))
 
 
 def report_bill(b):

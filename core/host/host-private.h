@@ -55,8 +55,13 @@ struct cr_instance {
 	const config_setting_t *setting; /* the group; never NULL */
 	void *state;
 	bool created;
-	bool declined;             /* the last probe/resolve/enumerate said CR_DECLINED */
-	bool watching;             /* inside its watch op (the host's watch slots answer) */
+	bool declined; /* the last probe/resolve/enumerate said CR_DECLINED */
+	bool watching; /* inside its watch op (the host's watch slots answer) */
+	/* The end of its watch op: written when the round is cancelled or the
+	 * plugin calls watch_stop; what its http_stream requests and
+	 * watch_cancel_fd wait on. -1: none (cr-testhost, before a watch). */
+	int stop_fd;
+	gint stopped;              /* atomic: the round ended or watch_stop was called */
 	int64_t watch_interval_ms; /* when polled: its interval; 0: never polled */
 	int64_t next_poll_ms;      /* cr_context_watch: when it is due again (now_ms) */
 	int64_t backoff_ms;        /* after a failed watch op: the wait before the next */
@@ -225,6 +230,12 @@ cr_status schema_check_group(const cr_plugin_desc *desc, const config_setting_t 
 
 /* ---- host table (host.c) ------------------------------------------------- */
 const cr_host_api *host_api(void);
+/* A watch op of @inst begins (its end descriptor made and emptied; @fd
+ * false: none, for a test host's clock) and ends early (the round is over,
+ * or the plugin's host->watch_stop). begin returns false when no
+ * descriptor could be made. */
+bool instance_watch_begin(cr_instance *inst, bool fd);
+void instance_watch_stop(cr_instance *inst);
 void ctx_log(cr_context *ctx, cr_log_level level, const char *source, const char *fmt, ...)
 	G_GNUC_PRINTF(4, 5);
 const char *ctx_getenv(cr_context *ctx, const char *name);
@@ -290,10 +301,11 @@ struct cr_context {
 	 * table's watch slots read. */
 	int cancel_fd;             /* eventfd, readable while a cancel is pending */
 	gint cancel_pending;       /* atomic */
-	int round_fd;              /* eventfd of the round in progress, else -1 */
-	gint round_cancelled;      /* atomic */
 	struct watch_state *watch; /* (owned, nullable) what the last generation was */
 	bool watch_running;        /* a cr_context_watch is in progress */
+	/* Its resolutions are a watch's (host->watched, ABI 1.3): set while
+	 * cr_context_watch runs (cr-testhost: cr_testhost_set_watched). */
+	bool watched;
 };
 
 /* ---- result builders (builder.c): what plugins hand in ------------------ */

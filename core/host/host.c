@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -394,14 +396,59 @@ static int host_watch_cancel_fd(cr_plugin_ctx *pctx)
 {
 	if (pctx == NULL || pctx->ctx == NULL || pctx->inst == NULL || !pctx->inst->watching)
 		return -1;
-	return pctx->ctx->round_fd;
+	return pctx->inst->stop_fd;
 }
 
 static bool host_watch_cancelled(cr_plugin_ctx *pctx)
 {
 	if (pctx == NULL || pctx->ctx == NULL || pctx->inst == NULL || !pctx->inst->watching)
 		return false;
-	return g_atomic_int_get(&pctx->ctx->round_cancelled) != 0;
+	return g_atomic_int_get(&pctx->inst->stopped) != 0;
+}
+
+/* A watch op of @inst begins: its end descriptor is made once (kept until
+ * the instance goes; with @fd false, none: cr-testhost's clock) and
+ * emptied. Returns: false when no descriptor could be made. */
+bool instance_watch_begin(cr_instance *inst, bool fd)
+{
+	uint64_t v;
+
+	if (fd && inst->stop_fd < 0)
+		inst->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (inst->stop_fd >= 0)
+		while (read(inst->stop_fd, &v, sizeof(v)) > 0)
+			;
+	g_atomic_int_set(&inst->stopped, 0);
+	inst->watching = true;
+	return !fd || inst->stop_fd >= 0;
+}
+
+/* End @inst's watch op (the round is over, or the plugin said so). */
+void instance_watch_stop(cr_instance *inst)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	g_atomic_int_set(&inst->stopped, 1);
+	if (inst->stop_fd < 0)
+		return;
+	do
+		n = write(inst->stop_fd, &one, sizeof(one));
+	while (n < 0 && errno == EINTR);
+}
+
+/* ---- watched resolutions (ABI 1.3) -------------------------------------- */
+
+static bool host_watched(cr_plugin_ctx *pctx)
+{
+	return pctx != NULL && pctx->ctx != NULL && pctx->ctx->watched;
+}
+
+static void host_watch_stop(cr_plugin_ctx *pctx)
+{
+	if (pctx == NULL || pctx->inst == NULL || !pctx->inst->watching)
+		return;
+	instance_watch_stop(pctx->inst);
 }
 
 static const cr_host_api the_host = {
@@ -481,6 +528,9 @@ static const cr_host_api the_host = {
 	.watch_cancel_fd = host_watch_cancel_fd,
 	.watch_cancelled = host_watch_cancelled,
 	.http_stream = http_stream_perform,
+	/* Since: ABI 1.3 */
+	.watched = host_watched,
+	.watch_stop = host_watch_stop,
 };
 
 const cr_host_api *host_api(void)

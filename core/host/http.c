@@ -230,9 +230,9 @@ cr_status http_stream_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
 		return error_set(err, CR_ERR_UNSUPPORTED,
 				 "%s %.*s: streaming is not supported here", req->method,
 				 (int)strcspn(req->url, "?#"), req->url);
-	/* The watch round's descriptor, while the instance is in its watch op. */
+	/* The end of its watch op, while the instance is in one. */
 	if (ctx != NULL && pctx->inst != NULL && pctx->inst->watching)
-		cancel_fd = ctx->round_fd;
+		cancel_fd = pctx->inst->stop_fd;
 	r = response_new(req, NULL);
 	if (pctx != NULL && pctx->inst != NULL)
 		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);

@@ -49,7 +49,6 @@ cr_context *cr_context_new(cr_error *err)
 	config_init(ctx->builtin);
 	config_name_set(ctx->builtin, "(built-in)");
 	ctx->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ctx->round_fd = -1;
 	if (ctx->cancel_fd < 0) {
 		error_set(err, CR_ERR_IO, "cannot make the context's cancel descriptor: %s",
 			  g_strerror(errno));

@@ -23,6 +23,7 @@ cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugi
 	inst->setting = setting != NULL ? setting : config_root_setting(ctx->builtin);
 	inst->pctx.ctx = ctx;
 	inst->pctx.inst = inst;
+	inst->stop_fd = -1;
 	return inst;
 }
 
@@ -37,6 +38,8 @@ void instance_free(gpointer p)
 			inst->plugin->desc->accelerator->destroy(inst->state);
 	}
 	http_conn_free(inst->http);
+	if (inst->stop_fd >= 0)
+		close(inst->stop_fd);
 	if (inst->facts != NULL)
 		json_object_put(inst->facts);
 	g_free(inst->reason);

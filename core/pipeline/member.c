@@ -95,14 +95,38 @@ void member_follow(cr_context *ctx, cr_result *res)
 
 /* ---- the digest ----------------------------------------------------------- */
 
+/* "TAG" @sep "DECIMAL" @end into @out (at least 64 bytes; a tag is a short
+ * literal): the bytes g_snprintf's "%s%c%lld%c" gave, without its parsing,
+ * which a digest of 10,000 tasks paid some 60,000 times. Returns the length. */
+static size_t put_head(char *out, const char *tag, char sep, int64_t v, char end)
+{
+	size_t n = strlen(tag);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	char digits[20];
+	int k = 0;
+
+	memcpy(out, tag, n);
+	out[n++] = sep;
+	if (v < 0)
+		out[n++] = '-';
+	do {
+		digits[k++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	while (k > 0)
+		out[n++] = digits[--k];
+	out[n++] = end;
+	return n;
+}
+
 static void put_str(GChecksum *sum, const char *tag, const char *s)
 {
 	/* Length-prefixed, so no two different texts give the same bytes. */
 	char head[64];
 	size_t len = s != NULL ? strlen(s) : 0;
+	size_t n = put_head(head, tag, s != NULL ? '=' : '~', (int64_t)len, ':');
 
-	g_snprintf(head, sizeof(head), "%s%c%zu:", tag, s != NULL ? '=' : '~', len);
-	g_checksum_update(sum, (const guchar *)head, (gssize)strlen(head));
+	g_checksum_update(sum, (const guchar *)head, (gssize)n);
 	if (s != NULL)
 		g_checksum_update(sum, (const guchar *)s, (gssize)len);
 }
@@ -111,8 +135,7 @@ static void put_int(GChecksum *sum, const char *tag, int64_t v)
 {
 	char text[64];
 
-	g_snprintf(text, sizeof(text), "%s#%" G_GINT64_FORMAT ";", tag, v);
-	g_checksum_update(sum, (const guchar *)text, (gssize)strlen(text));
+	g_checksum_update(sum, (const guchar *)text, (gssize)put_head(text, tag, '#', v, ';'));
 }
 
 /* A counts table (kind -> count), kinds in order. */

@@ -137,10 +137,10 @@ static bool polled(const cr_instance *inst, int64_t now)
 	return inst->watch_interval_ms > 0 && !watchable(inst, now);
 }
 
-static void stop_round(cr_context *ctx, GPtrArray *watchers)
+static void stop_round(GPtrArray *watchers)
 {
-	g_atomic_int_set(&ctx->round_cancelled, 1);
-	signal_fd(ctx->round_fd);
+	for (guint i = 0; i < watchers->len; i++)
+		instance_watch_stop(((watcher *)g_ptr_array_index(watchers, i))->inst);
 	for (guint i = 0; i < watchers->len; i++) {
 		watcher *w = g_ptr_array_index(watchers, i);
 
@@ -172,20 +172,30 @@ static bool answered(cr_context *ctx, watcher *w, int64_t now)
 	return w->changed;
 }
 
-static watcher *watcher_start(cr_context *ctx, cr_instance *inst, int64_t deadline, int report_fd)
+/* Start @inst's watch op on a thread of its own, into @watchers; when no
+ * descriptor can be made for it, it is polled after a backoff instead. */
+static void watcher_start(GPtrArray *watchers, cr_context *ctx, cr_instance *inst, int64_t deadline,
+			  int report_fd)
 {
-	watcher *w = g_new0(watcher, 1);
+	watcher *w;
 	int64_t now = now_ms(ctx);
 	/* One call lasts 90 to 100% of the instance's interval (a resync,
 	 * jittered), and never past the caller's deadline. */
 	int64_t call = inst->watch_interval_ms > 0 ? watch_call_ms(inst->watch_interval_ms) : 0;
 
+	if (!instance_watch_begin(inst, true)) {
+		inst->watching = false;
+		inst->watch_after_ms = now + jittered(BACKOFF_FIRST_MS);
+		ctx_log(ctx, CR_LOG_WARNING, inst->label, "watch: cannot make a descriptor (%s)",
+			g_strerror(errno));
+		return;
+	}
+	w = g_new0(watcher, 1);
 	w->inst = inst;
 	w->report_fd = report_fd;
 	w->deadline_ms = call > 0 && now + call < deadline ? now + call : deadline;
-	inst->watching = true;
 	w->thread = g_thread_new("cr-watch", watcher_run, w);
-	return w;
+	g_ptr_array_add(watchers, w);
 }
 
 /* Wait for a reason to resolve again, until @deadline (now_ms's clock;
@@ -204,16 +214,12 @@ static trigger wait_round(cr_context *ctx, int64_t deadline)
 		g_ptr_array_unref(watchers);
 		return TRIGGER_RESOLVE;
 	}
-	ctx->round_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	g_atomic_int_set(&ctx->round_cancelled, 0);
-	if (ctx->round_fd >= 0)
-		for (guint i = 0; i < ctx->resolvers->len; i++) {
-			cr_instance *inst = g_ptr_array_index(ctx->resolvers, i);
+	for (guint i = 0; i < ctx->resolvers->len; i++) {
+		cr_instance *inst = g_ptr_array_index(ctx->resolvers, i);
 
-			if (watchable(inst, now))
-				g_ptr_array_add(watchers,
-						watcher_start(ctx, inst, deadline, report_fd));
-		}
+		if (watchable(inst, now))
+			watcher_start(watchers, ctx, inst, deadline, report_fd);
+	}
 	for (;;) {
 		int64_t wake = deadline;
 		struct pollfd fds[2] = { { .fd = ctx->cancel_fd, .events = POLLIN },
@@ -270,9 +276,7 @@ static trigger wait_round(cr_context *ctx, int64_t deadline)
 				}
 				/* Unchanged at its deadline: watch again (a resync). */
 				if (now < deadline)
-					g_ptr_array_add(
-						watchers,
-						watcher_start(ctx, w->inst, deadline, report_fd));
+					watcher_start(watchers, ctx, w->inst, deadline, report_fd);
 				g_free(w);
 			}
 		}
@@ -287,17 +291,12 @@ static trigger wait_round(cr_context *ctx, int64_t deadline)
 				running = ((watcher *)g_ptr_array_index(watchers, k))->inst == inst;
 			if (!running) {
 				inst->watch_after_ms = 0;
-				g_ptr_array_add(watchers,
-						watcher_start(ctx, inst, deadline, report_fd));
+				watcher_start(watchers, ctx, inst, deadline, report_fd);
 			}
 		}
 	}
 out:
-	if (ctx->round_fd >= 0) {
-		stop_round(ctx, watchers);
-		close(ctx->round_fd);
-		ctx->round_fd = -1;
-	}
+	stop_round(watchers);
 	close(report_fd);
 	g_ptr_array_unref(watchers);
 	return t;
@@ -351,6 +350,7 @@ cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **resu
 		return error_set(err, CR_ERR_INVALID_ARG,
 				 "cr_context_watch: this context is already being watched");
 	ctx->watch_running = true;
+	ctx->watched = true; /* host->watched: every resolution below is a watch's */
 	if (ctx->watch == NULL) {
 		st = cr_context_resolve(ctx, &res, err);
 		if (st == CR_OK) {
@@ -386,6 +386,7 @@ cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **resu
 	ctx->watch->generation++;
 out:
 	ctx->watch_running = false;
+	ctx->watched = false;
 	if (res != NULL) {
 		*result = res;
 		if (generation != NULL)

@@ -333,7 +333,6 @@ cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const char **
 cr_status cr_testhost_watch(cr_testhost *th, int64_t timeout_ms, bool *changed, cr_error *err)
 {
 	const cr_resolver_ops *ops;
-	int saved_fd;
 	cr_status st = begin_call(th, CR_PLUGIN_RESOLVER, "watch", NULL, err);
 
 	if (changed != NULL)
@@ -351,17 +350,20 @@ cr_status cr_testhost_watch(cr_testhost *th, int64_t timeout_ms, bool *changed, 
 	if (!th->inst->created || th->inst->verdict != VERDICT_OK)
 		return error_set(err, CR_ERR_INVALID_ARG,
 				 "cr-testhost: watch: the plugin has not resolved yet");
-	/* A round no one cancels: the testhost's watch ends by the script. */
-	saved_fd = th->ctx->round_fd;
-	th->ctx->round_fd = -1;
-	g_atomic_int_set(&th->ctx->round_cancelled, 0);
-	th->inst->watching = true;
+	/* A round no one cancels: the testhost's watch ends by the script
+	 * (or the plugin's watch_stop), and waits on the testhost's clock. */
+	instance_watch_begin(th->inst, false);
 	st = ops->watch(th->inst->state, &th->inst->pctx, th->clock_ms + timeout_ms, changed, err);
 	th->inst->watching = false;
-	th->ctx->round_fd = saved_fd;
 	if (st != CR_OK)
 		*changed = false;
 	return end_call(th, st, NULL, NULL, err);
+}
+
+void cr_testhost_set_watched(cr_testhost *th, bool watched)
+{
+	if (th != NULL && th->ctx != NULL)
+		th->ctx->watched = watched;
 }
 
 void cr_testhost_set_stream_piece(cr_testhost *th, size_t bytes)

@@ -315,6 +315,29 @@ typedef struct cr_host_api {
 	cr_status (*http_stream)(cr_plugin_ctx *ctx, const cr_http_request *req,
 				 cr_http_data_fn on_data, void *user_data, cr_http_response **resp,
 				 cr_error *err);
+
+	/* -- Since: ABI 1.3 ------------------------------------------------ */
+
+	/** Whether this instance is resolved and watched by cr_context_watch
+	 *  (`cluster-resolver watch`, `exec --elastic`): true during every
+	 *  resolve and watch op that a cr_context_watch call makes, from its
+	 *  first resolution on, false for a plain resolution. A watched
+	 *  resolution is one generation of a stream: a member that is not
+	 *  ready yet (a Pending pod) is not a member rather than a failure,
+	 *  and a resolve that follows the instance's own watch op may answer
+	 *  from what that watch received, without asking its backend again,
+	 *  as long as the plugin's watch state is complete (its own
+	 *  judgement: after a fault, a lost position or an expired version it
+	 *  asks again). Since: ABI 1.3 */
+	bool (*watched)(cr_plugin_ctx *ctx);
+	/** During a watch op: end this instance's watch early (its answer is
+	 *  ready while other requests of it are still open, as when it
+	 *  follows several streams from threads of its own). From then until
+	 *  the op returns, its host->http_stream requests return,
+	 *  watch_cancel_fd is readable and watch_cancelled answers true; the
+	 *  watches of other instances go on. A no-op outside a watch op.
+	 *  May be called from any thread of the plugin. Since: ABI 1.3 */
+	void (*watch_stop)(cr_plugin_ctx *ctx);
 } cr_host_api;
 
 /**

@@ -331,6 +331,18 @@ CR_API cr_status cr_testhost_resolve(cr_testhost *th, const char *format, const 
 CR_API cr_status cr_testhost_watch(cr_testhost *th, int64_t timeout_ms, bool *changed,
 				   cr_error *err);
 
+/**
+ * cr_testhost_set_watched:
+ * @watched: whether the plugin's resolutions are a watch's.
+ *
+ * What host->watched (ABI 1.3) answers from now on: true as during
+ * cr_context_watch() (a stream of generations: `cluster-resolver watch`,
+ * `exec --elastic`), false (the default) as for a plain resolution. Set it
+ * before the first cr_testhost_resolve() to resolve as a watch's first
+ * generation does. Since: 1.3
+ */
+CR_API void cr_testhost_set_watched(cr_testhost *th, bool watched);
+
 /** The size of the pieces a streamed answer's body is handed over in
  *  (0, the default: the whole body at once). Since: 1.2 */
 CR_API void cr_testhost_set_stream_piece(cr_testhost *th, size_t bytes);

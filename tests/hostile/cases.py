@@ -263,13 +263,13 @@ add('plugins', 'misnamed', TBD, TBD,
 # plugin listed, and each broken file on a BROKEN line with its reason.
 add('plugins', 'list-with-broken', 0, '', conf=None, args=['plugins'],
     env={'CLUSTER_RESOLVER_PLUGIN_PATH': '@BROKEN@:@RES@:@ACC@'},
-    out_has=["BROKEN  plugin 'major' (@BROKEN@/major.so) was built for ABI 2.2; this host has "
-             "ABI 1.2 (major differs)\n",
+    out_has=["BROKEN  plugin 'major' (@BROKEN@/major.so) was built for ABI 2.3; this host has "
+             "ABI 1.3 (major differs)\n",
              "BROKEN  plugin @BROKEN@/noentry.so has no 'cr_plugin_entry' symbol (not a "
-             "cluster-resolver plugin)\n"] + ['\n%-12s resolver    ABI 1.2' % n for n in
+             "cluster-resolver plugin)\n"] + ['\n%-12s resolver    ABI 1.3' % n for n in
              ('gce', 'k8s', 'sagemaker', 'simple', 'slurm', 'tfconfig', 'tpu')] +
-    ['\nnvidia       accelerator ABI 1.2', '\ntfdevices    accelerator ABI 1.2'] +
-    ['aws          resolver    ABI 1.2'])
+    ['\nnvidia       accelerator ABI 1.3', '\ntfdevices    accelerator ABI 1.3'] +
+    ['aws          resolver    ABI 1.3'])
 # The search list ends in the install prefix's directories (err_re).
 NOTFOUND = (r"cluster-resolver: @CONF@:2: resolver plugin '%s' not found \(searched %s:"
             r"@RES@:@ACC@:[^ ]*\)\n")

@@ -315,7 +315,7 @@ static cr_status k8s_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 }
 
 /* Own identity: POD_NAME (downward API), else HOSTNAME, else POD_IP. */
-static void k8s_self_init(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
+static void k8s_self_init(const struct k8s *st, cr_plugin_ctx *ctx, const char *conn_ns,
 			  struct k8s_self *self)
 {
 	const char *ns = cr_host->getenv(ctx, "POD_NAMESPACE");
@@ -332,8 +332,8 @@ static void k8s_self_init(const struct k8s *st, cr_plugin_ctx *ctx, const struct
 		self->pod_ip = cr_host->getenv(ctx, "POD_IP");
 	if (ns && *ns)
 		self->namespace = g_strdup(ns);
-	else if (conn->in_cluster && conn->namespace)
-		self->namespace = g_strdup(conn->namespace);
+	else if (conn_ns)
+		self->namespace = g_strdup(conn_ns);
 }
 
 /* What explain shows: where the pods were listed (a server URL never
@@ -347,6 +347,27 @@ static void k8s_facts(cr_result_builder *b, const struct k8s_conn *conn, const c
 	cr_host->result_set_fact_string(b, "namespace", ns != NULL ? ns : "*", NULL);
 }
 
+/* A watched resolution after a watch that kept every pod it saw (one
+ * stream a selector, no fault, no 410 since the list): the pods as the
+ * events left them, with no request. */
+static cr_status k8s_resolve_watched(struct k8s *st, cr_plugin_ctx *ctx, cr_result_builder *b,
+				     cr_error *err)
+{
+	const struct k8s_watched *w = st->watched;
+	struct k8s_self self;
+	cr_status rc;
+
+	cr_host->result_set_fact_string(b, "namespace", w->namespace ? w->namespace : "*", NULL);
+	cr_host->result_set_fact_string(b, "answered_from", "watch", NULL);
+	k8s_self_init(st, ctx, w->self_ns, &self);
+	rc = k8s_build(st, ctx, NULL, w->namespace, &self, b, NULL, w, err);
+	g_free(self.namespace);
+	if (rc == CR_OK && st->rpc_layer && *st->rpc_layer)
+		rc = cr_host->result_set_rpc_layer(b, st->rpc_layer, err);
+	cr_host->log(ctx, CR_LOG_DEBUG, "answered from the watch's pods: no request");
+	return rc;
+}
+
 static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *err)
 {
 	struct k8s *st = state;
@@ -356,6 +377,9 @@ static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	const char *ns;
 	cr_status rc;
 
+	st->in_watch = cr_host->watched(ctx);
+	if (st->in_watch && st->watched && st->watched->fresh)
+		return k8s_resolve_watched(st, ctx, b, err);
 	rc = k8s_conn_load(st, ctx, &conn, err);
 	if (rc != CR_OK)
 		goto out;
@@ -380,12 +404,17 @@ static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 		if (rc != CR_OK)
 			goto out;
 	}
-	k8s_self_init(st, ctx, &conn, &self);
+	k8s_self_init(st, ctx, conn.in_cluster ? conn.namespace : NULL, &self);
 	watched = k8s_watched_new(ns);
-	rc = k8s_build(st, ctx, &conn, ns, &self, b, watched, err);
+	watched->full = st->in_watch; /* kept only where a watch follows */
+	rc = k8s_build(st, ctx, &conn, ns, &self, b, watched, NULL, err);
 	if (rc == CR_OK) { /* where the next watch starts */
+		watched->self_ns = g_strdup(self.namespace);
+		watched->fresh = st->in_watch;
 		k8s_watched_free(st->watched);
 		st->watched = g_steal_pointer(&watched);
+	} else if (st->watched) {
+		st->watched->fresh = false;
 	}
 	k8s_watched_free(watched);
 	g_free(self.namespace);

@@ -45,12 +45,20 @@ struct k8s_watch_list {
 	bool relist; /* neither form of a Job label matched (k8s_legacy.c):
 			   * which one the pods will carry is unknown, so the
 			   * watch lists again instead of watching one */
+	bool full;   /* each pod's view is kept (a watched resolution): the
+			   * watch keeps them as events come, and a resolve may
+			   * answer from them (k8s_pods.c) */
 };
 
 /** What the last successful resolve listed (state->watched). */
 struct k8s_watched {
 	char *namespace;  /* NULL: all namespaces */
 	GPtrArray *lists; /* struct k8s_watch_list *, in resolve order */
+	char *self_ns;    /* the namespace of this process's pod, when known */
+	bool full;        /* its lists keep each pod's view (k8s_watch_list.full) */
+	/* The lists' pods are what the server holds as of each list's version:
+	 * every list full, no fault, no 410 since (k8s_watch.c clears it). */
+	bool fresh;
 };
 
 /* k8s_view.c */
@@ -104,6 +112,10 @@ void k8s_view_add_limits(struct k8s_pod_view *v, const int64_t limits[K8S_ACC_KE
 int64_t k8s_count(const char *s, size_t n);
 bool k8s_text_ok(const char *s, size_t n);
 const char *k8s_view_from_json(struct k8s_view_store *s, json_object *pod, struct k8s_pod_view *v);
+/* What a resolution reads of a pod, kept in one allocation (a watched
+ * resolution's pods, k8s_watched.c), and the view read back from it. */
+char *k8s_view_pack(const struct k8s_pod_view *v);
+void k8s_view_unpack(struct k8s_view_store *s, const char *blob, struct k8s_pod_view *v);
 
 /** Called for each pod of a list, in the server's order. */
 typedef cr_status (*k8s_pod_fn)(const struct k8s_pod_view *pod, void *user_data, cr_error *err);
@@ -199,10 +211,12 @@ struct k8s_self {
 	char *namespace;      /* POD_NAMESPACE or the service account's; owned */
 	bool found;
 };
-/* @watched: (nullable) filled with each list's version and pods. */
+/* @watched: (nullable) filled with each list's version and pods. @from:
+ * (nullable) a fresh watch's pods (k8s_watch.c), answered instead of
+ * listing: one list a selector, in order; nothing is asked of the server. */
 cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 		    const char *namespace, struct k8s_self *self, cr_result_builder *b,
-		    struct k8s_watched *watched, cr_error *err);
+		    struct k8s_watched *watched, const struct k8s_watched *from, cr_error *err);
 /* Whether the pod counts for membership (not_running = "skip" drops the
  * pods not Running), and the digest of what a resolution reads of it:
  * phase, address, and index and accelerators where configured. @scratch
@@ -227,15 +241,21 @@ cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struc
 struct k8s_watched *k8s_watched_new(const char *namespace);
 /* A list of the resolve; its selector is set once it is listed. */
 struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w);
-/* A pod the list gave (its key hash, its digest); a key put again replaces
- * the earlier one. */
+/* A pod the list gave (its key hash, its digest, its view packed when the
+ * list is full, else NULL); a key put again replaces the earlier one. */
 struct k8s_pod_seen {
 	guint64 key, digest;
+	char *view; /* (owned, nullable) k8s_view_pack */
 };
-void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest);
+/* @view: (transfer full) (nullable). */
+void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest, char *view);
 /* Sorted for k8s_watch_list_get (k8s_watch does it when a watch starts). */
 void k8s_watch_list_seal(struct k8s_watch_list *l);
 bool k8s_watch_list_get(const struct k8s_watch_list *l, guint64 key, guint64 *digest);
+/* A sealed list after an event: the pod set (@view: transfer full) or
+ * gone (@view NULL), in its place by key. */
+void k8s_watch_list_update(struct k8s_watch_list *l, guint64 key, guint64 digest, char *view,
+			   bool gone);
 void k8s_watch_list_clear(struct k8s_watch_list *l);
 void k8s_watched_free(struct k8s_watched *w);
 

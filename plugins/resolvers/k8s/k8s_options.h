@@ -89,6 +89,9 @@ struct k8s {
 	int64_t start_jitter_ms;     /* random wait before the first list, at most */
 	int64_t watch_timeout_s;     /* timeoutSeconds of one watch request */
 	struct k8s_watched *watched; /* (owned, nullable) the last resolve's lists */
+	/* The resolution in progress is a watch's (host->watched): a pod that
+	 * is not Running is not a member yet, whatever not_running says. */
+	bool in_watch;
 	enum k8s_address address;
 	enum k8s_not_running not_running;
 	enum k8s_auth_mode auth;

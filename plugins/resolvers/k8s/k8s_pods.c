@@ -264,7 +264,8 @@ static void k8s_pod_address(const struct k8s *st, const struct k8s_pod_view *pod
 
 bool k8s_pod_counts(const struct k8s *st, const struct k8s_pod_view *pod)
 {
-	return st->not_running != K8S_NR_SKIP || (pod->phase && strcmp(pod->phase, "Running") == 0);
+	return (st->not_running != K8S_NR_SKIP && !st->in_watch) ||
+	       (pod->phase && strcmp(pod->phase, "Running") == 0);
 }
 
 guint64 k8s_pod_digest(const struct k8s *st, const struct k8s_pod_view *pod, const char *ns,
@@ -357,7 +358,8 @@ static cr_status k8s_collect_pod(const struct k8s_pod_view *pod, void *ud, cr_er
 	g_array_append_val(c->pods, p);
 	if (c->watch && k8s_pod_counts(c->st, pod))
 		k8s_watch_list_put(c->watch, k8s_pod_key_hash(pod, ns),
-				   k8s_pod_digest(c->st, pod, ns, c->text));
+				   k8s_pod_digest(c->st, pod, ns, c->text),
+				   c->watch->full ? k8s_view_pack(pod) : NULL);
 	return CR_OK;
 }
 
@@ -391,7 +393,8 @@ static cr_status k8s_emit_pod(struct k8s_emit *e, const struct k8s_pod *p, cr_er
 	cr_status rc;
 
 	if (!p->running) {
-		if (e->st->not_running == K8S_NR_SKIP)
+		/* in a watch, a Pending pod is a member to come, not an error */
+		if (e->st->not_running == K8S_NR_SKIP || e->st->in_watch)
 			return CR_OK;
 		/* TensorFlow's message, verbatim */
 		return cr_host->error_set(err, CR_ERR_BACKEND,
@@ -429,12 +432,30 @@ bool k8s_table_enough(const struct k8s *st, const char *ns, const struct k8s_sel
 	       (!self || (!self->hostname && !self->pod_ip));
 }
 
+/* The pods a watch kept for one selector, in place of its list. */
+static cr_status k8s_replay(const struct k8s_watch_list *from, struct k8s_collect *c, cr_error *err)
+{
+	struct k8s_view_store store;
+	struct k8s_pod_view v;
+	cr_status rc = CR_OK;
+
+	k8s_view_store_init(&store);
+	for (guint i = 0; rc == CR_OK && i < from->pods->len; i++) {
+		k8s_view_unpack(&store, g_array_index(from->pods, struct k8s_pod_seen, i).view, &v);
+		rc = k8s_collect_pod(&v, c, err);
+	}
+	k8s_view_store_clear(&store);
+	return rc;
+}
+
 /* @listed: plus the pods the server gave for @selector (duplicates and pods
- * not running included), for explain's "pods_listed". */
+ * not running included), for explain's "pods_listed". @from: (nullable)
+ * the watch's pods of this selector, answered instead of a list. */
 static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				    const struct k8s_conn *conn, const char *ns,
 				    struct k8s_selector *selector, int64_t *listed,
-				    struct k8s_watch_list *watch, cr_error *err)
+				    struct k8s_watch_list *watch, const struct k8s_watch_list *from,
+				    cr_error *err)
 {
 	struct k8s_collect c = { e->st,
 				 e->self,
@@ -450,9 +471,13 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				 -1 };
 	cr_status rc;
 
-	rc = k8s_list_selector(e->st, ctx, conn, ns, selector, k8s_table_enough(e->st, ns, e->self),
-			       k8s_collect_pod, k8s_collect_restart, &c,
-			       watch ? &watch->version : NULL, err);
+	if (from != NULL)
+		rc = k8s_replay(from, &c, err);
+	else
+		rc = k8s_list_selector(e->st, ctx, conn, ns, selector,
+				       k8s_table_enough(e->st, ns, e->self), k8s_collect_pod,
+				       k8s_collect_restart, &c, watch ? &watch->version : NULL,
+				       err);
 	*listed += c.pods->len;
 	if (watch != NULL) { /* the watch follows the form that was listed */
 		const char *sent = k8s_selector_sent(selector);
@@ -491,9 +516,10 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
  */
 cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 		    const char *namespace, struct k8s_self *self, cr_result_builder *b,
-		    struct k8s_watched *watched, cr_error *err)
+		    struct k8s_watched *watched, const struct k8s_watched *from, cr_error *err)
 {
 	cr_status rc = CR_OK;
+	guint l = 0;
 	int64_t listed = 0;
 	char count[32];
 	cr_json *fact = NULL;
@@ -507,7 +533,9 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 			struct k8s_selector *sel = g_ptr_array_index(job->selectors, s);
 
 			rc = k8s_build_selector(&e, ctx, conn, namespace, sel, &listed,
-						watched ? k8s_watched_add(watched) : NULL, err);
+						watched ? k8s_watched_add(watched) : NULL,
+						from ? g_ptr_array_index(from->lists, l++) : NULL,
+						err);
 		}
 	}
 	k8s_legacy_fact(st, b);

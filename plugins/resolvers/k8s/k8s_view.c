@@ -286,3 +286,91 @@ const char *k8s_view_from_json(struct k8s_view_store *s, json_object *pod, struc
 	k8s_view_end(s, v);
 	return r.bad;
 }
+
+/* ---- a view kept (a watched resolution's pods) ------------------------- */
+
+#define K8S_PACK_STRINGS (9 + K8S_INDEX_KEYS)
+
+static void k8s_view_strings(struct k8s_pod_view *v, const char **out[K8S_PACK_STRINGS])
+{
+	const char **f[K8S_PACK_STRINGS] = { &v->name,    &v->ns,       &v->uid,
+					     &v->phase,   &v->version,  &v->pod_ip,
+					     &v->host_ip, &v->hostname, &v->subdomain };
+
+	for (size_t i = 0; i < K8S_INDEX_KEYS; i++)
+		f[9 + i] = &v->index[i];
+	memcpy(out, f, sizeof(f));
+}
+
+static void k8s_pack_str(GString *b, const char *s)
+{
+	g_string_append_c(b, s ? '\1' : '\0');
+	if (s)
+		g_string_append_len(b, s, (gssize)strlen(s) + 1);
+}
+
+/**
+ * k8s_view_pack:
+ * What a resolution reads of @v in one allocation (its uid and version
+ * left out: a kept pod is one pod, and its version is the watch's), to be
+ * read back with k8s_view_unpack. (transfer full)
+ */
+char *k8s_view_pack(const struct k8s_pod_view *v)
+{
+	struct k8s_pod_view c = *v;
+	const char **f[K8S_PACK_STRINGS];
+	GString *b = g_string_sized_new(96);
+	guint16 n;
+
+	c.uid = c.version = NULL;
+	k8s_view_strings(&c, f);
+	for (size_t i = 0; i < K8S_PACK_STRINGS; i++)
+		k8s_pack_str(b, *f[i]);
+	n = (guint16)MIN(v->n_sts_owners, 65535u);
+	g_string_append_len(b, (const char *)&n, sizeof(n));
+	for (guint i = 0; i < n; i++)
+		k8s_pack_str(b, v->sts_owners[i]);
+	n = (guint16)MIN(v->n_pod_ips, 65535u);
+	g_string_append_len(b, (const char *)&n, sizeof(n));
+	for (guint i = 0; i < n; i++)
+		k8s_pack_str(b, v->pod_ips[i]);
+	g_string_append_len(b, (const char *)&v->accel, sizeof(v->accel));
+	g_string_append_c(b, (char)v->accel_kind);
+	return g_string_free(b, FALSE);
+}
+
+static const char *k8s_unpack_str(const char **p)
+{
+	const char *s = NULL;
+
+	if (*(*p)++) {
+		s = *p;
+		*p += strlen(s) + 1;
+	}
+	return s;
+}
+
+/* The view k8s_view_pack kept; its strings are @blob's, its lists @s's. */
+void k8s_view_unpack(struct k8s_view_store *s, const char *blob, struct k8s_pod_view *v)
+{
+	const char **f[K8S_PACK_STRINGS];
+	const char *p = blob;
+	guint16 n;
+
+	k8s_view_begin(s, v, 0);
+	k8s_view_strings(v, f);
+	for (size_t i = 0; i < K8S_PACK_STRINGS; i++)
+		*f[i] = k8s_unpack_str(&p);
+	memcpy(&n, p, sizeof(n));
+	p += sizeof(n);
+	for (guint i = 0; i < n; i++)
+		g_ptr_array_add(s->owners, (gpointer)k8s_unpack_str(&p));
+	memcpy(&n, p, sizeof(n));
+	p += sizeof(n);
+	for (guint i = 0; i < n; i++)
+		g_ptr_array_add(s->ips, (gpointer)k8s_unpack_str(&p));
+	memcpy(&v->accel, p, sizeof(v->accel));
+	p += sizeof(v->accel);
+	v->accel_kind = (uint8_t)*p;
+	k8s_view_end(s, v);
+}

@@ -56,7 +56,7 @@ enum k8s_framing {
 struct k8s_stream {
 	const struct k8s *st;
 	cr_plugin_ctx *ctx;
-	const struct k8s_watch_list *list;
+	struct k8s_watch_list *list; /* its pods follow the events when it is full */
 	const char *endpoint;
 	const char *token; /* the connection's Bearer token (nullable): cut out of a Status */
 	enum k8s_framing framing;
@@ -66,7 +66,8 @@ struct k8s_stream {
 	json_tokener *tok;
 	char *version;  /* where the watch resumes */
 	int64_t events; /* of this stream */
-	bool changed;   /* a membership change, or 410: the host lists again */
+	bool changed;   /* a membership change, or 410 */
+	bool expired;   /* 410: the kept pods are stale, the host lists again */
 	cr_status rc;   /* a failure that ends the watch */
 	cr_error *err;
 };
@@ -98,7 +99,7 @@ static void k8s_event_error(struct k8s_stream *s, int64_t code, const char *reas
 		cr_host->log(s->ctx, CR_LOG_INFO,
 			     "%s: resourceVersion %s is too old (%s); listing again", s->endpoint,
 			     s->version ? s->version : "(none)", said_reason ? said_reason : "410");
-		s->changed = true;
+		s->changed = s->expired = true;
 	} else {
 		s->rc = cr_host->error_set(s->err, CR_ERR_BACKEND, "%s: ERROR event: %s%s%.200s",
 					   s->endpoint, said_reason ? said_reason : "(no reason)",
@@ -112,8 +113,8 @@ static void k8s_event_error(struct k8s_stream *s, int64_t code, const char *reas
 static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k8s_pod_view *pod)
 {
 	const char *ns = pod->ns ? pod->ns : "";
-	guint64 old = 0;
-	bool known, counts;
+	guint64 old = 0, now = 0, hash;
+	bool known, counts, differs;
 	char *key;
 
 	k8s_stream_version(s, pod->version);
@@ -131,13 +132,19 @@ static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k
 					   s->endpoint, (long long)s->events, type);
 		return;
 	}
-	known = k8s_watch_list_get(s->list, k8s_pod_key_hash(pod, ns), &old);
+	hash = k8s_pod_key_hash(pod, ns);
+	known = k8s_watch_list_get(s->list, hash, &old);
 	counts = !k8s_is(type, "DELETED") && k8s_pod_counts(s->st, pod);
-	if (known != counts)
+	if (counts)
+		now = k8s_pod_digest(s->st, pod, ns, s->scratch);
+	differs = known != counts || (counts && old != now);
+	/* A full list follows the pod: its view kept as it is now (also when
+	 * nothing the membership reads changed: its identity fields may). */
+	if (s->list->full && (known || counts))
+		k8s_watch_list_update(s->list, hash, now, counts ? k8s_view_pack(pod) : NULL,
+				      !counts);
+	if (differs) {
 		s->changed = true;
-	else if (counts)
-		s->changed = old != k8s_pod_digest(s->st, pod, ns, s->scratch);
-	if (s->changed) {
 		key = k8s_pod_key(pod, ns);
 		cr_host->log(s->ctx, CR_LOG_DEBUG, "%s: %s pod %s: membership changed", s->endpoint,
 			     type, key);
@@ -222,7 +229,10 @@ static void k8s_stream_events(struct k8s_stream *s)
 {
 	size_t pos = 0;
 
-	while (s->rc == CR_OK && !s->changed && pos < s->buf->len) {
+	/* A full list takes every event already here; otherwise the first
+	 * change ends the stream (the host lists again). */
+	while (s->rc == CR_OK && (!s->changed || (s->list->full && !s->expired)) &&
+	       pos < s->buf->len) {
 		const char *p = s->buf->str + pos;
 		size_t left = s->buf->len - pos;
 
@@ -412,7 +422,7 @@ static cr_status k8s_watch_once(struct k8s_watch_run *w, struct k8s_stream *s, i
 			     "%s: HTTP 410: resourceVersion %s is too old; "
 			     "listing again",
 			     w->endpoint, s->version);
-		s->changed = true;
+		s->changed = s->expired = true;
 	} else if (code == 429 || (code >= 500 && code != 501)) {
 		k8s_answer_error(w->endpoint, w->conn->token, resp, 1,
 				 err); /* the last failure, named */
@@ -441,6 +451,7 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 	cr_status rc;
 
 	*changed = false;
+	st->in_watch = cr_host->watched(ctx);
 	w.list = st->watched && st->watched->lists->len == 1
 			 ? g_ptr_array_index(st->watched->lists, 0)
 			 : NULL;
@@ -453,6 +464,8 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 				       "cannot follow both"
 				     : "no resourceVersion to watch from",
 			     K8S_POLL_MS / 1000);
+		if (st->watched)
+			st->watched->fresh = false; /* the host lists again */
 		return k8s_watch_poll(ctx, deadline_ms, changed);
 	}
 	/* sorted here, not when listed: a resolve that is never watched
@@ -511,8 +524,11 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 		rc = CR_OK;
 	}
 	*changed = rc == CR_OK && s.changed && !cr_host->watch_cancelled(ctx);
-	if (rc == CR_OK && !s.changed && s.version) {
-		/* unchanged: the list's pods still stand; resume from here */
+	if (rc != CR_OK || s.expired || (s.changed && !w.list->full))
+		st->watched->fresh = false; /* the host lists again */
+	else if (s.version) {
+		/* the list's pods still stand, or a full list followed every
+		 * event up to here: resume from here */
 		g_free(w.list->version);
 		w.list->version = g_strdup(s.version);
 	}

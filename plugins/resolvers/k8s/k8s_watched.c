@@ -21,20 +21,28 @@ struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w)
 	struct k8s_watch_list *l = g_new0(struct k8s_watch_list, 1);
 
 	l->pods = g_array_new(FALSE, FALSE, sizeof(struct k8s_pod_seen));
+	l->full = w->full;
 	g_ptr_array_add(w->lists, l);
 	return l;
 }
 
-void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest)
+void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest, char *view)
 {
-	struct k8s_pod_seen p = { key, digest };
+	struct k8s_pod_seen p = { key, digest, view };
 
 	g_array_append_val(l->pods, p);
 	l->sorted = false;
 }
 
+static void k8s_seen_free(struct k8s_watch_list *l)
+{
+	for (guint i = 0; i < l->pods->len; i++)
+		g_free(g_array_index(l->pods, struct k8s_pod_seen, i).view);
+}
+
 void k8s_watch_list_clear(struct k8s_watch_list *l)
 {
+	k8s_seen_free(l);
 	g_array_set_size(l->pods, 0);
 	l->sorted = false;
 }
@@ -58,11 +66,48 @@ void k8s_watch_list_seal(struct k8s_watch_list *l)
 	g_array_sort(l->pods, k8s_seen_cmp);
 	for (guint i = 0; i < l->pods->len; i++) {
 		if (n > 0 && p[n - 1].key == p[i].key)
-			n--; /* put again: the later one stands */
+			g_free(p[--n].view); /* put again: the later one stands */
 		p[n++] = p[i];
 	}
 	g_array_set_size(l->pods, n);
 	l->sorted = true;
+}
+
+/* Where @key is or would go in a sealed list. */
+static guint k8s_seen_find(const struct k8s_watch_list *l, guint64 key)
+{
+	const struct k8s_pod_seen *p = (const struct k8s_pod_seen *)(const void *)l->pods->data;
+	guint lo = 0, hi = l->pods->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (p[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void k8s_watch_list_update(struct k8s_watch_list *l, guint64 key, guint64 digest, char *view,
+			   bool gone)
+{
+	guint at = k8s_seen_find(l, key);
+	struct k8s_pod_seen *p = (struct k8s_pod_seen *)(void *)l->pods->data;
+	bool here = at < l->pods->len && p[at].key == key;
+	struct k8s_pod_seen n = { key, digest, view };
+
+	if (here)
+		g_free(p[at].view);
+	if (gone && here)
+		g_array_remove_index(l->pods, at);
+	else if (here)
+		p[at] = n;
+	else if (!gone)
+		g_array_insert_val(l->pods, at, n);
+	if (gone)
+		g_free(view);
 }
 
 bool k8s_watch_list_get(const struct k8s_watch_list *l, guint64 key, guint64 *digest)
@@ -103,10 +148,12 @@ void k8s_watched_free(struct k8s_watched *w)
 
 		g_free(l->selector);
 		g_free(l->version);
+		k8s_seen_free(l);
 		g_array_unref(l->pods);
 		g_free(l);
 	}
 	g_ptr_array_unref(w->lists);
 	g_free(w->namespace);
+	g_free(w->self_ns);
 	g_free(w);
 }

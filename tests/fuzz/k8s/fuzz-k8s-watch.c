@@ -179,9 +179,9 @@ static void fz_read(const uint8_t *stream, size_t len, const size_t *sizes, size
 		struct k8s_pod_view w1 = { .name = "w-1", .pod_ip = "10.0.0.2" };
 
 		k8s_watch_list_put(&list, g_str_hash("train/w-0"),
-				   k8s_pod_digest(&st, &w0, "train", scratch));
+				   k8s_pod_digest(&st, &w0, "train", scratch), NULL);
 		k8s_watch_list_put(&list, g_str_hash("train/w-1"),
-				   k8s_pod_digest(&st, &w1, "train", scratch));
+				   k8s_pod_digest(&st, &w1, "train", scratch), NULL);
 		k8s_watch_list_seal(&list);
 		g_string_free(scratch, TRUE);
 	}

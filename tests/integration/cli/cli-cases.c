@@ -249,14 +249,14 @@ const crt_cli_case cli_cases[] = {
 	  "{\"name\": \"password\", \"type\": \"string\", \"default\": \"(secret)\", \"required\": false, \"secret\": true, \"help\": \"a secret with a default\"}]}]\n",
 	  "", 0 },
 	{ "plugins-text", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins" },
-	  "ranged       resolver    ABI 1.2  0.1-test @TESTPLUG@/ranged.so\n"
+	  "ranged       resolver    ABI 1.3  0.1-test @TESTPLUG@/ranged.so\n"
 	  "    test plugin with ranged options and facts\n"
 	  "    mode               string      ok | decline | decline-silent | fail [default: ok]\n"
 	  "    count              int         tasks to report [default: 1] [range: 1..10]\n"
 	  "    timeout            float       seconds (lower bound only) [default: 1.5] [min: 0.5]\n"
 	  "    depth              int         levels (upper bound only) [max: 3]\n"
 	  "    ratio              float       a fraction [range: 0.25..1e+30]\n"
-	  "secretive    resolver    ABI 1.2  0.1-test @TESTPLUG@/secretive.so\n"
+	  "secretive    resolver    ABI 1.3  0.1-test @TESTPLUG@/secretive.so\n"
 	  "    test plugin with a secret option\n"
 	  "    token              string      API token (required)\n"
 	  "    endpoint           string      where the job runs [default: 127.0.0.1:1]\n"
@@ -265,7 +265,7 @@ const crt_cli_case cli_cases[] = {
 	  "    password           string      a secret with a default [default: (secret)]\n",
 	  "", 0 },
 	{ "plugins-named-text", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "secretive" },
-	  "secretive    resolver    ABI 1.2  0.1-test @TESTPLUG@/secretive.so\n"
+	  "secretive    resolver    ABI 1.3  0.1-test @TESTPLUG@/secretive.so\n"
 	  "    test plugin with a secret option\n"
 	  "    token              string      API token (required)\n"
 	  "    endpoint           string      where the job runs [default: 127.0.0.1:1]\n"
@@ -514,7 +514,7 @@ const crt_cli_case cli_cases[] = {
 	{ "exit-unknown-format", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
 	  { "resolve", "--format", "yaml" }, "",
 	  PFX "unknown format 'yaml' (known: tf_config, json, clusterdef, env, torch, torchrun, jax, hostfile, horovod, hosts)\n", 2 },
-	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.2.0 (plugin ABI 1.2)\n", "", 0 },
+	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.2.0 (plugin ABI 1.3)\n", "", 0 },
 	{ NULL },
 };
 /* clang-format on */

@@ -132,10 +132,15 @@ def timeline(res, form):
     res.check('%s: timeline: the generations' % form, got == want and rc == 0,
               'got %r\nwant %r\nrc %d stderr %s' % (got, want, rc, err))
     reqs = pod_requests(fx)
-    want_reqs = [('list',), ('watch', '1004'), ('list',), ('watch', '1006'), ('list',),
-                 ('watch', '1008'), ('list',), ('watch', '1009'), ('list',)]
-    res.check('%s: timeline: one list a generation, watches from its version' % form,
-              reqs == want_reqs, 'got %r\nwant %r' % (reqs, want_reqs))
+    # One list in all: each generation is answered from the watch's pods
+    # (ABI 1.3, a watched resolution), and the next watch resumes from the
+    # version of the event that changed it (the last one may not have
+    # started before the watcher ended).
+    want_reqs = [('list',), ('watch', '1004'), ('watch', '1006'), ('watch', '1008'),
+                 ('watch', '1009')]
+    res.check('%s: timeline: one list, no list a generation, watches from its version' % form,
+              reqs[:5] == want_reqs and reqs[5:] in ([], [('watch', '1010')]),
+              'got %r\nwant %r' % (reqs, want_reqs))
     accept = [r['accept'] for r in fx.requests() if r['query'].get('watch')]
     want_accept = ('application/vnd.kubernetes.protobuf, application/json' if form == 'protobuf'
                    else 'application/json')
@@ -168,10 +173,12 @@ def faults(res):
     res.check('faults: the generations', ok and got == want and rc == 0,
               'got %r\nwant %r\nrc %d stderr %s' % (got, want, rc, err))
     reqs = pod_requests(fx)
+    # The change after them is answered from the watch's pods: no list.
     want_reqs = [('list',), ('watch', '1004'), ('watch', '1005'), ('watch', '1005'),
-                 ('list',), ('watch', '1005'), ('list',), ('watch', '1005'), ('list',)]
-    res.check('faults: resumed from the bookmark, listed after garbage and 410',
-              reqs == want_reqs, 'got %r\nwant %r' % (reqs, want_reqs))
+                 ('list',), ('watch', '1005'), ('list',), ('watch', '1005')]
+    res.check('faults: resumed from the bookmark, listed after garbage and 410 only',
+              reqs[:8] == want_reqs and reqs[8:] in ([], [('watch', '1006')]),
+              'got %r\nwant %r' % (reqs, want_reqs))
     res.check('faults: the garbage named', 'event 1 is not a JSON watch event' in err, err)
     fx.stop()
 
