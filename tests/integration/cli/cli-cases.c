@@ -234,14 +234,14 @@ const crt_cli_case cli_cases[] = {
 	/* ---- plugins ---- */
 	{ "plugins-json", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "--json" },
 	  "[{\"name\": \"ranged\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/ranged.so\", "
-	  "\"abi\": \"1.2\", \"version\": \"0.1-test\", \"description\": \"test plugin with ranged options and facts\", "
+	  "\"abi\": \"1.3\", \"version\": \"0.1-test\", \"description\": \"test plugin with ranged options and facts\", "
 	  "\"options\": [{\"name\": \"mode\", \"type\": \"string\", \"default\": \"ok\", \"required\": false, \"secret\": false, \"help\": \"ok | decline | decline-silent | fail\"}, "
 	  "{\"name\": \"count\", \"type\": \"int\", \"default\": \"1\", \"required\": false, \"secret\": false, \"help\": \"tasks to report\", \"min\": 1, \"max\": 10}, "
 	  "{\"name\": \"timeout\", \"type\": \"float\", \"default\": \"1.5\", \"required\": false, \"secret\": false, \"help\": \"seconds (lower bound only)\", \"min\": 0.5}, "
 	  "{\"name\": \"depth\", \"type\": \"int\", \"required\": false, \"secret\": false, \"help\": \"levels (upper bound only)\", \"max\": 3}, "
 	  "{\"name\": \"ratio\", \"type\": \"float\", \"required\": false, \"secret\": false, \"help\": \"a fraction\", \"min\": 0.25, \"max\": 1e+30}]}, "
 	  "{\"name\": \"secretive\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/secretive.so\", "
-	  "\"abi\": \"1.2\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
+	  "\"abi\": \"1.3\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
 	  "\"options\": [{\"name\": \"token\", \"type\": \"string\", \"required\": true, \"secret\": true, \"help\": \"API token\"}, "
 	  "{\"name\": \"endpoint\", \"type\": \"string\", \"default\": \"127.0.0.1:1\", \"required\": false, \"secret\": false, \"help\": \"where the job runs\"}, "
 	  "{\"name\": \"retries\", \"type\": \"int\", \"default\": \"3\", \"required\": false, \"secret\": false, \"help\": \"how often to retry\"}, "
@@ -275,7 +275,7 @@ const crt_cli_case cli_cases[] = {
 	  "", 0 },
 	{ "plugins-named-json", NULL, { "CLUSTER_RESOLVER_PLUGIN_PATH=@TESTPLUG@" }, { "plugins", "secretive", "--json" },
 	  "[{\"name\": \"secretive\", \"kind\": \"resolver\", \"file\": \"@TESTPLUG@/secretive.so\", "
-	  "\"abi\": \"1.2\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
+	  "\"abi\": \"1.3\", \"version\": \"0.1-test\", \"description\": \"test plugin with a secret option\", "
 	  "\"options\": [{\"name\": \"token\", \"type\": \"string\", \"required\": true, \"secret\": true, \"help\": \"API token\"}, "
 	  "{\"name\": \"endpoint\", \"type\": \"string\", \"default\": \"127.0.0.1:1\", \"required\": false, \"secret\": false, \"help\": \"where the job runs\"}, "
 	  "{\"name\": \"retries\", \"type\": \"int\", \"default\": \"3\", \"required\": false, \"secret\": false, \"help\": \"how often to retry\"}, "
