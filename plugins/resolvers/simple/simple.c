@@ -22,6 +22,7 @@
 
 #include <cluster-resolver/plugin.h>
 
+#include "launchers.h"
 #include "simple.h"
 
 static cr_status simple_push(simple_state *s, const char *job, int64_t index, const char *address,
@@ -308,6 +309,33 @@ static cr_status simple_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **
 	return CR_OK;
 }
 
+/* refuse_if_launched: a launcher or scheduler says this process is one of
+ * several, and no resolver before this one placed it. Answering this
+ * config's cluster (the local worker) would make every process task 0 of 1. */
+static cr_status simple_refuse_launched(cr_plugin_ctx *ctx, cr_error *err)
+{
+	uint64_t n = 0;
+	const launch_size *l = launch_size_find(ctx, &n);
+
+	if (l == NULL)
+		return CR_OK;
+	if (l->plugin == NULL)
+		return cr_host->error_set(
+			err, CR_ERR_BACKEND,
+			"%s=%llu: this process is one of %llu %s of %s, and no resolver of this "
+			"version reads that: describe the cluster in the config (a simple "
+			"resolver's cluster or hosts_file) with --task-type and --task-id; "
+			"refusing a world of one",
+			l->var, (unsigned long long)n, (unsigned long long)n, l->unit, l->launcher);
+	return cr_host->error_set(err, CR_ERR_BACKEND,
+				  "%s=%llu: this process is one of %llu %s of %s, and no resolver "
+				  "placed it (the %s resolver reads these variables: is it in the "
+				  "config and installed? 'cluster-resolver explain' says why each "
+				  "resolver passed); refusing a world of one",
+				  l->var, (unsigned long long)n, (unsigned long long)n, l->unit,
+				  l->launcher, l->plugin);
+}
+
 static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
 				cr_error *err)
 {
@@ -320,6 +348,11 @@ static cr_status simple_resolve(void *state, cr_plugin_ctx *ctx, cr_result_build
 				    : cr_host->cfg_get(s->group, "cluster");
 	char fact[1024];
 
+	if (cr_host->opt_bool(ctx, "refuse_if_launched")) {
+		st = simple_refuse_launched(ctx, err);
+		if (st != CR_OK)
+			return st;
+	}
 	/* Which key the cluster came from, and where: explain's answer to
 	 * "why these addresses?". */
 	if (src != NULL) {
@@ -401,6 +434,9 @@ static const cr_option simple_options[] = {
 	CR_OPTION("rpc_layer", CR_OPT_STRING, NULL, 0, "rpc layer, e.g. \"grpc\""),
 	CR_OPTION("environment", CR_OPT_STRING, NULL, 0, "environment name, e.g. \"cloud\""),
 	CR_OPTION("master", CR_OPT_STRING, "", 0, "master address returned when no task is given"),
+	CR_OPTION("refuse_if_launched", CR_OPT_BOOL, "false", 0,
+		  "refuse (an error) when a launcher's or scheduler's variables say this "
+		  "process is one of several (the shipped local fallback: no silent world of one)"),
 	CR_OPTION("num_accelerators", CR_OPT_GROUP, NULL, 0,
 		  "accelerators of this task, e.g. { GPU = 8; }"),
 	CR_OPTIONS_END,

@@ -65,15 +65,38 @@ static void slurm_destroy(void *state)
 	free(s);
 }
 
-/* Inside a Slurm step or job? Elsewhere this backend does not apply. */
+/* A task of a Slurm step? srun sets SLURM_STEP_ID (and the older
+ * SLURM_STEPID) and the step's variables (SLURM_STEP_NODELIST: the ones
+ * TensorFlow's resolver reads) in every task; the batch script of sbatch and the shell of
+ * salloc have the job's variables but no step. Such a process is not a task:
+ * the tasks that a launcher in it starts (srun, mpirun, torchrun) are, and
+ * "task 0 of the job's N" would be a silent wrong answer for every one of
+ * them (docs/launchers.md, "An allocation is not a task"). */
 static cr_status slurm_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 {
-	if (cr_host->getenv(ctx, "SLURM_PROCID") != NULL ||
-	    cr_host->getenv(ctx, "SLURM_JOB_ID") != NULL ||
-	    cr_host->getenv(ctx, "SLURM_JOBID") != NULL)
+	const char *job = cr_host->getenv(ctx, "SLURM_JOB_ID");
+
+	(void)state;
+	if (cr_host->getenv(ctx, "SLURM_STEP_ID") != NULL ||
+	    cr_host->getenv(ctx, "SLURM_STEPID") != NULL ||
+	    cr_host->getenv(ctx, "SLURM_STEP_NODELIST") != NULL)
 		return CR_OK;
+	if (job == NULL)
+		job = cr_host->getenv(ctx, "SLURM_JOBID");
+	/* SLURM_PROCID with no job: a rank given by hand (TensorFlow's tests
+	 * and its resolver's contract), the hosts in the config. */
+	if (job == NULL && cr_host->getenv(ctx, "SLURM_PROCID") != NULL)
+		return CR_OK;
+	if (job == NULL)
+		return cr_host->error_set(err, CR_DECLINED,
+					  "not in a Slurm job: SLURM_STEP_ID, SLURM_PROCID and "
+					  "SLURM_JOB_ID are unset");
 	return cr_host->error_set(err, CR_DECLINED,
-				  "not in a Slurm job: SLURM_PROCID and SLURM_JOB_ID are unset");
+				  "in Slurm job %.64s but not in a task of a step (SLURM_STEP_ID is "
+				  "unset: a batch script or an salloc shell, whose allocation is not "
+				  "a task); start the tasks with srun (srun cluster-resolver exec -- "
+				  "PROGRAM) or a launcher such as mpirun or torchrun",
+				  job);
 }
 
 /* This task's rank from SLURM_PROCID, checked; -1 when unset. */

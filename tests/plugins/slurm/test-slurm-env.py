@@ -95,15 +95,43 @@ def scenario_tests():
                f"rc={rc}\n got {out!r}\nwant {dumps(want)!r}\nstderr {err!r}")
 
 
+BATCH_DECLINED = (
+    "in Slurm job 12 but not in a task of a step (SLURM_STEP_ID is unset: a batch script "
+    "or an salloc shell, whose allocation is not a task); start the tasks with srun (srun "
+    "cluster-resolver exec -- PROGRAM) or a launcher such as mpirun or torchrun")
+LOCAL_GUARD = ('{ plugin = "simple"; name = "local"; policy = "sufficient"; '
+               'cluster = { worker = [ "localhost:2222" ]; }; task_type = "worker"; '
+               'task_id = 0; refuse_if_launched = true; }')
+
+
 def batch_test():
-    """The batch script of `sbatch -N4 -n8`: outside a step, the job's variables."""
+    """The batch script of `sbatch -N4 -n8` is not a task: slurm declines, and
+    the shipped local fallback refuses rather than answer task 0 of 1."""
     env = load_env(os.path.join(FIXTURES, "sbatch-N4-n8-batch", "task-0.env"))
-    want = {"cluster": {"worker": ["node1:8888", "node1:8889", "node1:8890", "node1:8891",
-                                   "node2:8888", "node2:8889", "node3:8888", "node4:8888"]},
-            "task": {"type": "worker", "index": 0}, "rpc_layer": "grpc",
-            "master": "grpc://node1:8888", "num_accelerators": {}}
     rc, out, err = run(env, config(SLURM_ONLY), "resolve", "--format", "json")
-    ok(rc == 0 and out == dumps(want), "sbatch batch script: job variables", f"{rc} {out} {err}")
+    want = "cluster-resolver: no resolver applies here (declined: slurm)\n"
+    ok(rc == 1 and out == "" and err == want, "sbatch batch script: slurm declines",
+       f"{rc} {out!r} {err!r}")
+    rc, out, err = run(env, config(SLURM_ONLY), "explain")
+    ok(f"   declined: {BATCH_DECLINED}\n" in out, "sbatch batch script: explain says why",
+       f"{rc} {out!r} {err!r}")
+    conf = config('resolvers = ( { plugin = "slurm"; policy = "sufficient"; }, '
+                  + LOCAL_GUARD + ' );\n')
+    rc, out, err = run(env, conf, "resolve", "--format", "json")
+    want = ("cluster-resolver: resolver 'local': SLURM_NTASKS=8: this process is one of 8 "
+            "tasks of a Slurm job (sbatch, salloc), and no resolver placed it (the slurm "
+            "resolver reads these variables: is it in the config and installed? "
+            "'cluster-resolver explain' says why each resolver passed); refusing a world "
+            "of one\n")
+    ok(rc == 1 and out == "" and err == want, "sbatch batch script: no silent world of one",
+       f"{rc} {out!r} {err!r}")
+    # salloc's shell of a one-task job: a world of one is the truth there.
+    one = dict(env, SLURM_NTASKS="1", SLURM_NPROCS="1", SLURM_JOB_NUM_NODES="1")
+    rc, out, err = run(one, conf, "resolve", "--format", "json")
+    want = ('{"cluster": {"worker": ["localhost:2222"]}, "task": {"type": "worker", "index": 0}, '
+            '"master": "", "num_accelerators": {}}\n')
+    ok(rc == 0 and out == want and err == "", "one-task allocation: the local worker",
+       f"{rc} {out!r} {err!r}")
 
 
 def exec_gpu(env, conf):
@@ -197,10 +225,10 @@ CASES = [
      ("resolve",), 0,
      '{"cluster": {"chief": ["a:8888"], "ps": [], "worker": ["b:8888"]}, "task": {"type": '
      '"worker", "index": 0}, "rpc_layer": "grpc+verbs"}\n', ""),
-    ("salloc shell: a job without SLURM_PROCID has no identity",
+    ("salloc shell: an allocation is not a task",
      "", {"SLURM_JOB_ID": "7", "SLURM_JOB_NODELIST": "n[1-2]", "SLURM_TASKS_PER_NODE": "2,1",
-          "SLURM_NTASKS": "3"}, ("resolve",), 0,
-     '{"cluster": {"worker": ["n1:8888", "n1:8889", "n2:8888"]}, "rpc_layer": "grpc"}\n', ""),
+          "SLURM_NTASKS": "3"}, ("resolve",), 1, "",
+     "cluster-resolver: no resolver applies here (declined: slurm)\n"),
     ("declined outside Slurm", "", {}, ("resolve",), 1, "",
      "cluster-resolver: no resolver applies here (declined: slurm)\n"),
 ]

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launchers.c - the table of size variables (see launchers.h). The facts
+ * and their sources are in docs/launchers.md; only variables that a source
+ * confirms are here. Task-level launchers come first, then allocations, so
+ * the message names the innermost launcher.
+ */
+#include <stddef.h>
+
+#include "launchers.h"
+
+static const launch_size table[] = {
+	{ "WORLD_SIZE", "torchrun or another torch env:// launcher", "torch-env", NULL,
+	  "processes" },
+	{ "CROSS_SIZE", "the DeepSpeed launcher", "torch-env", "WORLD_SIZE", "nodes" },
+	{ "NUM_PROCESSES", "a Kubeflow JAXJob", "torch-env", "COORDINATOR_ADDRESS", "processes" },
+	{ "PET_NNODES", "a Kubeflow TrainJob (torchrun's PET_ options)", "torch-env", NULL,
+	  "nodes" },
+	{ "OMPI_COMM_WORLD_SIZE", "Open MPI's mpirun", "mpi", NULL, "processes" },
+	{ "PMI_SIZE", "a PMI launcher (MPICH's or Intel MPI's mpiexec, Flux)", "mpi", NULL,
+	  "processes" },
+	{ "MV2_COMM_WORLD_SIZE", "MVAPICH2's mpirun_rsh", "mpi", NULL, "processes" },
+	{ "JSM_NAMESPACE_SIZE", "an LSF jsrun launch", NULL, NULL, "processes" },
+	{ "FLUX_JOB_SIZE", "a Flux job", NULL, NULL, "processes" },
+	{ "SLURM_STEP_NUM_TASKS", "a Slurm step (srun)", "slurm", NULL, "processes" },
+	{ "SLURM_NTASKS", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID", "tasks" },
+	{ "SLURM_JOB_NUM_NODES", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID",
+	  "nodes" },
+	{ "PBS_NP", "a Torque job", NULL, "PBS_JOBID", "processors" },
+	{ "PBS_NUM_NODES", "a Torque job", NULL, "PBS_JOBID", "nodes" },
+	{ "NSLOTS", "a Grid Engine job", NULL, "PE_HOSTFILE", "slots" },
+	{ "NHOSTS", "a Grid Engine job", NULL, "PE_HOSTFILE", "hosts" },
+	{ "SKYPILOT_NUM_NODES", "a SkyPilot cluster", NULL, NULL, "nodes" },
+	{ "AWS_BATCH_JOB_NUM_NODES", "an AWS Batch multi-node parallel job", NULL, NULL,
+	  "nodes" },
+};
+
+/* @s as a decimal number (digits only, at most 19 of them); false otherwise. */
+static int launch_decimal(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (i == 19)
+			return 0;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i == 0 || s[i] != '\0')
+		return 0;
+	*out = v;
+	return 1;
+}
+
+const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size)
+{
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		const char *v = cr_host->getenv(ctx, table[i].var);
+		uint64_t n;
+
+		if (v == NULL || !launch_decimal(v, &n) || n < 2)
+			continue;
+		if (table[i].with != NULL && cr_host->getenv(ctx, table[i].with) == NULL)
+			continue;
+		*size = n;
+		return &table[i];
+	}
+	return NULL;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launchers.h - the variables by which a launcher or batch scheduler says
+ * how many processes it started (docs/launchers.md has the table and its
+ * sources). A resolver that would answer "a world of one" asks here first:
+ * under mpirun, torchrun or an sbatch script such an answer is silently
+ * wrong (every process would be task 0 of 1).
+ */
+#ifndef CR_COMMON_LAUNCHERS_H
+#define CR_COMMON_LAUNCHERS_H
+
+#include <stdint.h>
+
+#include <cluster-resolver/plugin.h>
+
+typedef struct launch_size {
+	const char *var;      /* the size variable, e.g. "OMPI_COMM_WORLD_SIZE" */
+	const char *launcher; /* who sets it, e.g. "Open MPI's mpirun" */
+	const char *plugin;   /* the resolver that reads it, NULL when none yet */
+	const char *with;     /* a second variable that must be set too, or NULL */
+	const char *unit;     /* what it counts: "processes", "nodes", "slots" */
+} launch_size;
+
+/* The first entry of the table whose variable holds a decimal number above
+ * 1 in this process's environment (and whose @with variable is set), its
+ * value in *@size; NULL when no launcher says there is more than one
+ * process. A value that is not a decimal number is passed over: the plugin
+ * that reads it reports it. */
+const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size);
+
+#endif /* CR_COMMON_LAUNCHERS_H */
