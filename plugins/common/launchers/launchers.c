@@ -24,15 +24,13 @@ static const launch_size table[] = {
 	{ "FLUX_JOB_SIZE", "a Flux job", NULL, NULL, "processes" },
 	{ "SLURM_STEP_NUM_TASKS", "a Slurm step (srun)", "slurm", NULL, "processes" },
 	{ "SLURM_NTASKS", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID", "tasks" },
-	{ "SLURM_JOB_NUM_NODES", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID",
-	  "nodes" },
+	{ "SLURM_JOB_NUM_NODES", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID", "nodes" },
 	{ "PBS_NP", "a Torque job", NULL, "PBS_JOBID", "processors" },
 	{ "PBS_NUM_NODES", "a Torque job", NULL, "PBS_JOBID", "nodes" },
 	{ "NSLOTS", "a Grid Engine job", NULL, "PE_HOSTFILE", "slots" },
 	{ "NHOSTS", "a Grid Engine job", NULL, "PE_HOSTFILE", "hosts" },
 	{ "SKYPILOT_NUM_NODES", "a SkyPilot cluster", NULL, NULL, "nodes" },
-	{ "AWS_BATCH_JOB_NUM_NODES", "an AWS Batch multi-node parallel job", NULL, NULL,
-	  "nodes" },
+	{ "AWS_BATCH_JOB_NUM_NODES", "an AWS Batch multi-node parallel job", NULL, NULL, "nodes" },
 };
 
 /* @s as a decimal number (digits only, at most 19 of them); false otherwise. */

@@ -91,12 +91,13 @@ static cr_status slurm_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 		return cr_host->error_set(err, CR_DECLINED,
 					  "not in a Slurm job: SLURM_STEP_ID, SLURM_PROCID and "
 					  "SLURM_JOB_ID are unset");
-	return cr_host->error_set(err, CR_DECLINED,
-				  "in Slurm job %.64s but not in a task of a step (SLURM_STEP_ID is "
-				  "unset: a batch script or an salloc shell, whose allocation is not "
-				  "a task); start the tasks with srun (srun cluster-resolver exec -- "
-				  "PROGRAM) or a launcher such as mpirun or torchrun",
-				  job);
+	return cr_host->error_set(
+		err, CR_DECLINED,
+		"in Slurm job %.64s but not in a task of a step (SLURM_STEP_ID is "
+		"unset: a batch script or an salloc shell, whose allocation is not "
+		"a task); start the tasks with srun (srun cluster-resolver exec -- "
+		"PROGRAM) or a launcher such as mpirun or torchrun",
+		job);
 }
 
 /* This task's rank from SLURM_PROCID, checked; -1 when unset. */
