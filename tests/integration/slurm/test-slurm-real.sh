@@ -59,9 +59,20 @@ check "srun -N4 -n8 -m cyclic --gpus-per-task=1" 8 1 -- -N4 -n8 -m cyclic --gpus
 printf 'node3\nnode1\nnode1\nnode2\nnode3\nnode4\n' >"$dir/hostfile"
 SLURM_HOSTFILE="$dir/hostfile" check "srun -n6 -m arbitrary" 6 -- -n6 --distribution=arbitrary
 
-# A smaller step inside an sbatch allocation.
+# A smaller step inside an sbatch allocation. The batch script itself is not
+# a task: slurm declines, and the shipped local fallback refuses (no silent
+# world of one) rather than answer "task 0" for every rank a launcher in the
+# script would start.
+printf '%s\n' 'resolvers = ( { plugin = "slurm"; policy = "sufficient"; },' \
+	'  { plugin = "simple"; name = "local"; policy = "sufficient";' \
+	'    cluster = { worker = [ "localhost:2222" ]; }; task_type = "worker"; task_id = 0;' \
+	'    refuse_if_launched = true; } );' >"$dir/guard.conf"
 cat >"$dir/job.sh" <<JOB
 #!/bin/sh
+"$CR_CLI" --config "$dir/guard.conf" explain >"$dir/job-explain.out" 2>&1
+echo "rc=\$?" >>"$dir/job-explain.out"
+"$CR_CLI" --config "$dir/guard.conf" resolve --format json >"$dir/job-resolve.out" 2>&1
+echo "rc=\$?" >>"$dir/job-resolve.out"
 srun -N2 -n3 "$dir/task.sh" >"$dir/job-step.out" 2>"$dir/job-step.err"
 JOB
 jobid=$(sbatch --parsable -N4 -n8 --time=1 -o "$dir/job.log" "$dir/job.sh")
@@ -77,4 +88,27 @@ while [ ! -s "$dir/job-step.out" ] || squeue -h -j "$jobid" 2>/dev/null | grep -
 done
 /usr/bin/python3 "$here/check-tasks.py" "sbatch -N4 -n8, step srun -N2 -n3" 3 \
 	<"$dir/job-step.out" || { fail=1; cat "$dir/job-step.err" "$dir/job.log" >&2; }
+declined="   declined: in Slurm job $jobid but not in a task of a step (SLURM_STEP_ID is unset: \
+a batch script or an salloc shell, whose allocation is not a task); start the tasks with srun \
+(srun cluster-resolver exec -- PROGRAM) or a launcher such as mpirun or torchrun"
+refused="resolver 'local': SLURM_NTASKS=8: this process is one of 8 tasks of a Slurm job \
+(sbatch, salloc), and no resolver placed it (the slurm resolver reads these variables: is it \
+in the config and installed? 'cluster-resolver explain' says why each resolver passed); \
+refusing a world of one"
+if grep -qxF -- "$declined" "$dir/job-explain.out" && grep -qxF "   error: ${refused#resolver \'local\': }" "$dir/job-explain.out" &&
+	[ "$(tail -n 1 "$dir/job-explain.out")" = rc=1 ]; then
+	echo "ok - sbatch batch script: explain says slurm declined and local refused"
+else
+	echo "not ok - sbatch batch script: explain"
+	cat "$dir/job-explain.out" >&2
+	fail=1
+fi
+want=$(printf 'cluster-resolver: %s\nrc=1' "$refused")
+if [ "$(cat "$dir/job-resolve.out")" = "$want" ]; then
+	echo "ok - sbatch batch script: resolve refuses a world of one"
+else
+	echo "not ok - sbatch batch script: resolve"
+	printf 'got:  %s\nwant: %s\n' "$(cat "$dir/job-resolve.out")" "$want" >&2
+	fail=1
+fi
 exit $fail
