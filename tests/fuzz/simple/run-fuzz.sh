@@ -15,6 +15,7 @@ fi
 fuzz_init simple-hosts
 chmod 755 "$out" "$work"
 fuzz_cc -shared -fPIC -fvisibility=hidden -fsanitize=fuzzer-no-link \
+	-I"$src/plugins/common/launchers" "$src/plugins/common/launchers/launchers.c" \
 	"$src/plugins/resolvers/simple/simple.c" "$src/plugins/resolvers/simple/simple-hosts.c" \
 	-o "$work/simple.so"
 # shellcheck disable=SC2046 # a list of words on purpose
