@@ -153,15 +153,13 @@ typedef struct cli_elastic_opts {
 int cli_elastic(cr_context *ctx, char **argv, const char *const *formats,
 		const cli_elastic_opts *o);
 /* What a generation's program gets (exec-generation.c): the tasks of
- * @res; its world id (CR_GENERATION_ID, 16 hex digits of the SHA-256 of
- * the cluster; g_free()); the variables of @formats with this
+ * @res; the variables of @formats with this
  * membership's rendezvous port unless --master-port was given, torchrun's
  * elastic ones, CR_GENERATION_ID and CR_JOIN_TIMEOUT (NULL and *@rc the
  * exit status after a message); whether two such lists are equal; the
  * environment: @base, then @pairs, CR_GENERATION and CR_RESTART_COUNT
  * over it (g_strfreev()). */
 size_t cli_result_tasks(const cr_result *res);
-char *cli_generation_id(const cr_result *res);
 GPtrArray *cli_generation_vars(const cr_result *res, const char *const *formats,
 			       const cli_elastic_opts *o, int *rc);
 bool cli_pairs_equal(const GPtrArray *a, const GPtrArray *b);

@@ -4,9 +4,9 @@
  * `exec --elastic` (exec-elastic.c runs it): the variables of the
  * --format list for that cluster, torchrun's elastic ones, and ours:
  *  - CR_GENERATION_ID: the world's id, the same in every member of one
- *    world: the first 16 hex digits of the SHA-256 of the cluster (each
- *    job by name, its tasks' indices and addresses), so equal ids mean the
- *    same membership, whichever agent computed it and whenever it joined;
+ *    world (cr_result_generation_id(): the first 16 hex digits of the
+ *    SHA-256 of the cluster), so equal ids mean the same membership,
+ *    whichever agent computed it and whenever it joined;
  *  - CR_GENERATION: this agent's own count (1, 2, ...; a newcomer starts
  *    at 1), CR_RESTART_COUNT, and CR_JOIN_TIMEOUT (seconds, the bound a
  *    generation's program has to form its world).
@@ -33,62 +33,13 @@ size_t cli_result_tasks(const cr_result *res)
 	return total;
 }
 
-static int gen_job_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* SHA-256 of the cluster, jobs by name: 32 bytes into @digest. */
-static void gen_digest(const cr_result *res, guint8 digest[32])
-{
-	const cr_spec *spec = cr_result_spec(res);
-	GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
-	size_t nj = cr_spec_num_jobs(spec), len = 32;
-	const char **jobs = g_new0(const char *, nj + 1);
-
-	for (size_t j = 0; j < nj; j++)
-		jobs[j] = cr_spec_job_name(spec, j);
-	qsort(jobs, nj, sizeof(*jobs), gen_job_cmp);
-	for (size_t j = 0; j < nj; j++) {
-		const int32_t *idx = NULL;
-		size_t n = 0;
-
-		g_checksum_update(sum, (const guchar *)jobs[j], (gssize)strlen(jobs[j]) + 1);
-		if (cr_spec_task_indices(spec, jobs[j], &idx, &n, NULL) != CR_OK)
-			continue;
-		for (size_t t = 0; t < n; t++) {
-			const char *addr = "";
-			char num[16];
-
-			cr_spec_task_address(spec, jobs[j], idx[t], &addr, NULL);
-			snprintf(num, sizeof(num), "%d", (int)idx[t]);
-			g_checksum_update(sum, (const guchar *)num, (gssize)strlen(num) + 1);
-			g_checksum_update(sum, (const guchar *)addr, (gssize)strlen(addr) + 1);
-		}
-	}
-	g_checksum_get_digest(sum, digest, &len);
-	g_checksum_free(sum);
-	g_free(jobs);
-}
-
-char *cli_generation_id(const cr_result *res)
-{
-	guint8 d[32];
-	GString *hex = g_string_new(NULL);
-
-	gen_digest(res, d);
-	for (size_t i = 0; i < 8; i++)
-		g_string_append_printf(hex, "%02x", d[i]);
-	return g_string_free(hex, FALSE);
-}
-
 /* The port of this membership within --port-range (20000-29999 when not
  * given, or not of the form LOW-HIGH: the library then says so). */
 static unsigned gen_port(const cr_result *res)
 {
 	unsigned lo = 20000, hi = 29999, a, b;
-	guint8 d[32];
-	uint64_t h = 0;
+	/* The id's 16 hex digits are the digest's first 8 bytes, big-endian. */
+	uint64_t h = g_ascii_strtoull(cr_result_generation_id(res), NULL, 16);
 	char end;
 
 	if (cli_fmt.port_range != NULL &&
@@ -97,9 +48,6 @@ static unsigned gen_port(const cr_result *res)
 		lo = a;
 		hi = b;
 	}
-	gen_digest(res, d);
-	for (size_t i = 0; i < 8; i++)
-		h = h << 8 | d[i];
 	return lo + (unsigned)(h % ((uint64_t)hi - lo + 1));
 }
 
@@ -191,7 +139,7 @@ GPtrArray *cli_generation_vars(const cr_result *res, const char *const *formats,
 		g_ptr_array_add(pairs, g_strdup_printf("%lld", (long long)o->max_restarts));
 	}
 	g_ptr_array_add(pairs, g_strdup("CR_GENERATION_ID"));
-	g_ptr_array_add(pairs, cli_generation_id(res));
+	g_ptr_array_add(pairs, g_strdup(cr_result_generation_id(res)));
 	g_ptr_array_add(pairs, g_strdup("CR_JOIN_TIMEOUT"));
 	g_ptr_array_add(pairs, g_strdup_printf("%g", o->join_timeout));
 	return pairs;

@@ -195,3 +195,61 @@ void result_digest(const cr_result *res, char out[RESULT_DIGEST_LEN + 1])
 	g_checksum_free(sum);
 	g_array_unref(order);
 }
+
+/* ---- the world's id (cr_result_generation_id) ------------------------------ */
+
+/* Its bytes are a contract (the Python package's generation_id() and every
+ * CR_GENERATION_ID already handed out), unlike result_digest's. */
+static char *generation_id_make(const cr_spec *spec)
+{
+	GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+	size_t njobs = cr_spec_num_jobs(spec), len = 32;
+	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(size_t), (guint)njobs);
+	guint8 d[32];
+	char *hex = g_malloc(17);
+
+	for (size_t j = 0; j < njobs; j++)
+		g_array_append_val(order, j);
+	g_array_sort_with_data(order, job_name_cmp, (gpointer)spec);
+	for (guint o = 0; o < order->len; o++) {
+		size_t j = g_array_index(order, size_t, o);
+		const char *job = cr_spec_job_name(spec, j);
+		const int32_t *indices;
+		const char *const *addrs;
+		size_t n = spec_job_arrays(spec, j, &indices, &addrs, NULL);
+
+		g_checksum_update(sum, (const guchar *)job, (gssize)strlen(job) + 1);
+		for (size_t i = 0; i < n; i++) {
+			char num[16];
+			int k = g_snprintf(num, sizeof(num), "%d", (int)indices[i]);
+			const char *a = addrs[i] != NULL ? addrs[i] : "";
+
+			g_checksum_update(sum, (const guchar *)num, k + 1);
+			g_checksum_update(sum, (const guchar *)a, (gssize)strlen(a) + 1);
+		}
+	}
+	g_checksum_get_digest(sum, d, &len);
+	for (size_t i = 0; i < 8; i++)
+		g_snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	g_checksum_free(sum);
+	g_array_unref(order);
+	return hex;
+}
+
+const char *cr_result_generation_id(const cr_result *result)
+{
+	cr_result *r = (cr_result *)result;
+	char *id;
+
+	if (r == NULL)
+		return "";
+	id = g_atomic_pointer_get(&r->generation_id);
+	if (id != NULL)
+		return id;
+	id = generation_id_make(r->spec);
+	if (!g_atomic_pointer_compare_and_exchange(&r->generation_id, NULL, id)) {
+		g_free(id);
+		id = g_atomic_pointer_get(&r->generation_id);
+	}
+	return id;
+}

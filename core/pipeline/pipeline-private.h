@@ -47,6 +47,9 @@ struct cr_result {
 				 * (compared, never dereferenced, by cr_context_supervise) */
 	char **format_options;  /* the config's `formats` defaults, "key=value"; or NULL */
 	gpus_choice *gpus;      /* (nullable) gpus_per_task's choice */
+	/* cr_result_generation_id(), made at its first call (atomically: a
+	 * result may be read from several threads). */
+	char *generation_id;
 	/* The context's log handler when it resolved: the formats warn through
 	 * it (NULL: they stay quiet). */
 	cr_log_fn log_fn;

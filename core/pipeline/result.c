@@ -79,6 +79,7 @@ void cr_result_free(cr_result *r)
 	g_ptr_array_unref(r->answered);
 	g_strfreev(r->format_options);
 	gpus_choice_free(r->gpus);
+	g_free(r->generation_id);
 	g_free(r);
 }
 

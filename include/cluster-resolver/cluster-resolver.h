@@ -193,6 +193,22 @@ CR_API void cr_context_watch_cancel(cr_context *ctx);
 CR_API cr_status cr_result_keep_tasks(cr_result *result, size_t max_tasks, cr_error *err);
 
 /**
+ * cr_result_generation_id:
+ * @result: a result.
+ *
+ * The world's id: 16 lowercase hex digits, the first 8 bytes of the
+ * SHA-256 of the cluster (each job by name in byte order, then each of its
+ * tasks by ascending index: the job name, each index in decimal and each
+ * address, every one followed by a NUL byte). Every member of one world
+ * computes the same id, whichever process resolved it and whenever; this
+ * process's own task plays no part (`exec --elastic` gives it to the
+ * program as CR_GENERATION_ID; key checkpoints on it). Returns: (transfer
+ * none) the id, valid as long as @result; "" for a NULL @result.
+ * Since: ABI 1.3
+ */
+CR_API const char *cr_result_generation_id(const cr_result *result);
+
+/**
  * cr_context_plugins_json:
  * Describe the plugins found on the search path (name, kind, file, ABI,
  * version, schema) as a JSON array; broken files are listed with their

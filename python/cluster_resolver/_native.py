@@ -121,6 +121,13 @@ if HAS_WATCH:
         _fn.restype = _res
         _fn.argtypes = _args
 
+# Since ABI 1.3: the world's id, computed by the library (the Python
+# generation_id() is the same function for a cluster given as a dict).
+HAS_GENERATION_ID = hasattr(lib, 'cr_result_generation_id')
+if HAS_GENERATION_ID:
+    lib.cr_result_generation_id.restype = _S
+    lib.cr_result_generation_id.argtypes = [_P]
+
 LOG_LEVELS = {0: 40, 1: 30, 2: 20, 3: 10}   # logging.ERROR, WARNING, INFO, DEBUG
 
 

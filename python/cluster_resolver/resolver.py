@@ -44,8 +44,9 @@ def _is_text(config):
 def generation_id(cluster):
     """The world's id of a cluster given as {job: [address, ...] or {index:
     address}}: the first 16 hex digits of the SHA-256 of each job (by name)
-    and its tasks' indices and addresses; exec --elastic's CR_GENERATION_ID
-    for the same cluster."""
+    and its tasks' indices and addresses; the library's
+    cr_result_generation_id() and exec --elastic's CR_GENERATION_ID for the
+    same cluster (a test holds the two equal)."""
     h = hashlib.sha256()
     for job in sorted(cluster, key=lambda j: j.encode()):
         tasks = cluster[job]
@@ -342,11 +343,12 @@ class ClusterResolver(object):
                         n.lib.cr_spec_to_json(n.lib.cr_result_spec(res.value))))
                     task_type = n.dec(n.lib.cr_result_task_type(res.value))
                     task_id = n.lib.cr_result_task_id(res.value)
+                    gid = (n.dec(n.lib.cr_result_generation_id(res.value))
+                           if n.HAS_GENERATION_ID else generation_id(spec.as_dict()))
                 finally:
                     n.lib.cr_result_free(res)
                 yield Generation(_tf.to_tf_spec(spec), task_type if task_id >= 0 else None,
-                                 task_id if task_id >= 0 else None, gen.value,
-                                 generation_id(spec.as_dict()))
+                                 task_id if task_id >= 0 else None, gen.value, gid)
         finally:
             with self._lock:
                 self._watching.discard(ctx)
