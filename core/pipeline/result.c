@@ -25,6 +25,7 @@ cr_result *result_new(void)
 					      (GDestroyNotify)g_hash_table_unref);
 	r->fds = g_ptr_array_new_with_free_func(passed_fd_free);
 	r->answered = g_ptr_array_new();
+	r->partial = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	return r;
 }
 
@@ -77,6 +78,7 @@ void cr_result_free(cr_result *r)
 	g_ptr_array_unref(r->env);
 	g_ptr_array_unref(r->fds);
 	g_ptr_array_unref(r->answered);
+	g_hash_table_unref(r->partial);
 	g_strfreev(r->format_options);
 	gpus_choice_free(r->gpus);
 	g_free(r);
