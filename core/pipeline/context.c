@@ -488,7 +488,7 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 		return st;
 	}
 	if (res->task_type != NULL && res->task_id >= 0 &&
-	    cr_spec_task_address(res->spec, res->task_type, res->task_id, NULL, NULL) != CR_OK)
+	    cr_spec_task_known(res->spec, res->task_type, res->task_id, NULL, NULL) != CR_OK)
 		ctx_log(ctx, CR_LOG_WARNING, NULL,
 			"this process's task %s:%" G_GINT64_FORMAT " is not in the cluster",
 			res->task_type, res->task_id);
