@@ -238,6 +238,14 @@ cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t ta
 		task_id = r->task_id;
 	}
 	st = cr_spec_task_address(r->spec, task_type, task_id, &addr, err);
+	if (st != CR_OK && cr_spec_task_known(r->spec, task_type, task_id, NULL, NULL) == CR_OK)
+		return error_set(err, CR_ERR_NOT_FOUND,
+				 "the address of task '%s' %" G_GINT64_FORMAT " is unknown (%s gave "
+				 "only its coordinator's)",
+				 task_type, task_id,
+				 g_hash_table_contains(r->partial, task_type)
+					 ? (const char *)g_hash_table_lookup(r->partial, task_type)
+					 : "the resolvers");
 	if (st != CR_OK)
 		return st;
 	*url = format_master_url(addr, layer);

@@ -76,8 +76,8 @@ static cr_status te_torchrun(cr_plugin_ctx *ctx, te_world *w, cr_error *err)
 	if (st == CR_OK && te_has(ctx, "ROLE_WORLD_SIZE"))
 		st = te_pair(ctx, src, "ROLE_RANK", "ROLE_WORLD_SIZE", &role_rank, &role_size, err);
 	if (st == CR_OK)
-		st = te_below(src, "LOCAL_WORLD_SIZE", w->local_size - 1, "WORLD_SIZE", w->size,
-			      err);
+		st = te_not_over(src, "LOCAL_WORLD_SIZE", w->local_size, "WORLD_SIZE", w->size,
+				 err);
 	if (st == CR_OK)
 		st = te_coord(ctx, w, "MASTER_ADDR", "MASTER_PORT", err);
 	w->coord_vars = "MASTER_ADDR, MASTER_PORT";
@@ -98,7 +98,7 @@ static cr_status te_deepspeed(cr_plugin_ctx *ctx, te_world *w, cr_error *err)
 		st = te_pair(ctx, src, "CROSS_RANK", "CROSS_SIZE", &w->node_rank, &w->num_nodes,
 			     err);
 	if (st == CR_OK)
-		st = te_below(src, "LOCAL_SIZE", w->local_size - 1, "WORLD_SIZE", w->size, err);
+		st = te_not_over(src, "LOCAL_SIZE", w->local_size, "WORLD_SIZE", w->size, err);
 	if (st == CR_OK)
 		st = te_coord(ctx, w, "MASTER_ADDR", "MASTER_PORT", err);
 	w->coord_vars = "MASTER_ADDR, MASTER_PORT";

@@ -54,3 +54,12 @@ cr_status te_below(const char *src, const char *rank_name, int64_t r, const char
 				  "%s: %s=%lld is not below %s=%lld", src, rank_name,
 				  (long long)r, size_name, (long long)s);
 }
+
+cr_status te_not_over(const char *src, const char *part_name, int64_t part, const char *whole_name,
+		      int64_t whole, cr_error *err)
+{
+	if (part <= whole)
+		return CR_OK;
+	return cr_host->error_set(err, CR_ERR_PARSE, "%s: %s=%lld is more than %s=%lld", src,
+				  part_name, (long long)part, whole_name, (long long)whole);
+}

@@ -27,6 +27,10 @@ cr_status te_int(cr_plugin_ctx *ctx, const char *src, const char *name, int64_t 
 cr_status te_below(const char *src, const char *rank_name, int64_t r, const char *size_name,
 		   int64_t s, cr_error *err);
 
+/* CR_ERR_PARSE "SRC: PART_NAME=P is more than WHOLE_NAME=W" unless p <= w. */
+cr_status te_not_over(const char *src, const char *part_name, int64_t part, const char *whole_name,
+		      int64_t whole, cr_error *err);
+
 /* ---- te_sources.c -------------------------------------------------------- */
 /* What a launcher tells this process: a world of @size tasks of @job, this
  * one @index, task 0 at @coord, this task's node and local rank. */
