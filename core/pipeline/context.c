@@ -310,11 +310,15 @@ static char *answer_summary(const cr_result_builder *b)
 	for (size_t j = 0; j < jobs; j++) {
 		size_t n = 0;
 
-		cr_spec_num_tasks(b->spec, cr_spec_job_name(b->spec, j), &n, NULL);
+		cr_spec_job_size(b->spec, cr_spec_job_name(b->spec, j), &n, NULL);
 		tasks += n;
 	}
 	g_string_append_printf(s, "%zu job%s, %zu task%s", jobs, jobs == 1 ? "" : "s", tasks,
 			       tasks == 1 ? "" : "s");
+	if (cr_spec_num_unknown(b->spec, NULL) > 0)
+		g_string_append_printf(s, " (%zu addresses unknown: %s)",
+				       cr_spec_num_unknown(b->spec, NULL),
+				       b->launcher != NULL ? b->launcher : "?");
 	if (b->has_task)
 		g_string_append_printf(s, "; this task %s:%" G_GINT64_FORMAT, b->task_type,
 				       b->task_id);
