@@ -44,8 +44,8 @@ typedef struct fw_task {
 	int32_t index;
 	const char *address; /* borrowed from the spec; NULL: unknown */
 	char *host;          /* NULL when the address is unknown */
-	const char *port; /* inside address, NULL when there is none */
-	guint node;       /* index into world->hosts */
+	const char *port;    /* inside address, NULL when there is none */
+	guint node;          /* index into world->hosts */
 } fw_task;
 
 typedef struct fw_world {

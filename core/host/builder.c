@@ -136,7 +136,7 @@ cr_status host_result_set_task(cr_result_builder *b, const char *task_type, int6
 }
 
 cr_status host_result_set_job_size(cr_result_builder *b, const char *job, int64_t size,
-				    const char *launcher, cr_error *err)
+				   const char *launcher, cr_error *err)
 {
 	cr_status st;
 

@@ -382,7 +382,7 @@ cr_status host_result_set_env(cr_result_builder *b, const char *name, const char
 cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *cluster,
 				       const char *what, cr_error *err);
 cr_status host_result_set_job_size(cr_result_builder *b, const char *job, int64_t size,
-				    const char *launcher, cr_error *err);
+				   const char *launcher, cr_error *err);
 cr_status host_result_set_task_place(cr_result_builder *b, int64_t node_rank, int64_t num_nodes,
 				     int64_t local_rank, int64_t local_size, cr_error *err);
 cr_status host_result_pass_fd(cr_result_builder *b, int fd, const char *env_name, cr_error *err);

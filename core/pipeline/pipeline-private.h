@@ -45,12 +45,12 @@ struct cr_result {
 	/* Jobs with tasks whose addresses are unknown -> who declared them,
 	 * "resolver 'torch-env' (torchrun)", for the formats' refusals. */
 	GHashTable *partial;
-	task_place place; /* this process's place among nodes; num_nodes 0: unknown */
-	GPtrArray *fds;         /* passed_fd *, first of each env_name, owned */
-	GPtrArray *answered;    /* cr_instance *, borrowed: who resolved, in order
+	task_place place;      /* this process's place among nodes; num_nodes 0: unknown */
+	GPtrArray *fds;        /* passed_fd *, first of each env_name, owned */
+	GPtrArray *answered;   /* cr_instance *, borrowed: who resolved, in order
 				 * (compared, never dereferenced, by cr_context_supervise) */
-	char **format_options;  /* the config's `formats` defaults, "key=value"; or NULL */
-	gpus_choice *gpus;      /* (nullable) gpus_per_task's choice */
+	char **format_options; /* the config's `formats` defaults, "key=value"; or NULL */
+	gpus_choice *gpus;     /* (nullable) gpus_per_task's choice */
 	/* The context's log handler when it resolved: the formats warn through
 	 * it (NULL: they stay quiet). */
 	cr_log_fn log_fn;

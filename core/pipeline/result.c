@@ -240,7 +240,8 @@ cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t ta
 	st = cr_spec_task_address(r->spec, task_type, task_id, &addr, err);
 	if (st != CR_OK && cr_spec_task_known(r->spec, task_type, task_id, NULL, NULL) == CR_OK)
 		return error_set(err, CR_ERR_NOT_FOUND,
-				 "the address of task '%s' %" G_GINT64_FORMAT " is unknown (%s gave "
+				 "the address of task '%s' %" G_GINT64_FORMAT
+				 " is unknown (%s gave "
 				 "only its coordinator's)",
 				 task_type, task_id,
 				 g_hash_table_contains(r->partial, task_type)

@@ -35,8 +35,8 @@ static size_t spec_json_size(const cr_spec *spec)
 
 /* A job of a declared size: a list of that many entries, null where the
  * address is unknown ({"worker": ["a:29500", null, null]}). */
-static void write_sized_job(GString *out, const cr_spec *spec, const char *job,
-			    const int32_t *idx, const char *const *addrs, size_t n)
+static void write_sized_job(GString *out, const cr_spec *spec, const char *job, const int32_t *idx,
+			    const char *const *addrs, size_t n)
 {
 	size_t size = 0, t = 0;
 

@@ -12,19 +12,6 @@
 
 #include "values/values-private.h"
 
-void spec_sizes_copy(cr_spec *dst, const cr_spec *src)
-{
-	GHashTable *from = spec_sizes(src);
-	GHashTableIter it;
-	gpointer k, v;
-
-	if (from == NULL)
-		return;
-	g_hash_table_iter_init(&it, from);
-	while (g_hash_table_iter_next(&it, &k, &v))
-		g_hash_table_insert(spec_sizes_make(dst), g_strdup(k), v);
-}
-
 /* Position of @job among @spec's jobs, or -1. */
 static gssize job_position(const cr_spec *spec, const char *job)
 {
@@ -63,7 +50,8 @@ cr_status cr_spec_set_job_size(cr_spec *spec, const char *job, int64_t size, cr_
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_set_job_size: NULL argument");
 	if (size < 1 || size > (int64_t)G_MAXINT32 + 1)
 		return error_set(err, CR_ERR_INVALID_ARG,
-				 "size %" G_GINT64_FORMAT " of job '%s' is out of range (1..2147483648)",
+				 "size %" G_GINT64_FORMAT
+				 " of job '%s' is out of range (1..2147483648)",
 				 size, job);
 	st = cr_spec_add_job(spec, job, err);
 	if (st != CR_OK)

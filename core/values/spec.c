@@ -215,7 +215,14 @@ cr_spec *cr_spec_copy(const cr_spec *spec)
 			dst->addrs[t] = job_store(dst, job->addrs[t], strlen(job->addrs[t]));
 		dst->len = job->len;
 	}
-	spec_sizes_copy(copy, spec);
+	if (spec->sizes != NULL) {
+		GHashTableIter it;
+		gpointer k, v;
+
+		g_hash_table_iter_init(&it, spec->sizes);
+		while (g_hash_table_iter_next(&it, &k, &v))
+			g_hash_table_insert(spec_sizes_make(copy), g_strdup(k), v);
+	}
 	return copy;
 }
 

@@ -61,8 +61,6 @@ cr_status spec_from_json_object(json_object *cluster, const char *what, cr_spec 
  * spec_sizes() is NULL when none was declared, spec_sizes_make() creates it. */
 GHashTable *spec_sizes(const cr_spec *spec);
 GHashTable *spec_sizes_make(cr_spec *spec);
-/* Give @dst @src's declared sizes (cr_spec_copy). */
-void spec_sizes_copy(cr_spec *dst, const cr_spec *src);
 size_t spec_job_arrays(const cr_spec *spec, size_t job_i, const int32_t **indices,
 		       const char *const **addrs, size_t *text_len);
 /* Move the tasks of @job from @src into @job of @dst (added at the end when

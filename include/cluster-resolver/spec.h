@@ -136,8 +136,7 @@ CR_API bool cr_spec_equal(const cr_spec *a, const cr_spec *b);
  * CR_ERR_CONFLICT (the job already has a task at an index >= @size).
  * Since: ABI 1.3
  */
-CR_API cr_status cr_spec_set_job_size(cr_spec *spec, const char *job, int64_t size,
-				      cr_error *err);
+CR_API cr_status cr_spec_set_job_size(cr_spec *spec, const char *job, int64_t size, cr_error *err);
 
 /**
  * cr_spec_job_size:

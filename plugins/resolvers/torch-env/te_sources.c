@@ -193,10 +193,10 @@ static cr_status te_jax(cr_plugin_ctx *ctx, te_world *w, bool v2, cr_error *err)
 {
 	const char *src = w->launcher = v2 ? "Kubeflow TrainJob (JAX)" : "Kubeflow JAXJob";
 	const char *addr = NULL;
-	cr_status st = v2 ? te_pair(ctx, src, "JAX_PROCESS_ID", "JAX_NUM_PROCESSES", &w->index,
-				    &w->size, err)
-			  : te_pair(ctx, src, "PROCESS_ID", "NUM_PROCESSES", &w->index, &w->size,
-				    err);
+	cr_status st =
+		v2 ? te_pair(ctx, src, "JAX_PROCESS_ID", "JAX_NUM_PROCESSES", &w->index, &w->size,
+			     err)
+		   : te_pair(ctx, src, "PROCESS_ID", "NUM_PROCESSES", &w->index, &w->size, err);
 
 	w->coord_vars = v2 ? "JAX_COORDINATOR_ADDRESS" : "COORDINATOR_ADDRESS, COORDINATOR_PORT";
 	w->vars = v2 ? "JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID"
@@ -230,8 +230,9 @@ cr_status te_detect(cr_plugin_ctx *ctx, const char *job, te_world *w, cr_error *
 		return te_jax(ctx, w, false, err);
 	if (te_has(ctx, "JAX_COORDINATOR_ADDRESS") && te_has(ctx, "JAX_NUM_PROCESSES"))
 		return te_jax(ctx, w, true, err);
-	return cr_host->error_set(err, CR_DECLINED,
-				  "no torch launcher: TORCHELASTIC_RUN_ID (torchrun), CROSS_RANK "
-				  "and CROSS_SIZE (DeepSpeed), PET_MASTER_ADDR (Kubeflow), "
-				  "COORDINATOR_ADDRESS or JAX_COORDINATOR_ADDRESS (JAX) are not set");
+	return cr_host->error_set(
+		err, CR_DECLINED,
+		"no torch launcher: TORCHELASTIC_RUN_ID (torchrun), CROSS_RANK "
+		"and CROSS_SIZE (DeepSpeed), PET_MASTER_ADDR (Kubeflow), "
+		"COORDINATOR_ADDRESS or JAX_COORDINATOR_ADDRESS (JAX) are not set");
 }

@@ -38,9 +38,8 @@ cr_status te_int(cr_plugin_ctx *ctx, const char *src, const char *name, int64_t 
 		return st;
 	n = strlen(v) <= 10 && v[0] >= '0' && v[0] <= '9' ? strtoll(v, &end, 10) : -1;
 	if (end == NULL || *end != '\0' || n < min || n > 2147483648LL)
-		return cr_host->error_set(err, CR_ERR_PARSE,
-					  "%s: %s='%.40s' is not %s integer", src, name, v,
-					  min > 0 ? "a positive" : "a non-negative");
+		return cr_host->error_set(err, CR_ERR_PARSE, "%s: %s='%.40s' is not %s integer",
+					  src, name, v, min > 0 ? "a positive" : "a non-negative");
 	*out = n;
 	return CR_OK;
 }
@@ -50,9 +49,8 @@ cr_status te_below(const char *src, const char *rank_name, int64_t r, const char
 {
 	if (r < s)
 		return CR_OK;
-	return cr_host->error_set(err, CR_ERR_PARSE,
-				  "%s: %s=%lld is not below %s=%lld", src, rank_name,
-				  (long long)r, size_name, (long long)s);
+	return cr_host->error_set(err, CR_ERR_PARSE, "%s: %s=%lld is not below %s=%lld", src,
+				  rank_name, (long long)r, size_name, (long long)s);
 }
 
 cr_status te_not_over(const char *src, const char *part_name, int64_t part, const char *whole_name,

@@ -59,8 +59,8 @@ static void te_facts(cr_result_builder *b, cr_plugin_ctx *ctx, const te_world *w
 	cr_host->result_set_fact_string(b, "coordinator", w->coord, NULL);
 	for (size_t i = 0; extra[i] != NULL; i++)
 		if (te_has(ctx, extra[i]) && strcmp(w->launcher, "torchrun") == 0)
-			cr_host->result_set_fact_string(b, extra[i],
-							cr_host->getenv(ctx, extra[i]), NULL);
+			cr_host->result_set_fact_string(b, extra[i], cr_host->getenv(ctx, extra[i]),
+							NULL);
 	if (w->note[0] != '\0')
 		cr_host->result_set_fact_string(b, "note", w->note, NULL);
 }

@@ -38,11 +38,11 @@ typedef struct te_world {
 	const char *launcher; /* "torchrun", "Kubeflow PyTorchJob", ... */
 	const char *job;
 	int64_t size, index;
-	char coord[320];   /* task 0's address, "host:port" */
+	char coord[320];        /* task 0's address, "host:port" */
 	const char *coord_vars; /* the variables it came from */
 	int64_t node_rank, num_nodes, local_rank, local_size;
-	const char *vars;  /* the variables read, for `explain` */
-	char note[256];    /* what the launcher's variables mean here ("" none) */
+	const char *vars; /* the variables read, for `explain` */
+	char note[256];   /* what the launcher's variables mean here ("" none) */
 } te_world;
 
 /* The launcher that placed this process, its variables checked into @w.

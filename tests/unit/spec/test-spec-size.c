@@ -85,7 +85,8 @@ static void test_refusals(void)
 	g_assert_cmpint(cr_spec_job_size(s, "worker", &size, NULL), ==, CR_OK);
 	g_assert_cmpuint(size, ==, 7); /* a task beyond the size grows it */
 	g_assert_cmpint(cr_spec_set_job_size(s, "worker", 5, &err), ==, CR_ERR_CONFLICT);
-	g_assert_cmpstr(err.message, ==, "job 'worker' cannot have 5 tasks: it has a task at index 6");
+	g_assert_cmpstr(err.message, ==,
+			"job 'worker' cannot have 5 tasks: it has a task at index 6");
 	g_assert_cmpint(cr_spec_set_job_size(NULL, "worker", 5, &err), ==, CR_ERR_INVALID_ARG);
 	cr_spec_free(s);
 }

@@ -101,10 +101,10 @@ static cr_result_builder *build(cr_instance *inst, const answer *a)
 
 		if (star != NULL) {
 			*star = '\0';
-			g_assert_cmpint(host_result_set_job_size(b, *t,
-								 g_ascii_strtoll(star + 1, NULL, 10),
-								 "torchrun", NULL),
-					==, CR_OK);
+			g_assert_cmpint(
+				host_result_set_job_size(b, *t, g_ascii_strtoll(star + 1, NULL, 10),
+							 "torchrun", NULL),
+				==, CR_OK);
 			continue;
 		}
 		*eq = '\0';
