@@ -288,14 +288,16 @@ static cr_status fw_tf_config_var(const cr_result *r, GPtrArray *pairs, cr_error
 	return CR_OK;
 }
 
-/* This task's node, its rank there and its node's tasks: counted from the
- * addresses, or, in a world with unknown addresses, the place a resolver
- * gave (result_set_task_place); else an error. */
+/* This task's node, its rank there and its node's tasks: the place the
+ * launcher gave (result_set_task_place: torchrun's GROUP_RANK, LOCAL_RANK,
+ * which hold even where another resolver filled in the addresses), else
+ * counted from the addresses; with unknown addresses and no place, an
+ * error. */
 static cr_status fw_place(const cr_result *r, const fw_world *w, task_place *p, cr_error *err)
 {
 	const fw_task *me = &g_array_index(w->tasks, fw_task, w->self);
 
-	if (w->unknown > 0 && r->place.num_nodes > 0) {
+	if (r->place.num_nodes > 0) {
 		*p = r->place;
 		return CR_OK;
 	}

@@ -305,6 +305,9 @@ cr_status union_merge(union_state *u, const union_overrides *over, cr_result **o
 
 		res->place = b->place;
 	}
+	/* The launcher's place is its own task's: not one set from outside. */
+	if (over->task_type != NULL || over->task_id >= 0)
+		res->place = (task_place){ 0 };
 	for (guint i = 0; i < u->answers->len; i++)
 		result_take_extras(res, g_ptr_array_index(u->answers, i));
 	resolver_accel(u, res);

@@ -45,6 +45,26 @@ class Sizes(unittest.TestCase):
                 r.job_size('ps')
             r.close()
 
+    def test_same_size_answer_fills_the_world(self):
+        # A TF_CONFIG of WORLD_SIZE tasks after torch-env: the addresses
+        # complete torchrun's world (task 0 stays the coordinator), the
+        # node and local rank stay torchrun's.
+        conf = ('resolvers = ( { plugin = "torch-env"; }, { plugin = "tfconfig"; } );\n')
+        tf = '{"cluster": {"worker": ["a:1", "b:1", "c:1", "d:1"]}}'
+        with ph.Env(TF_CONFIG=tf, **TORCHRUN):
+            r = ClusterResolver(conf)
+            self.assertEqual(r.job_size(), 4)
+            self.assertEqual(r.unknown_tasks(), [])
+            self.assertEqual(r.cluster_spec().as_dict(),
+                             {'worker': ['node-a:29500', 'b:1', 'c:1', 'd:1']})
+            self.assertEqual(dict(r._env_vars('tf_config')), {
+                'TF_CONFIG': '{"cluster": {"worker": ["node-a:29500", "b:1", "c:1", "d:1"]}, '
+                             '"task": {"type": "worker", "index": 3}}'})
+            env = dict(r._env_vars('torch'))
+            self.assertEqual((env['LOCAL_RANK'], env['LOCAL_WORLD_SIZE'], env['NODE_RANK']),
+                             ('1', '2', '1'))
+            r.close()
+
     def test_full_cluster_has_none_unknown(self):
         r = ClusterResolver('resolvers = ( { plugin = "simple"; cluster_json = '
                             '"{\\"worker\\": [\\"a:1\\", \\"b:1\\"]}"; '
