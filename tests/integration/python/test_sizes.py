@@ -65,6 +65,25 @@ class Sizes(unittest.TestCase):
                              ('1', '2', '1'))
             r.close()
 
+    def test_trainjob_node_world(self):
+        # A TrainJob pod: torchrun is still to run, the pod is node 1 of 2
+        # (job `node`); torchrun's variables come with jobs=node.
+        env = dict(PET_NNODES='2', PET_NPROC_PER_NODE='auto', PET_NODE_RANK='1',
+                   PET_MASTER_ADDR='tj-node-0-0.tj', PET_MASTER_PORT='29500')
+        with ph.Env(**env):
+            r = ClusterResolver(CONF)
+            self.assertEqual((r.task_type, r.task_id), ('node', 1))
+            self.assertEqual(r.job_size(), 2)
+            self.assertEqual(r.unknown_tasks(), [1])
+            self.assertEqual(dict(r._env_vars('torchrun', {'jobs': 'node'})), {
+                'PET_NNODES': '2', 'PET_NODE_RANK': '1', 'PET_MASTER_ADDR': 'tj-node-0-0.tj',
+                'PET_MASTER_PORT': '29500'})
+            with self.assertRaises(cr.errors.NotFoundError) as cm:
+                r._env_vars('torch')
+            self.assertEqual(str(cm.exception),
+                             "format 'torch': no task in jobs chief, master, worker")
+            r.close()
+
     def test_full_cluster_has_none_unknown(self):
         r = ClusterResolver('resolvers = ( { plugin = "simple"; cluster_json = '
                             '"{\\"worker\\": [\\"a:1\\", \\"b:1\\"]}"; '
