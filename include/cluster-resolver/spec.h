@@ -168,6 +168,9 @@ CR_API size_t cr_spec_num_unknown(const cr_spec *spec, const char *job);
  * cr_spec_to_json:
  * TensorFlow's as_dict() as JSON: jobs in insertion order, a dense job a
  * list, a sparse job an object with ascending decimal keys, an empty job [].
+ * A job of a declared size (cr_spec_set_job_size) is a list of that size
+ * with null where the address is unknown (since ABI 1.3; TensorFlow and
+ * cr_spec_from_json() read no null).
  * (transfer full): free with cr_free(). Since: ABI 1.0
  */
 CR_API char *cr_spec_to_json(const cr_spec *spec);
