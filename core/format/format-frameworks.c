@@ -63,7 +63,7 @@ void fw_world_free(fw_world *w)
 	if (w == NULL)
 		return;
 	for (guint i = 0; w->tasks != NULL && i < w->tasks->len; i++)
-		g_free(g_array_index(w->tasks, fw_task, i).host);
+		g_free(g_array_index(w->tasks, fw_task, i).host); /* NULL: unknown */
 	if (w->tasks != NULL)
 		g_array_unref(w->tasks);
 	if (w->hosts != NULL)
@@ -96,19 +96,27 @@ static cr_status fw_job_list(const char *format, const char *jobs, char ***out, 
 	return CR_OK;
 }
 
-/* Append the tasks of @job in index order, numbering new hosts as nodes. */
+/* Append the tasks of @job in index order, numbering new hosts as nodes; a
+ * job of a declared size has its unknown tasks too, with no host. */
 static void fw_add_job(fw_world *w, const cr_spec *spec, const char *job, GHashTable *nodes)
 {
 	const int32_t *idx = NULL;
-	size_t n = 0;
+	size_t n = 0, size = 0, k = 0;
 
 	if (cr_spec_task_indices(spec, job, &idx, &n, NULL) != CR_OK)
 		return;
-	for (size_t t = 0; t < n; t++) {
-		fw_task task = { .job = job, .index = idx[t] };
+	if (cr_spec_num_unknown(spec, job) > 0)
+		cr_spec_job_size(spec, job, &size, NULL);
+	for (size_t t = 0; t < n || k < size; t++) {
+		fw_task task = { .job = job, .index = size > 0 ? (int32_t)k++ : idx[t] };
 		gpointer node;
 
-		cr_spec_task_address(spec, job, idx[t], &task.address, NULL);
+		if (cr_spec_task_address(spec, job, task.index, &task.address, NULL) != CR_OK) {
+			task.node = G_MAXUINT;
+			w->unknown++;
+			g_array_append_val(w->tasks, task);
+			continue;
+		}
 		fw_split_address(task.address, &task.host, &task.port);
 		if (!g_hash_table_lookup_extended(nodes, task.host, NULL, &node)) {
 			node = GUINT_TO_POINTER(w->hosts->len);
@@ -196,7 +204,7 @@ static guint fw_derived_port(const fw_world *w, const fw_opts *o)
 	if (id != NULL && strlen(id) <= 19 && id[strspn(id, "0123456789")] == '\0')
 		return o->port_lo + (guint)(g_ascii_strtoull(id, NULL, 10) % span);
 	for (guint i = 0; id == NULL && i < w->tasks->len; i++)
-		for (const char *p = g_array_index(w->tasks, fw_task, i).address;; p++) {
+		for (const char *p = g_array_index(w->tasks, fw_task, i).address; p != NULL; p++) {
 			h = (h ^ (guchar)*p) * 1099511628211ull;
 			if (*p == '\0')
 				break;
@@ -213,6 +221,10 @@ static cr_status fw_coordinator(const fw_world *w, const fw_opts *o, const fw_ta
 {
 	*t0 = &g_array_index(w->tasks, fw_task, 0);
 	*port = NULL;
+	if ((*t0)->address == NULL)
+		return error_set(err, CR_ERR_BACKEND,
+				 "format '%s': the address of task '%s' %d (rank 0) is unknown",
+				 w->format, (*t0)->job, (int)(*t0)->index);
 	if (o->master_port != NULL && strcmp(o->master_port, "auto") == 0)
 		*port = g_strdup_printf("%u", fw_derived_port(w, o));
 	else if (o->master_port != NULL)
@@ -244,6 +256,11 @@ static cr_status fw_ifname_vars(const fw_world *w, const fw_opts *o, GPtrArray *
 		return CR_OK;
 	if (strcmp(o->ifname, "auto") != 0) {
 		name = g_strdup(o->ifname);
+	} else if (g_array_index(w->tasks, fw_task, w->self).host == NULL) {
+		return error_set(err, CR_ERR_BACKEND,
+				 "format '%s': ifname=auto needs this task's address, which is "
+				 "unknown (give ifname=NAME)",
+				 w->format);
 	} else {
 		bare = fw_bare_host(g_array_index(w->tasks, fw_task, w->self).host);
 		name = fw_interface_of(w->format, bare, err);
@@ -271,32 +288,55 @@ static cr_status fw_tf_config_var(const cr_result *r, GPtrArray *pairs, cr_error
 	return CR_OK;
 }
 
+/* This task's node, its rank there and its node's tasks: the place the
+ * launcher gave (result_set_task_place: torchrun's GROUP_RANK, LOCAL_RANK,
+ * which hold even where another resolver filled in the addresses), else
+ * counted from the addresses; with unknown addresses and no place, an
+ * error. */
+static cr_status fw_place(const cr_result *r, const fw_world *w, task_place *p, cr_error *err)
+{
+	const fw_task *me = &g_array_index(w->tasks, fw_task, w->self);
+
+	if (r->place.num_nodes > 0) {
+		*p = r->place;
+		return CR_OK;
+	}
+	if (w->unknown > 0)
+		return error_set(err, CR_ERR_BACKEND,
+				 "format '%s': %u tasks of the world have no known address and no "
+				 "resolver gave this task's node: its local rank cannot be counted",
+				 w->format, w->unknown);
+	*p = (task_place){ .node_rank = me->node, .num_nodes = w->hosts->len };
+	for (gssize i = 0; i < w->self; i++)
+		p->local_rank += g_array_index(w->tasks, fw_task, i).node == me->node;
+	p->local_size = g_array_index(w->slots, guint, me->node);
+	return CR_OK;
+}
+
 /* The variables torch.distributed's env:// reads, for this process (one
  * process per task). */
 static cr_status fw_torch_vars(const cr_result *r, const fw_world *w, const fw_opts *o,
 			       GPtrArray *pairs, cr_error *err)
 {
-	const fw_task *t0 = NULL, *me;
+	const fw_task *t0 = NULL;
 	char *port = NULL;
-	guint local = 0;
+	task_place p;
 	cr_status st = fw_need_self(r, w, err);
 
+	if (st == CR_OK)
+		st = fw_place(r, w, &p, err);
 	if (st == CR_OK)
 		st = fw_coordinator(w, o, &t0, &port, err);
 	if (st != CR_OK)
 		return st;
-	me = &g_array_index(w->tasks, fw_task, w->self);
-	for (gssize i = 0; i < w->self; i++)
-		local += g_array_index(w->tasks, fw_task, i).node == me->node;
 	fw_put(pairs, "MASTER_ADDR", fw_bare_host(t0->host));
 	fw_put(pairs, "MASTER_PORT", port);
 	fw_put(pairs, "WORLD_SIZE", g_strdup_printf("%u", w->tasks->len));
 	fw_put(pairs, "RANK", g_strdup_printf("%" G_GSSIZE_FORMAT, w->self));
-	fw_put(pairs, "LOCAL_RANK", g_strdup_printf("%u", local));
-	fw_put(pairs, "LOCAL_WORLD_SIZE",
-	       g_strdup_printf("%u", g_array_index(w->slots, guint, me->node)));
-	fw_put(pairs, "NODE_RANK", g_strdup_printf("%u", me->node));
-	fw_put(pairs, "GROUP_RANK", g_strdup_printf("%u", me->node));
+	fw_put(pairs, "LOCAL_RANK", g_strdup_printf("%" G_GINT64_FORMAT, p.local_rank));
+	fw_put(pairs, "LOCAL_WORLD_SIZE", g_strdup_printf("%" G_GINT64_FORMAT, p.local_size));
+	fw_put(pairs, "NODE_RANK", g_strdup_printf("%" G_GINT64_FORMAT, p.node_rank));
+	fw_put(pairs, "GROUP_RANK", g_strdup_printf("%" G_GINT64_FORMAT, p.node_rank));
 	return fw_ifname_vars(w, o, pairs, err);
 }
 
@@ -336,14 +376,18 @@ static cr_status fw_torchrun_vars(const cr_result *r, const fw_world *w, const f
 	bool c10d = strcmp(o->rdzv, "c10d") == 0;
 	const fw_task *t0 = NULL;
 	char *port = NULL;
+	task_place p;
 	cr_status st = fw_need_self(r, w, err);
 
+	if (st == CR_OK)
+		st = fw_place(r, w, &p, err);
 	if (st == CR_OK)
 		st = fw_coordinator(w, o, &t0, &port, err);
 	if (st != CR_OK)
 		return st;
-	fw_warn_shared_hosts(r, w);
-	fw_put(pairs, "PET_NNODES", g_strdup_printf("%u", w->hosts->len));
+	if (w->unknown == 0)
+		fw_warn_shared_hosts(r, w);
+	fw_put(pairs, "PET_NNODES", g_strdup_printf("%" G_GINT64_FORMAT, p.num_nodes));
 	if (c10d) {
 		fw_put(pairs, "PET_RDZV_BACKEND", g_strdup("c10d"));
 		fw_put(pairs, "PET_RDZV_ENDPOINT", g_strdup_printf("%s:%s", t0->host, port));
@@ -357,8 +401,7 @@ static cr_status fw_torchrun_vars(const cr_result *r, const fw_world *w, const f
 						 w, &(fw_opts){ .port_lo = 0, .port_hi = 65535 })));
 		g_free(port);
 	} else {
-		fw_put(pairs, "PET_NODE_RANK",
-		       g_strdup_printf("%u", g_array_index(w->tasks, fw_task, w->self).node));
+		fw_put(pairs, "PET_NODE_RANK", g_strdup_printf("%" G_GINT64_FORMAT, p.node_rank));
 		fw_put(pairs, "PET_MASTER_ADDR", fw_bare_host(t0->host));
 		fw_put(pairs, "PET_MASTER_PORT", port);
 	}
@@ -395,7 +438,8 @@ static cr_status fw_env_vars(const cr_result *r, const fw_opts *o, GPtrArray *pa
 	cr_status st = fw_job_list("env", o->jobs, &jobs, err);
 
 	g_strfreev(jobs);
-	if (st == CR_OK)
+	/* Without every address there is no TF_CONFIG, only the rest. */
+	if (st == CR_OK && format_need_addresses(r, "env", NULL) == CR_OK)
 		st = fw_tf_config_var(r, pairs, err);
 	/* An empty world only means there is nothing to add to TF_CONFIG. */
 	if (st == CR_OK && fw_world_build(r, "env", o, &w, NULL) == CR_OK && w->self >= 0) {

@@ -20,6 +20,8 @@ static cr_status fw_open_world(const cr_result *r, const char *format, const cha
 	cr_status st = fw_parse_options(r, format, options, allowed, o, err);
 
 	*w = NULL;
+	if (st == CR_OK)
+		st = format_need_addresses(r, format, err);
 	return st == CR_OK ? fw_world_build(r, format, o, w, err) : st;
 }
 

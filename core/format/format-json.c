@@ -38,8 +38,32 @@ static void write_tf_config_body(const cr_result *r, GString *out)
 	}
 }
 
+cr_status format_need_addresses(const cr_result *r, const char *format, cr_error *err)
+{
+	for (size_t i = 0; i < cr_spec_num_jobs(r->spec); i++) {
+		const char *job = cr_spec_job_name(r->spec, i), *by;
+		size_t size = 0, unknown = cr_spec_num_unknown(r->spec, job);
+
+		if (unknown == 0)
+			continue;
+		cr_spec_job_size(r->spec, job, &size, NULL);
+		by = g_hash_table_lookup(r->partial, job);
+		return error_set(err, CR_ERR_BACKEND,
+				 "format '%s' needs every task's address: %s gave the addresses of "
+				 "%zu of the %zu tasks of job '%s', not the others' (use --format "
+				 "torch, torchrun, jax, env or json)",
+				 format, by != NULL ? by : "the resolvers", size - unknown, size,
+				 job);
+	}
+	return CR_OK;
+}
+
 cr_status fmt_tf_config(const cr_result *r, const char *const *options, GString *out, cr_error *err)
 {
+	cr_status st = format_need_addresses(r, "tf_config", err);
+
+	if (st != CR_OK)
+		return st;
 	write_tf_config_body(r, out);
 	g_string_append(out, "}\n");
 	return CR_OK;
@@ -68,7 +92,10 @@ cr_status fmt_clusterdef(const cr_result *r, const char *const *options, GString
 {
 	uint8_t *buf = NULL;
 	size_t len = 0;
-	cr_status st = cr_spec_to_clusterdef(r->spec, &buf, &len, err);
+	cr_status st = format_need_addresses(r, "clusterdef", err);
+
+	if (st == CR_OK)
+		st = cr_spec_to_clusterdef(r->spec, &buf, &len, err);
 
 	if (st == CR_OK)
 		g_string_append_len(out, (const char *)buf, (gssize)len);

@@ -24,6 +24,10 @@ typedef cr_status (*format_fn)(const cr_result *r, const char *const *options, G
 			       cr_error *err);
 
 /* ---- format-json.c ------------------------------------------------------- */
+/* CR_OK when @r knows every task's address; else CR_ERR_BACKEND, one line
+ * naming @format, the resolver and launcher that declared the job and what
+ * it did not give, and the formats that work. */
+cr_status format_need_addresses(const cr_result *r, const char *format, cr_error *err);
 cr_status fmt_tf_config(const cr_result *r, const char *const *options, GString *out,
 			cr_error *err);
 cr_status fmt_json(const cr_result *r, const char *const *options, GString *out, cr_error *err);
@@ -38,10 +42,10 @@ void format_write_counts(GString *out, GHashTable *counts);
 typedef struct fw_task {
 	const char *job; /* borrowed from the spec */
 	int32_t index;
-	const char *address; /* borrowed from the spec */
-	char *host;
-	const char *port; /* inside address, NULL when there is none */
-	guint node;       /* index into world->hosts */
+	const char *address; /* borrowed from the spec; NULL: unknown */
+	char *host;          /* NULL when the address is unknown */
+	const char *port;    /* inside address, NULL when there is none */
+	guint node;          /* index into world->hosts */
 } fw_task;
 
 typedef struct fw_world {
@@ -51,6 +55,7 @@ typedef struct fw_world {
 	GPtrArray *hosts; /* const char *, borrowed from tasks, node order */
 	GArray *slots;    /* guint per host: world tasks on it */
 	gssize self;      /* this process's rank, -1 when not in the world */
+	guint unknown;    /* tasks whose address is unknown (no host, no node) */
 } fw_world;
 
 /* Build @r's world for @format under options @o; *@out is fw_world_free()'s. */

@@ -87,6 +87,7 @@ void builder_free(cr_result_builder *b)
 	g_ptr_array_unref(b->fds);
 	if (b->facts != NULL)
 		json_object_put(b->facts);
+	g_free(b->launcher);
 	g_free(b);
 }
 
@@ -131,6 +132,38 @@ cr_status host_result_set_task(cr_result_builder *b, const char *task_type, int6
 	b->task_type = g_strdup(task_type);
 	b->task_id = task_id;
 	b->has_task = true;
+	return CR_OK;
+}
+
+cr_status host_result_set_job_size(cr_result_builder *b, const char *job, int64_t size,
+				   const char *launcher, cr_error *err)
+{
+	cr_status st;
+
+	CHECK_B(b, job == NULL || launcher == NULL);
+	if (spec_check_name(err, "launcher", launcher) != CR_OK)
+		return CR_ERR_INVALID_ARG;
+	st = cr_spec_set_job_size(b->spec, job, size, err);
+	if (st == CR_OK) {
+		g_free(b->launcher);
+		b->launcher = g_strdup(launcher);
+	}
+	return st;
+}
+
+cr_status host_result_set_task_place(cr_result_builder *b, int64_t node_rank, int64_t num_nodes,
+				     int64_t local_rank, int64_t local_size, cr_error *err)
+{
+	CHECK_B(b, false);
+	if (num_nodes < 1 || node_rank < 0 || node_rank >= num_nodes || local_size < 1 ||
+	    local_rank < 0 || local_rank >= local_size || num_nodes > G_MAXINT32 ||
+	    local_size > G_MAXINT32)
+		return error_set(err, CR_ERR_INVALID_ARG,
+				 "task place: node %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
+				 ", local rank %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
+				 " (a rank must be below its size)",
+				 node_rank, num_nodes, local_rank, local_size);
+	b->place = (task_place){ node_rank, num_nodes, local_rank, local_size };
 	return CR_OK;
 }
 

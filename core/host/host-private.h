@@ -309,6 +309,11 @@ struct cr_context {
 };
 
 /* ---- result builders (builder.c): what plugins hand in ------------------ */
+/* This process's place among nodes (result_set_task_place). */
+typedef struct task_place {
+	int64_t node_rank, num_nodes, local_rank, local_size;
+} task_place;
+
 struct cr_result_builder {
 	cr_instance *inst;
 	cr_spec *spec;
@@ -325,6 +330,8 @@ struct cr_result_builder {
 	GHashTable *shared;      /* counts tables held by several tasks (a set) */
 	GPtrArray *fds;          /* passed_fd *: result_pass_fd's copies (owned) */
 	json_object *facts;      /* (owned, nullable) result_set_fact, for `explain` */
+	char *launcher;          /* result_set_job_size's launcher; NULL: none declared */
+	task_place place;        /* result_set_task_place; num_nodes 0: not set */
 };
 
 /* A descriptor for the program `exec` starts (host->result_pass_fd): the
@@ -374,6 +381,10 @@ cr_status host_result_set_env(cr_result_builder *b, const char *name, const char
 			      cr_error *err);
 cr_status host_result_add_cluster_json(cr_result_builder *b, const cr_json *cluster,
 				       const char *what, cr_error *err);
+cr_status host_result_set_job_size(cr_result_builder *b, const char *job, int64_t size,
+				   const char *launcher, cr_error *err);
+cr_status host_result_set_task_place(cr_result_builder *b, int64_t node_rank, int64_t num_nodes,
+				     int64_t local_rank, int64_t local_size, cr_error *err);
 cr_status host_result_pass_fd(cr_result_builder *b, int fd, const char *env_name, cr_error *err);
 cr_status host_result_set_fact(cr_result_builder *b, const char *key, const cr_json *value,
 			       cr_error *err);

@@ -531,6 +531,8 @@ static const cr_host_api the_host = {
 	/* Since: ABI 1.3 */
 	.watched = host_watched,
 	.watch_stop = host_watch_stop,
+	.result_set_job_size = host_result_set_job_size,
+	.result_set_task_place = host_result_set_task_place,
 };
 
 const cr_host_api *host_api(void)

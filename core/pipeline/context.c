@@ -310,11 +310,15 @@ static char *answer_summary(const cr_result_builder *b)
 	for (size_t j = 0; j < jobs; j++) {
 		size_t n = 0;
 
-		cr_spec_num_tasks(b->spec, cr_spec_job_name(b->spec, j), &n, NULL);
+		cr_spec_job_size(b->spec, cr_spec_job_name(b->spec, j), &n, NULL);
 		tasks += n;
 	}
 	g_string_append_printf(s, "%zu job%s, %zu task%s", jobs, jobs == 1 ? "" : "s", tasks,
 			       tasks == 1 ? "" : "s");
+	if (cr_spec_num_unknown(b->spec, NULL) > 0)
+		g_string_append_printf(s, " (%zu addresses unknown: %s)",
+				       cr_spec_num_unknown(b->spec, NULL),
+				       b->launcher != NULL ? b->launcher : "?");
 	if (b->has_task)
 		g_string_append_printf(s, "; this task %s:%" G_GINT64_FORMAT, b->task_type,
 				       b->task_id);
@@ -488,7 +492,7 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 		return st;
 	}
 	if (res->task_type != NULL && res->task_id >= 0 &&
-	    cr_spec_task_address(res->spec, res->task_type, res->task_id, NULL, NULL) != CR_OK)
+	    cr_spec_task_known(res->spec, res->task_type, res->task_id, NULL, NULL) != CR_OK)
 		ctx_log(ctx, CR_LOG_WARNING, NULL,
 			"this process's task %s:%" G_GINT64_FORMAT " is not in the cluster",
 			res->task_type, res->task_id);

@@ -117,6 +117,13 @@ static void gpus_local_index(const cr_result *res, gpus_choice *c)
 
 	c->local_index = 0;
 	c->host_tasks = 0;
+	/* A launcher's own place for this task (torchrun's LOCAL_RANK) wins. */
+	if (res->place.num_nodes > 0) {
+		c->local_index = res->place.local_rank;
+		c->host_tasks = res->place.local_size;
+		c->host = g_strdup_printf("(node %" G_GINT64_FORMAT ")", res->place.node_rank);
+		return;
+	}
 	if (res->task_type == NULL || res->task_id < 0 ||
 	    cr_spec_task_address(res->spec, res->task_type, res->task_id, &self, NULL) != CR_OK)
 		return;

@@ -178,6 +178,13 @@ void result_digest(const cr_result *res, char out[RESULT_DIGEST_LEN + 1])
 
 		put_str(sum, "job", job);
 		put_int(sum, "tasks", (int64_t)n);
+		/* A declared size only where it says more than the tasks. */
+		if (cr_spec_num_unknown(res->spec, job) > 0) {
+			size_t size = 0;
+
+			cr_spec_job_size(res->spec, job, &size, NULL);
+			put_int(sum, "size", (int64_t)size);
+		}
 		for (size_t i = 0; i < n; i++) {
 			GHashTable *counts = task_accel_get(res->task_accel, job, indices[i]);
 

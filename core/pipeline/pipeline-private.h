@@ -42,11 +42,15 @@ struct cr_result {
 	GPtrArray *devices;     /* accel_device *, local devices enumerated */
 	GPtrArray *env;         /* name, value, ... */
 	GHashTable *task_accel; /* merged per-task counts */
-	GPtrArray *fds;         /* passed_fd *, first of each env_name, owned */
-	GPtrArray *answered;    /* cr_instance *, borrowed: who resolved, in order
+	/* Jobs with tasks whose addresses are unknown -> who declared them,
+	 * "resolver 'torch-env' (torchrun)", for the formats' refusals. */
+	GHashTable *partial;
+	task_place place;      /* this process's place among nodes; num_nodes 0: unknown */
+	GPtrArray *fds;        /* passed_fd *, first of each env_name, owned */
+	GPtrArray *answered;   /* cr_instance *, borrowed: who resolved, in order
 				 * (compared, never dereferenced, by cr_context_supervise) */
-	char **format_options;  /* the config's `formats` defaults, "key=value"; or NULL */
-	gpus_choice *gpus;      /* (nullable) gpus_per_task's choice */
+	char **format_options; /* the config's `formats` defaults, "key=value"; or NULL */
+	gpus_choice *gpus;     /* (nullable) gpus_per_task's choice */
 	/* cr_result_generation_id(), made at its first call (atomically: a
 	 * result may be read from several threads). */
 	char *generation_id;
@@ -75,6 +79,17 @@ cr_status builder_master(const cr_result_builder *b, const char *rpc_layer, char
 /* The layer @b's resolver uses for a master asked with rpc layer "" (its
  * master op's answer's scheme), or NULL: "" means none. (transfer full) */
 char *builder_own_layer(const cr_result_builder *b);
+
+/* ---- jobs whose addresses are partly unknown (union-partial.c) ---------- */
+/* Whether some answer of @answers (cr_result_builder *) declared @job's size. */
+bool partial_declared(GPtrArray *answers, const char *job);
+/* Merge @job, declared partial by some answer, into @res (see semantics.md):
+ * the declared size, every answer's addresses of a job of that size (the
+ * first in config order wins a task), and the note on who left it
+ * partial. */
+cr_status partial_merge_job(GPtrArray *answers, cr_result *res, const char *job, cr_error *err);
+/* After a single answer became @res whole: its note and place. */
+void partial_note(cr_result *res, const cr_result_builder *b);
 
 /* ---- union (union.c) ----------------------------------------------------- */
 /* Identity that beats the resolvers': the API/CLI's, else the config's. */

@@ -25,6 +25,7 @@ cr_result *result_new(void)
 					      (GDestroyNotify)g_hash_table_unref);
 	r->fds = g_ptr_array_new_with_free_func(passed_fd_free);
 	r->answered = g_ptr_array_new();
+	r->partial = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	return r;
 }
 
@@ -77,6 +78,7 @@ void cr_result_free(cr_result *r)
 	g_ptr_array_unref(r->env);
 	g_ptr_array_unref(r->fds);
 	g_ptr_array_unref(r->answered);
+	g_hash_table_unref(r->partial);
 	g_strfreev(r->format_options);
 	gpus_choice_free(r->gpus);
 	g_free(r->generation_id);
@@ -237,6 +239,15 @@ cr_status cr_result_master(const cr_result *r, const char *task_type, int64_t ta
 		task_id = r->task_id;
 	}
 	st = cr_spec_task_address(r->spec, task_type, task_id, &addr, err);
+	if (st != CR_OK && cr_spec_task_known(r->spec, task_type, task_id, NULL, NULL) == CR_OK)
+		return error_set(err, CR_ERR_NOT_FOUND,
+				 "the address of task '%s' %" G_GINT64_FORMAT
+				 " is unknown (%s gave "
+				 "only its coordinator's)",
+				 task_type, task_id,
+				 g_hash_table_contains(r->partial, task_type)
+					 ? (const char *)g_hash_table_lookup(r->partial, task_type)
+					 : "the resolvers");
 	if (st != CR_OK)
 		return st;
 	*url = format_master_url(addr, layer);

@@ -127,7 +127,11 @@ static cr_status merge_job(union_state *u, cr_result *res, const char *job, cr_e
 {
 	bool sparse = job_sparse_anywhere(u, job);
 	int64_t next = 0;
-	cr_status st = cr_spec_add_job(res->spec, job, err);
+	cr_status st;
+
+	if (partial_declared(u->answers, job))
+		return partial_merge_job(u->answers, res, job, err);
+	st = cr_spec_add_job(res->spec, job, err);
 
 	if (st == CR_OK && sparse)
 		st = find_conflict(u, job, err);
@@ -253,8 +257,10 @@ cr_status union_merge(union_state *u, const union_overrides *over, cr_result **o
 	cr_status st = CR_OK;
 
 	*out = NULL;
-	if (u->answers->len == 1)
+	if (u->answers->len == 1) {
 		take_answer(res, g_ptr_array_index(u->answers, 0));
+		partial_note(res, g_ptr_array_index(u->answers, 0));
+	}
 	for (guint i = 0; i < u->answers->len && u->answers->len > 1; i++) {
 		const cr_result_builder *b = g_ptr_array_index(u->answers, i);
 
@@ -294,6 +300,14 @@ cr_status union_merge(union_state *u, const union_overrides *over, cr_result **o
 		return st;
 	}
 	merge_env(u, res);
+	for (guint i = 0; i < u->answers->len && res->place.num_nodes == 0; i++) {
+		const cr_result_builder *b = g_ptr_array_index(u->answers, i);
+
+		res->place = b->place;
+	}
+	/* The launcher's place is its own task's: not one set from outside. */
+	if (over->task_type != NULL || over->task_id >= 0)
+		res->place = (task_place){ 0 };
 	for (guint i = 0; i < u->answers->len; i++)
 		result_take_extras(res, g_ptr_array_index(u->answers, i));
 	resolver_accel(u, res);

@@ -33,6 +33,26 @@ static size_t spec_json_size(const cr_spec *spec)
 	return size;
 }
 
+/* A job of a declared size: a list of that many entries, null where the
+ * address is unknown ({"worker": ["a:29500", null, null]}). */
+static void write_sized_job(GString *out, const cr_spec *spec, const char *job, const int32_t *idx,
+			    const char *const *addrs, size_t n)
+{
+	size_t size = 0, t = 0;
+
+	cr_spec_job_size(spec, job, &size, NULL);
+	g_string_append(out, ": [");
+	for (size_t i = 0; i < size; i++) {
+		if (i > 0)
+			g_string_append(out, ", ");
+		if (t < n && (size_t)idx[t] == i)
+			jw_string(out, addrs[t++]);
+		else
+			g_string_append(out, "null");
+	}
+	g_string_append_c(out, ']');
+}
+
 void spec_write_json(GString *out, const cr_spec *spec)
 {
 	size_t njobs = cr_spec_num_jobs(spec);
@@ -49,6 +69,10 @@ void spec_write_json(GString *out, const cr_spec *spec)
 		if (i > 0)
 			g_string_append(out, ", ");
 		jw_string(out, job);
+		if (spec_sizes(spec) != NULL && g_hash_table_contains(spec_sizes(spec), job)) {
+			write_sized_job(out, spec, job, idx, addrs, n);
+			continue;
+		}
 		g_string_append(out, dense ? ": [" : ": {");
 		if (dense)
 			jw_string_list(out, addrs, n);

@@ -49,6 +49,7 @@ struct cr_spec {
 	GPtrArray *jobs;     /* spec_job *, insertion order */
 	GHashTable *by_name; /* name -> spec_job * (borrowed) */
 	spec_job *last;      /* the job found last: tasks come in runs of one job */
+	GHashTable *sizes;   /* job name -> declared size (spec-size.c); NULL: none */
 };
 
 static void text_free(spec_text *t)
@@ -96,6 +97,8 @@ void cr_spec_free(cr_spec *spec)
 		return;
 	g_hash_table_unref(spec->by_name);
 	g_ptr_array_unref(spec->jobs);
+	if (spec->sizes != NULL)
+		g_hash_table_unref(spec->sizes);
 	g_free(spec);
 }
 
@@ -211,6 +214,14 @@ cr_spec *cr_spec_copy(const cr_spec *spec)
 		for (size_t t = 0; t < job->len; t++)
 			dst->addrs[t] = job_store(dst, job->addrs[t], strlen(job->addrs[t]));
 		dst->len = job->len;
+	}
+	if (spec->sizes != NULL) {
+		GHashTableIter it;
+		gpointer k, v;
+
+		g_hash_table_iter_init(&it, spec->sizes);
+		while (g_hash_table_iter_next(&it, &k, &v))
+			g_hash_table_insert(spec_sizes_make(copy), g_strdup(k), v);
 	}
 	return copy;
 }
@@ -440,25 +451,17 @@ bool cr_spec_job_is_dense(const cr_spec *spec, const char *job)
 	return j->len == 0 || j->indices[j->len - 1] == (int32_t)j->len - 1;
 }
 
-bool cr_spec_equal(const cr_spec *a, const cr_spec *b)
+/* The declared sizes (spec-size.c); NULL when none was declared. */
+GHashTable *spec_sizes(const cr_spec *spec)
 {
-	if (a == NULL || b == NULL)
-		return a == b;
-	if (a->jobs->len != b->jobs->len)
-		return false;
-	for (guint i = 0; i < a->jobs->len; i++) {
-		const spec_job *ja = g_ptr_array_index(a->jobs, i);
-		const spec_job *jb = find_job(b, ja->name);
+	return spec->sizes;
+}
 
-		if (jb == NULL || ja->len != jb->len)
-			return false;
-		for (size_t t = 0; t < ja->len; t++) {
-			if (ja->indices[t] != jb->indices[t] ||
-			    strcmp(ja->addrs[t], jb->addrs[t]) != 0)
-				return false;
-		}
-	}
-	return true;
+GHashTable *spec_sizes_make(cr_spec *spec)
+{
+	if (spec->sizes == NULL)
+		spec->sizes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	return spec->sizes;
 }
 
 /* Internal iteration, used by the encoders and the union. */

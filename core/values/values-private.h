@@ -57,6 +57,10 @@ cr_status spec_from_json_object(json_object *cluster, const char *what, cr_spec 
 /* The @job_i-th job's tasks as parallel arrays, indices ascending, valid
  * until @spec changes; returns their number. @text_len (nullable): the
  * addresses' lengths, summed. */
+/* Declared job sizes (spec-size.c): job name -> GSIZE_TO_POINTER(size);
+ * spec_sizes() is NULL when none was declared, spec_sizes_make() creates it. */
+GHashTable *spec_sizes(const cr_spec *spec);
+GHashTable *spec_sizes_make(cr_spec *spec);
 size_t spec_job_arrays(const cr_spec *spec, size_t job_i, const int32_t **indices,
 		       const char *const **addrs, size_t *text_len);
 /* Move the tasks of @job from @src into @job of @dst (added at the end when

@@ -338,6 +338,29 @@ typedef struct cr_host_api {
 	 *  watches of other instances go on. A no-op outside a watch op.
 	 *  May be called from any thread of the plugin. Since: ABI 1.3 */
 	void (*watch_stop)(cr_plugin_ctx *ctx);
+	/** Declare that @job has @size tasks, indices 0..@size-1, of which
+	 *  this resolver knows the addresses it adds (cr_spec_set_job_size):
+	 *  what a launcher that tells a task only its coordinator gives
+	 *  ("4 tasks, task 0 at ADDR"). @launcher names that launcher
+	 *  ("torchrun", "Kubeflow PyTorchJob"): a format that needs every
+	 *  address (tf_config, hostfile, ...) refuses with a line naming the
+	 *  resolver, @launcher and the tasks it did not give. The union fills
+	 *  the unknown addresses from another resolver's job of the same
+	 *  size (docs/semantics.md). Returns: CR_OK, CR_ERR_INVALID_ARG
+	 *  (@size outside 1..2147483648), CR_ERR_CONFLICT (a task already
+	 *  added at an index >= @size). Since: ABI 1.3 */
+	cr_status (*result_set_job_size)(cr_result_builder *b, const char *job, int64_t size,
+					 const char *launcher, cr_error *err);
+	/** This process's place among the nodes, for a result whose hosts are
+	 *  unknown (the formats cannot count a node's tasks from addresses):
+	 *  its node's rank among @num_nodes nodes and its rank among the
+	 *  @local_size tasks of its node (torchrun's GROUP_RANK,
+	 *  GROUP_WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE). All four are
+	 *  given; rank < size and size >= 1 are checked.
+	 *  Returns: CR_OK, CR_ERR_INVALID_ARG. Since: ABI 1.3 */
+	cr_status (*result_set_task_place)(cr_result_builder *b, int64_t node_rank,
+					   int64_t num_nodes, int64_t local_rank,
+					   int64_t local_size, cr_error *err);
 } cr_host_api;
 
 /**

@@ -125,9 +125,52 @@ CR_API bool cr_spec_job_is_dense(const cr_spec *spec, const char *job);
 CR_API bool cr_spec_equal(const cr_spec *a, const cr_spec *b);
 
 /**
+ * cr_spec_set_job_size:
+ * Declare that @job has @size tasks, indices 0..@size-1, whether or not
+ * their addresses are known: what a launcher that tells a task only its
+ * coordinator's address gives (torchrun, Kubeflow, JAX: "4 tasks, task 0
+ * at ADDR"). A task of the job below its size with no address is a task
+ * whose address is unknown; a task added later at a higher index grows
+ * the size. Creates the job.
+ * Returns: CR_OK; CR_ERR_INVALID_ARG (@size outside 1..2147483648, NULL);
+ * CR_ERR_CONFLICT (the job already has a task at an index >= @size).
+ * Since: ABI 1.3
+ */
+CR_API cr_status cr_spec_set_job_size(cr_spec *spec, const char *job, int64_t size, cr_error *err);
+
+/**
+ * cr_spec_job_size:
+ * Number of tasks of @job: its declared size (cr_spec_set_job_size) or
+ * one more than its highest index, whichever is larger; without a declared
+ * size, its defined tasks (as cr_spec_num_tasks: a sparse job's holes are
+ * no tasks).
+ * Returns: CR_OK, CR_ERR_NOT_FOUND "No such job in cluster: 'x'".
+ * Since: ABI 1.3
+ */
+CR_API cr_status cr_spec_job_size(const cr_spec *spec, const char *job, size_t *size,
+				  cr_error *err);
+
+/**
+ * cr_spec_task_known:
+ * Whether task @index of @job has an address (*@known true) or is a task
+ * of a declared size whose address is unknown (false).
+ * Returns: CR_OK; CR_ERR_NOT_FOUND (no such job, or @index is no task of
+ * it). Since: ABI 1.3
+ */
+CR_API cr_status cr_spec_task_known(const cr_spec *spec, const char *job, int64_t index,
+				    bool *known, cr_error *err);
+
+/** Number of tasks of @job whose address is unknown (0 for no such job);
+ *  with @job NULL, of every job. Since: ABI 1.3 */
+CR_API size_t cr_spec_num_unknown(const cr_spec *spec, const char *job);
+
+/**
  * cr_spec_to_json:
  * TensorFlow's as_dict() as JSON: jobs in insertion order, a dense job a
  * list, a sparse job an object with ascending decimal keys, an empty job [].
+ * A job of a declared size (cr_spec_set_job_size) is a list of that size
+ * with null where the address is unknown (since ABI 1.3; TensorFlow and
+ * cr_spec_from_json() read no null).
  * (transfer full): free with cr_free(). Since: ABI 1.0
  */
 CR_API char *cr_spec_to_json(const cr_spec *spec);

@@ -121,6 +121,20 @@ if HAS_WATCH:
         _fn.restype = _res
         _fn.argtypes = _args
 
+# Since ABI 1.3: a job's declared size and its unknown addresses (a launcher
+# that tells a process only its coordinator: torchrun, Kubeflow).
+_PROTOS_1_3 = {
+    'cr_spec_job_size': (ctypes.c_int, [_P, _S, ctypes.POINTER(_SZ), _E]),
+    'cr_spec_task_known': (ctypes.c_int, [_P, _S, _I64, ctypes.POINTER(ctypes.c_bool), _E]),
+    'cr_spec_num_unknown': (_SZ, [_P, _S]),
+}
+HAS_SIZES = all(hasattr(lib, _name) for _name in _PROTOS_1_3)
+if HAS_SIZES:
+    for _name, (_res, _args) in _PROTOS_1_3.items():
+        _fn = getattr(lib, _name)
+        _fn.restype = _res
+        _fn.argtypes = _args
+
 # Since ABI 1.3: the world's id, computed by the library (the Python
 # generation_id() is the same function for a cluster given as a dict).
 HAS_GENERATION_ID = hasattr(lib, 'cr_result_generation_id')

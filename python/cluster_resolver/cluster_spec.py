@@ -107,12 +107,16 @@ class ClusterSpec(object):
 
     @classmethod
     def _from_json(cls, text):
-        """From the library's as_dict JSON (already checked)."""
+        """From the library's as_dict JSON (already checked). A task whose
+        address is unknown (null: a job of a declared size, ABI 1.3) is no
+        task of the spec: a job [a, null, null] is the sparse {0: a}, and
+        ClusterResolver.job_size() tells the whole size."""
         spec = cls.__new__(cls)
-        spec._cluster_spec = {
-            job: ({int(i): a for i, a in tasks.items()} if isinstance(tasks, dict)
-                  else dict(enumerate(tasks)))
-            for job, tasks in json.loads(text).items()}
+        spec._cluster_spec = {}
+        for job, tasks in json.loads(text).items():
+            pairs = ((int(i), a) for i, a in tasks.items()) if isinstance(tasks, dict) \
+                else enumerate(tasks)
+            spec._cluster_spec[job] = {i: a for i, a in pairs if a is not None}
         return spec
 
     def __bool__(self):

@@ -298,6 +298,48 @@ class ClusterResolver(object):
                 n.check(st, err)
             return json.loads(text)
 
+    # ---- tasks whose addresses are unknown (ABI 1.3) ------------------------
+
+    def _sized(self, job, fn):
+        if not n.HAS_SIZES:
+            raise NotImplementedError('job sizes need libcluster-resolver with ABI 1.3; '
+                                      'this one is %s' % n.version())
+
+        def of(res):
+            name = job if job is not None else n.dec(n.lib.cr_result_task_type(res))
+            if name is None:
+                raise ValueError('no job given and this process\'s task type is unknown')
+            spec = n.lib.cr_result_spec(res)
+            err = n.new_error()
+            size = ctypes.c_size_t()
+            n.check(n.lib.cr_spec_job_size(spec, n.enc(name), ctypes.byref(size), err), err)
+            return fn(spec, n.enc(name), size.value)
+        return self._with_result(of)
+
+    def job_size(self, job=None):
+        """The number of tasks of @job (default: this process's task type),
+        resolved now, those whose addresses are unknown included: under
+        torchrun, Kubeflow or the DeepSpeed launcher the cluster is WORLD_SIZE
+        tasks of which only task 0 (the coordinator) has an address, and
+        cluster_spec() holds that one alone. No such job: NotFoundError."""
+        return self._sized(job, lambda spec, name, size: size)
+
+    def unknown_tasks(self, job=None):
+        """The indices of @job's tasks (default: this process's task type)
+        whose addresses are unknown, ascending; [] when every address is
+        known."""
+        def unknown(spec, name, size):
+            if n.lib.cr_spec_num_unknown(spec, name) == 0:
+                return []
+            out = []
+            known = ctypes.c_bool()
+            for i in range(size):
+                if (n.lib.cr_spec_task_known(spec, name, i, ctypes.byref(known), None) == 0
+                        and not known.value):
+                    out.append(i)
+            return out
+        return self._sized(job, unknown)
+
     # ---- elastic membership (ABI 1.2) ----------------------------------------
 
     def watch(self, timeout=None):

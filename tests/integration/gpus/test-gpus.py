@@ -290,7 +290,20 @@ def example():
              task('worker', 1) + ['exec', '--'] + SH, cvd, extra=nvml(table))
 
 
+def torchrun():
+    """torch-env: torchrun gives no host, only this task's node and local
+    rank (LOCAL_RANK of LOCAL_WORLD_SIZE): the slot follows LOCAL_RANK."""
+    conf = 'gpus_per_task = 2;\nresolvers = ( { plugin = "torch-env"; } );\n' + PROCFS
+    for local, cvd in ((0, '0,1'), (1, '2,3')):
+        env = dict(TORCHELASTIC_RUN_ID='x', RANK=str(2 + local), WORLD_SIZE='4',
+                   LOCAL_RANK=str(local), LOCAL_WORLD_SIZE='2', GROUP_RANK='1',
+                   GROUP_WORLD_SIZE='2', MASTER_ADDR='node-a', MASTER_PORT='29500')
+        case('torch-env: torchrun LOCAL_RANK=%d gets %r' % (local, cvd), conf,
+             ['exec', '--format', 'torch', '--'] + SH, cvd, extra=env)
+
+
 simple_several_per_host()
+torchrun()
 example()
 explain()
 nvml_rules()

@@ -67,7 +67,7 @@ sed -i '/^typedef struct cr_host_api {$/,/struct_size;/ s/^\tsize_t struct_size;
 	"$tmp/inc/cluster-resolver/plugin-host.h"
 grep -q 'void \*inserted;' "$tmp/inc/cluster-resolver/plugin-host.h" || { echo "FAIL: control edit did not apply"; exit 1; }
 ${CC:-cc} -g -std=c11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden -I"$tmp/inc" \
-	-o "$tmp/broken.so" "$src/plugins/resolvers/simple/simple.c" "$src/plugins/resolvers/simple/simple-hosts.c" || { echo "FAIL: control build"; exit 1; }
+	-I"$src/plugins/common/launchers" -o "$tmp/broken.so" "$src/plugins/common/launchers/launchers.c" "$src/plugins/resolvers/simple/simple.c" "$src/plugins/resolvers/simple/simple-hosts.c" || { echo "FAIL: control build"; exit 1; }
 abidw --no-show-locs --no-corpus-path --headers-dir "$tmp/inc/cluster-resolver" \
 	--out-file "$tmp/broken.abi" "$tmp/broken.so" || exit 1
 before=$fail
@@ -81,7 +81,7 @@ sed -i '/^typedef struct cr_host_api {$/,/^} cr_host_api;$/ s/^} cr_host_api;$/\
 	"$tmp/inc/cluster-resolver/plugin-host.h"
 grep -q 'void \*appended;' "$tmp/inc/cluster-resolver/plugin-host.h" || { echo "FAIL: control edit did not apply"; exit 1; }
 ${CC:-cc} -g -std=c11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden -I"$tmp/inc" \
-	-o "$tmp/grown.so" "$src/plugins/resolvers/simple/simple.c" "$src/plugins/resolvers/simple/simple-hosts.c" || { echo "FAIL: control build"; exit 1; }
+	-I"$src/plugins/common/launchers" -o "$tmp/grown.so" "$src/plugins/common/launchers/launchers.c" "$src/plugins/resolvers/simple/simple.c" "$src/plugins/resolvers/simple/simple-hosts.c" || { echo "FAIL: control build"; exit 1; }
 abidw --no-show-locs --no-corpus-path --headers-dir "$tmp/inc/cluster-resolver" \
 	--out-file "$tmp/grown.abi" "$tmp/grown.so" || exit 1
 compare "control (appended slot)" "$src/packaging/abi/plugin-sdk-$major.abi" "$tmp/grown.abi" >"$tmp/grown.log"

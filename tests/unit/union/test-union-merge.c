@@ -10,7 +10,8 @@
 #include "pipeline/pipeline-private.h"
 
 typedef struct answer {
-	const char *tasks;     /* "job=addr,job=addr" dense; "job#3=addr" sparse */
+	const char *tasks;     /* "job=addr,job=addr" dense; "job#3=addr" sparse;
+				* "job*4": the job has 4 tasks (launcher "torchrun") */
 	const char *task_type; /* result_set_task when non-NULL */
 	long long task_id;
 	const char *rpc_layer; /* result_set_rpc_layer when non-NULL */
@@ -61,6 +62,32 @@ static const merge_case cases[] = {
 	  { { "worker=a0,worker=a1", NULL, -1, NULL }, { "worker#1=b1", NULL, -1, NULL } }, NONE,
 	  CR_ERR_CONFLICT,
 	  "job 'worker' task 1 is defined by both resolver 'a' (a.conf:1) and resolver 'b' (a.conf:2)" },
+	/* A job of a declared size (torchrun's WORLD_SIZE, task 0 its
+	 * MASTER_ADDR) and the rules of docs/semantics.md. */
+	{ "partial-alone-keeps-unknowns",
+	  { { "worker*4,worker#0=m:29500", "worker", 3, NULL } }, NONE, 0,
+	  "{\"cluster\": {\"worker\": [\"m:29500\", null, null, null]}, \"task\": {\"type\": \"worker\", \"index\": 3}, "
+	  "\"master\": \"\", \"num_accelerators\": {}}\n" },
+	{ "same-size-answer-fills-unknowns",
+	  { { "worker*4,worker#0=m:29500", "worker", 3, NULL }, { "worker=h0:1,worker=h1:1,worker=h2:1,worker=h3:1", "worker", 0, NULL } }, NONE, 0,
+	  "{\"cluster\": {\"worker\": [\"m:29500\", \"h1:1\", \"h2:1\", \"h3:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 3}, "
+	  "\"master\": \"h3:1\", \"num_accelerators\": {}}\n" },
+	{ "first-in-config-order-wins-a-task",
+	  { { "worker=h0:1,worker=h1:1", NULL, -1, NULL }, { "worker*2,worker#0=m:29500", "worker", 1, NULL } }, NONE, 0,
+	  "{\"cluster\": {\"worker\": [\"h0:1\", \"h1:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 1}, "
+	  "\"master\": \"h1:1\", \"num_accelerators\": {}}\n" },
+	{ "other-size-answer-adds-nothing",
+	  { { "worker*4,worker#0=m:29500", "worker", 1, NULL }, { "worker=n0:1,worker=n1:1,ps=p0:1", NULL, -1, NULL } }, NONE, 0,
+	  "{\"cluster\": {\"worker\": [\"m:29500\", null, null, null], \"ps\": [\"p0:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 1}, "
+	  "\"master\": \"\", \"num_accelerators\": {}}\n" },
+	{ "two-declared-sizes-conflict",
+	  { { "worker*4,worker#0=m:29500", NULL, -1, NULL }, { "worker*2", NULL, -1, NULL } }, NONE,
+	  CR_ERR_CONFLICT,
+	  "job 'worker' has 4 tasks by resolver 'a' (torchrun) and 2 by resolver 'b' (torchrun)" },
+	{ "same-declared-sizes-share-addresses",
+	  { { "worker*3,worker#0=m:29500", NULL, -1, NULL }, { "worker*3,worker#2=c:1", "worker", 1, NULL } }, NONE, 0,
+	  "{\"cluster\": {\"worker\": [\"m:29500\", null, \"c:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 1}, "
+	  "\"master\": \"\", \"num_accelerators\": {}}\n" },
 };
 /* clang-format on */
 
@@ -70,8 +97,16 @@ static cr_result_builder *build(cr_instance *inst, const answer *a)
 	char **tasks = g_strsplit(a->tasks, ",", -1);
 
 	for (char **t = tasks; *t != NULL && **t != '\0'; t++) {
-		char *eq = strchr(*t, '='), *hash = strchr(*t, '#');
+		char *eq = strchr(*t, '='), *hash = strchr(*t, '#'), *star = strchr(*t, '*');
 
+		if (star != NULL) {
+			*star = '\0';
+			g_assert_cmpint(
+				host_result_set_job_size(b, *t, g_ascii_strtoll(star + 1, NULL, 10),
+							 "torchrun", NULL),
+				==, CR_OK);
+			continue;
+		}
 		*eq = '\0';
 		if (hash != NULL) {
 			*hash = '\0';
