@@ -186,9 +186,12 @@ cr_status config_parse_string(cr_plan *plan, const char *text, const char *name,
 
 /* The built-in `auto` configuration: every installed environment resolver in
  * a fixed order, each `sufficient` (the first that applies wins; an error is
- * fatal), then one local task so a lone process still gets a TF_CONFIG. */
-const char *const config_auto_order[] = { "tfconfig", "slurm",     "k8s", "gce",
-					  "tpu",      "sagemaker", "aws", NULL };
+ * fatal), then one local task so a lone process still gets a TF_CONFIG
+ * (unless a launcher says it is one of several: no silent world of one).
+ * The launchers come before the schedulers: the innermost one started this
+ * process (docs/launchers.md). */
+const char *const config_auto_order[] = { "tfconfig", "torch-env", "mpi",       "slurm", "k8s",
+					  "gce",      "tpu",       "sagemaker", "aws",   NULL };
 
 cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_error *err)
 {
@@ -198,10 +201,11 @@ cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_erro
 	for (const char *const *n = installed; *n != NULL; n++)
 		g_string_append_printf(text, "  { plugin = \"%s\"; policy = \"sufficient\"; },\n",
 				       *n);
-	g_string_append(text,
-			"  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"
-			"    cluster = { worker = [ \"localhost:2222\" ]; };\n"
-			"    task_type = \"worker\"; task_id = 0; }\n);\n");
+	g_string_append(
+		text,
+		"  { plugin = \"simple\"; name = \"local\"; policy = \"sufficient\";\n"
+		"    cluster = { worker = [ \"localhost:2222\" ]; };\n"
+		"    task_type = \"worker\"; task_id = 0; refuse_if_launched = true; }\n);\n");
 	st = config_parse_string(plan, text->str, "(built-in auto)", err);
 	g_string_free(text, TRUE);
 	return st;

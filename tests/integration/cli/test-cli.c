@@ -178,7 +178,8 @@ static void test_auto_default(void)
 		tail = g_strdup_printf(
 			"resolver 'local': plugin simple 1.2.0 (@PLUGINS@/resolvers/simple.so), "
 			"policy sufficient, at (built-in auto):%u\n"
-			"    cluster = { 1 keys }\n    task_type = \"worker\"\n    task_id = 0\n",
+			"    cluster = { 1 keys }\n    task_type = \"worker\"\n    task_id = 0\n"
+			"    refuse_if_launched = true\n",
 			before + 1);
 		want = crt_subst(tail, NULL);
 		g_assert_cmpstr(local, ==, want);
