@@ -28,8 +28,11 @@ typedef struct cr_plugin {
 	const cr_plugin_desc *desc;
 	/* Non-NULL: a stub its manifest (NAME.applies) made in place of a
 	 * plugin that cannot apply here, never dlopened; this is the reason
-	 * it declines with (loader-manifest.c). */
+	 * it declines with, and what the manifest looks for, asked again at
+	 * every resolution (the environment may change: loader-manifest.c). */
 	char *declined;
+	char **applies_env;
+	char **applies_files;
 } cr_plugin;
 
 typedef struct cr_instance cr_instance;
@@ -203,6 +206,8 @@ cr_status loader_manifest_stub(loader *l, plan_entry *e, cr_context *ctx, cr_plu
  * accelerators a config that lists none gets). */
 cr_status loader_manifest_stub_named(loader *l, const char *name, cr_plugin_kind kind,
 				     cr_context *ctx, cr_plugin **out);
+/* Whether stub @p's plugin may apply in @ctx's environment now. */
+bool loader_manifest_applies(const cr_plugin *p, cr_context *ctx);
 /* Which of @names (NULL-ended) are installed as @kind plugins; a file that
  * is there but broken is an error. *@out: (transfer container) NULL-ended. */
 cr_status loader_installed(loader *l, const char *const *names, cr_plugin_kind kind,

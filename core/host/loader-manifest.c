@@ -44,8 +44,7 @@ static cr_status stub_probe(void *state, cr_plugin_ctx *pctx, cr_error *err)
 	return error_set(err, CR_DECLINED, "%s", pctx->inst->plugin->declined);
 }
 
-static cr_status stub_resolve(void *state, cr_plugin_ctx *pctx, cr_result_builder *b,
-			      cr_error *err)
+static cr_status stub_resolve(void *state, cr_plugin_ctx *pctx, cr_result_builder *b, cr_error *err)
 {
 	(void)b;
 	return stub_probe(state, pctx, err);
@@ -60,7 +59,7 @@ static const cr_resolver_ops stub_ops = {
 };
 
 static cr_status stub_enumerate(void *state, cr_plugin_ctx *pctx, cr_accel_list *list,
-			       cr_error *err)
+				cr_error *err)
 {
 	(void)list;
 	return stub_probe(state, pctx, err);
@@ -76,14 +75,14 @@ static const cr_accel_ops stub_accel_ops = {
 
 static const cr_option stub_options[] = { CR_OPTIONS_END };
 
-#define STUB_DESC(k, field, ops)                                                              \
-	{                                                                                     \
-		.struct_size = sizeof(cr_plugin_desc), .abi_major = CR_ABI_MAJOR,             \
-		.abi_minor = CR_ABI_MINOR, .kind = (k), .name = "(manifest)",                 \
-		.version = "(not loaded: its manifest says it does not apply here)",          \
-		.description = "a plugin its manifest kept unloaded", .options = stub_options, \
-		.option_size = sizeof(cr_option), .field = (ops),                             \
-		.watch_interval_s = CR_WATCH_STATIC,                                          \
+#define STUB_DESC(k, field, ops)                                                                   \
+	{                                                                                          \
+		.struct_size = sizeof(cr_plugin_desc), .abi_major = CR_ABI_MAJOR,                  \
+		.abi_minor = CR_ABI_MINOR, .kind = (k), .name = "(manifest)",                      \
+		.version = "(not loaded: its manifest says it does not apply here)",               \
+		.description = "a plugin its manifest kept unloaded", .options = stub_options,     \
+		.option_size = sizeof(cr_option), .field = (ops),                                  \
+		.watch_interval_s = CR_WATCH_STATIC,                                               \
 	}
 
 static const cr_plugin_desc stub_resolver = STUB_DESC(CR_PLUGIN_RESOLVER, resolver, &stub_ops);
@@ -168,14 +167,19 @@ static manifest *manifest_parse(char *text)
 		g_strstrip(line);
 		if (!group)
 			continue;
-		if (strcmp(line, "kind") == 0)
-			g_free(m->kind), m->kind = g_strstrip(g_strdup(eq + 1));
-		else if (strcmp(line, "env") == 0)
-			g_strfreev(m->env), m->env = manifest_list(eq + 1);
-		else if (strcmp(line, "files") == 0)
-			g_strfreev(m->files), m->files = manifest_list(eq + 1);
-		else if (strcmp(line, "declined") == 0)
-			g_free(m->declined), m->declined = g_strstrip(g_strdup(eq + 1));
+		if (strcmp(line, "kind") == 0) {
+			g_free(m->kind);
+			m->kind = g_strstrip(g_strdup(eq + 1));
+		} else if (strcmp(line, "env") == 0) {
+			g_strfreev(m->env);
+			m->env = manifest_list(eq + 1);
+		} else if (strcmp(line, "files") == 0) {
+			g_strfreev(m->files);
+			m->files = manifest_list(eq + 1);
+		} else if (strcmp(line, "declined") == 0) {
+			g_free(m->declined);
+			m->declined = g_strstrip(g_strdup(eq + 1));
+		}
 	}
 	if (m->declined != NULL && m->declined[0] == '\0')
 		g_clear_pointer(&m->declined, g_free);
@@ -208,21 +212,29 @@ static bool manifest_file_exists(cr_context *ctx, const char *path)
  * set (even empty: the plugin judges its value), or a file that exists.
  * Files are looked at only in the real world; behind a test host's seam a
  * manifest with files counts as present. */
-static bool manifest_present(const manifest *m, cr_context *ctx)
+static bool manifest_lists_present(char **env, char **files, cr_context *ctx)
 {
 	void *data;
 
-	if (m->declined == NULL)
-		return true;
-	for (char **e = m->env; e != NULL && *e != NULL; e++)
+	for (char **e = env; e != NULL && *e != NULL; e++)
 		if (ctx_getenv(ctx, *e) != NULL)
 			return true;
-	if (m->files != NULL && m->files[0] != NULL && ctx_io(ctx, &data) != io_real())
+	if (files != NULL && files[0] != NULL && ctx_io(ctx, &data) != io_real())
 		return true;
-	for (char **f = m->files; f != NULL && *f != NULL; f++)
+	for (char **f = files; f != NULL && *f != NULL; f++)
 		if (manifest_file_exists(ctx, *f))
 			return true;
 	return false;
+}
+
+static bool manifest_present(const manifest *m, cr_context *ctx)
+{
+	return m->declined == NULL || manifest_lists_present(m->env, m->files, ctx);
+}
+
+bool loader_manifest_applies(const cr_plugin *p, cr_context *ctx)
+{
+	return p->declined == NULL || manifest_lists_present(p->applies_env, p->applies_files, ctx);
 }
 
 /* The manifest beside @so; NULL when there is none, or it is not one a
@@ -240,7 +252,8 @@ static manifest *manifest_read(const char *so)
 	int errnum = 0;
 
 	/* The host's one checked reader: a FIFO or a device is refused. */
-	if (access(path, F_OK) == 0 && loader_check_trusted("plugin manifest", path, &err) == CR_OK &&
+	if (access(path, F_OK) == 0 &&
+	    loader_check_trusted("plugin manifest", path, &err) == CR_OK &&
 	    file_read_checked(path, MANIFEST_MAX, &text, &len, &errnum) == FILE_READ_OK &&
 	    strlen(text) == len)
 		m = manifest_parse(text);
@@ -252,8 +265,7 @@ static manifest *manifest_read(const char *so)
 /* The first NAME.so of @kind on the search path, as the loader would take
  * it, and its manifest in *@m; NULL when that file has no manifest (a file
  * without one is of a kind only loading tells: load it). */
-static char *find_so_of_kind(const loader *l, const char *name, cr_plugin_kind kind,
-			     manifest **m)
+static char *find_so_of_kind(const loader *l, const char *name, cr_plugin_kind kind, manifest **m)
 {
 	GPtrArray *dirs = loader_search_path(l);
 	char *file = g_strdup_printf("%s.so", name);
@@ -305,6 +317,8 @@ cr_status loader_manifest_stub_named(loader *l, const char *name, cr_plugin_kind
 	p->name = g_strdup(name);
 	p->desc = kind == CR_PLUGIN_RESOLVER ? &stub_resolver : &stub_accelerator;
 	p->declined = g_steal_pointer(&m->declined);
+	p->applies_env = g_steal_pointer(&m->env);
+	p->applies_files = g_steal_pointer(&m->files);
 	manifest_free(m);
 	g_ptr_array_add(l->plugins, p);
 	*out = p;
@@ -321,7 +335,6 @@ cr_status loader_manifest_stub(loader *l, plan_entry *e, cr_context *ctx, cr_plu
 	loader_manifest_stub_named(l, e->plugin, e->kind, ctx, out);
 	if (*out == NULL)
 		return CR_OK;
-	return schema_watch_interval((*out)->desc, e->group,
-				     e->name != NULL ? e->name : e->plugin, &e->watch_interval_ms,
-				     err);
+	return schema_watch_interval((*out)->desc, e->group, e->name != NULL ? e->name : e->plugin,
+				     &e->watch_interval_ms, err);
 }

@@ -192,6 +192,8 @@ void loader_plugin_free(cr_plugin *plugin)
 	g_free(plugin->path);
 	g_free(plugin->name);
 	g_free(plugin->declined);
+	g_strfreev(plugin->applies_env);
+	g_strfreev(plugin->applies_files);
 	g_free(plugin);
 }
 
