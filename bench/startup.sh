@@ -66,3 +66,35 @@ if command -v valgrind > /dev/null; then
 		python3 -c "import sys; c, b = int(sys.argv[1]), int(sys.argv[2]); print('  callgrind instructions: before %d, ratio %.2f' % (c, c / b))" "$c" "$b"
 	fi
 fi
+
+# The shipped default configuration outside every cluster (no launcher, no
+# scheduler variable): every resolver but the local fallback declines. The
+# issue's yardstick is /bin/true; plugins with a manifest (NAME.applies)
+# are never loaded here.
+shipped="$src/config/cluster-resolver.conf"
+(
+	unset TF_CONFIG
+	"$cli" --config "$shipped" resolve > /dev/null
+	hyperfine -N --warmup 20 --runs "$runs" --export-json "$tmp/s.json" \
+		-n shipped "$cli --config $shipped resolve" \
+		-n true "/bin/true" ${before:+-n before "$before --config $shipped resolve"} \
+		> "$tmp/hyperfine-shipped.log"
+)
+python3 - "$tmp/s.json" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+t = r["true"]["median"]
+print("start-up, shipped config outside every cluster (every resolver but local declines):")
+for name in ("shipped", "before"):
+    if name in r:
+        print("  %-8s median %7.3f ms  ratio %.2f x /bin/true (%.3f ms)" %
+              (name, r[name]["median"] * 1e3, r[name]["median"] / t, t * 1e3))
+PY
+if command -v valgrind > /dev/null; then
+	a=$(env -u TF_CONFIG valgrind --tool=callgrind --callgrind-out-file="$tmp/cs.out" "$cli" --config "$shipped" resolve > /dev/null 2>&1; sed -n 's/^summary: //p' "$tmp/cs.out")
+	echo "  callgrind instructions, shipped config: $a"
+	if [ -n "$before" ]; then
+		b=$(env -u TF_CONFIG valgrind --tool=callgrind --callgrind-out-file="$tmp/cb.out" "$before" --config "$shipped" resolve > /dev/null 2>&1; sed -n 's/^summary: //p' "$tmp/cb.out")
+		python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); print('  callgrind instructions, before: %d (after / before %.2f)' % (b, a / b))" "$a" "$b"
+	fi
+fi

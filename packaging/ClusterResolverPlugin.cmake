@@ -1,5 +1,5 @@
 # cr_add_plugin(NAME KIND resolver|accelerator SOURCES src... [LIBRARIES lib...]
-#               [INSTALL_DIR dir])
+#               [INSTALL_DIR dir] [MANIFEST file])
 #
 # The installed SDK's plugin helper (see cluster-resolver-plugin(7)). Builds
 # NAME.so as a MODULE with hidden visibility that exports only
@@ -10,11 +10,12 @@
 # plugin visible to `cluster-resolver` at once. A relative INSTALL_DIR is
 # under the project's prefix; the host then finds it only through the
 # config's plugin_path or CLUSTER_RESOLVER_PLUGIN_PATH.
-# The target is called NAME.
+# MANIFEST names the plugin's manifest, installed beside it as NAME.applies
+# (cluster-resolver-plugin(7), MANIFESTS). The target is called NAME.
 include(GNUInstallDirs)
 
 function(cr_add_plugin name)
-  cmake_parse_arguments(P "" "KIND;INSTALL_DIR" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(P "" "KIND;INSTALL_DIR;MANIFEST" "SOURCES;LIBRARIES" ${ARGN})
   if(NOT P_KIND MATCHES "^(resolver|accelerator)$")
     message(FATAL_ERROR "cr_add_plugin(${name}): KIND must be resolver or accelerator")
   endif()
@@ -41,4 +42,7 @@ function(cr_add_plugin name)
     "-Wl,--version-script=${ClusterResolver_EXPORTS_MAP}" "-Wl,--no-undefined")
   set_property(TARGET ${name} APPEND PROPERTY LINK_DEPENDS "${ClusterResolver_EXPORTS_MAP}")
   install(TARGETS ${name} LIBRARY DESTINATION "${P_INSTALL_DIR}")
+  if(P_MANIFEST)
+    install(FILES "${P_MANIFEST}" DESTINATION "${P_INSTALL_DIR}" RENAME "${name}.applies")
+  endif()
 endfunction()

@@ -26,6 +26,13 @@ typedef struct cr_plugin {
 	char *name;
 	void *handle;
 	const cr_plugin_desc *desc;
+	/* Non-NULL: a stub its manifest (NAME.applies) made in place of a
+	 * plugin that cannot apply here, never dlopened; this is the reason
+	 * it declines with, and what the manifest looks for, asked again at
+	 * every resolution (the environment may change: loader-manifest.c). */
+	char *declined;
+	char **applies_env;
+	char **applies_files;
 } cr_plugin;
 
 typedef struct cr_instance cr_instance;
@@ -178,6 +185,8 @@ void loader_init(loader *l);
 void loader_clear(loader *l);
 /* Search directories in order: added, config plugin_path, env, built-in. */
 GPtrArray *loader_search_path(const loader *l);
+/* Whether @name is a plugin's short name ([A-Za-z0-9_-]+). */
+bool loader_valid_short_name(const char *name);
 /* Find and load @name (short name or absolute path) for @kind. */
 cr_status loader_load(loader *l, const char *name, cr_plugin_kind kind, cr_plugin **out,
 		      cr_error *err);
@@ -189,6 +198,16 @@ cr_status loader_open_file(const char *path, const char *expect_name, cr_plugin 
  * the plugin's schema (keys, types, required keys, ranges), naming
  * FILE:LINE. *@label: "resolver 'NAME'" (transfer full). */
 cr_status loader_load_entry(loader *l, plan_entry *e, cr_plugin **out, cr_error *err);
+/* A declining stub in place of @e's plugin when its manifest says it cannot
+ * apply in @ctx's environment (loader-manifest.c); *@out NULL: load it. */
+cr_status loader_manifest_stub(loader *l, plan_entry *e, cr_context *ctx, cr_plugin **out,
+			       cr_error *err);
+/* The same for the short name @name of @kind with no config group (the
+ * accelerators a config that lists none gets). */
+cr_status loader_manifest_stub_named(loader *l, const char *name, cr_plugin_kind kind,
+				     cr_context *ctx, cr_plugin **out);
+/* Whether stub @p's plugin may apply in @ctx's environment now. */
+bool loader_manifest_applies(const cr_plugin *p, cr_context *ctx);
 /* Which of @names (NULL-ended) are installed as @kind plugins; a file that
  * is there but broken is an error. *@out: (transfer container) NULL-ended. */
 cr_status loader_installed(loader *l, const char *const *names, cr_plugin_kind kind,

@@ -81,7 +81,7 @@ GPtrArray *loader_search_path(const loader *l)
 	return search_path(l, NULL);
 }
 
-static bool valid_short_name(const char *name)
+bool loader_valid_short_name(const char *name)
 {
 	if (*name == '\0')
 		return false;
@@ -148,7 +148,7 @@ static cr_status check_desc(const cr_plugin_desc *d, const char *path, const cha
 			err, CR_ERR_ABI,
 			"plugin %s: descriptor struct_size %zu is smaller than ABI 1.0's %zu", path,
 			d->struct_size, (size_t)DESC_MIN_SIZE);
-	if (d->name == NULL || !valid_short_name(d->name))
+	if (d->name == NULL || !loader_valid_short_name(d->name))
 		return error_set(err, CR_ERR_PLUGIN, "plugin %s: invalid plugin name", path);
 	if (d->abi_major != CR_ABI_MAJOR)
 		return error_set(err, CR_ERR_ABI,
@@ -191,6 +191,9 @@ void loader_plugin_free(cr_plugin *plugin)
 		dlclose(plugin->handle);
 	g_free(plugin->path);
 	g_free(plugin->name);
+	g_free(plugin->declined);
+	g_strfreev(plugin->applies_env);
+	g_strfreev(plugin->applies_files);
 	g_free(plugin);
 }
 
@@ -246,7 +249,9 @@ static cr_status load_path(loader *l, const char *path, const char *expect, cr_p
 	for (guint i = 0; i < l->plugins->len; i++) {
 		cr_plugin *p = g_ptr_array_index(l->plugins, i);
 
-		if (strcmp(p->path, path) == 0) {
+		/* A manifest's stub stands for one entry only: an entry that
+		 * sets options loads the real file. */
+		if (p->declined == NULL && strcmp(p->path, path) == 0) {
 			*out = p;
 			return CR_OK;
 		}
@@ -335,7 +340,7 @@ cr_status loader_load(loader *l, const char *name, cr_plugin_kind kind, cr_plugi
 	cr_status st;
 
 	*out = NULL;
-	if (valid_short_name(name))
+	if (loader_valid_short_name(name))
 		return load_short(l, name, kind, out, err);
 	if (!g_path_is_absolute(name))
 		return error_set(

@@ -118,8 +118,10 @@ static cr_status check_fresh(cr_context *ctx, cr_error *err)
 static cr_status load_entry(cr_context *ctx, plan_entry *e, cr_instance **out, cr_error *err)
 {
 	cr_plugin *plugin = NULL;
-	cr_status st = loader_load_entry(&ctx->loader, e, &plugin, err);
+	cr_status st = loader_manifest_stub(&ctx->loader, e, ctx, &plugin, err);
 
+	if (st == CR_OK && plugin == NULL)
+		st = loader_load_entry(&ctx->loader, e, &plugin, err);
 	*out = NULL;
 	if (st != CR_OK)
 		return st;
@@ -241,25 +243,31 @@ static const char *const auto_accel[] = { "nvidia", "tpu", NULL };
  * optional (the loader skips what is not there, as for `auto`). */
 static cr_status auto_accelerators(cr_context *ctx, cr_error *err)
 {
-	GPtrArray *installed = NULL;
-	cr_status st =
-		loader_installed(&ctx->loader, auto_accel, CR_PLUGIN_ACCELERATOR, &installed, err);
+	cr_status st = CR_OK;
 
-	for (guint i = 0; st == CR_OK && i + 1 < installed->len; i++) {
-		const char *name = g_ptr_array_index(installed, i);
+	for (const char *const *n = auto_accel; st == CR_OK && *n != NULL; n++) {
 		cr_plugin *plugin = NULL;
 		cr_instance *inst;
 
-		st = loader_load(&ctx->loader, name, CR_PLUGIN_ACCELERATOR, &plugin, err);
-		if (st != CR_OK)
-			break;
-		inst = instance_new(ctx, CR_PLUGIN_ACCELERATOR, plugin, name, NULL);
+		/* A manifest that says it cannot apply here: its stub, not
+		 * the file. Else not installed, or only a plugin of the other
+		 * kind (tpu.so is both): skip it; a file that is there but
+		 * broken is reported, as it would be when named in a config. */
+		loader_manifest_stub_named(&ctx->loader, *n, CR_PLUGIN_ACCELERATOR, ctx, &plugin);
+		if (plugin == NULL) {
+			st = loader_load(&ctx->loader, *n, CR_PLUGIN_ACCELERATOR, &plugin, err);
+			if (st == CR_ERR_NOT_FOUND || st == CR_ERR_CONFIG) {
+				st = CR_OK;
+				continue;
+			}
+			if (st != CR_OK)
+				break;
+		}
+		inst = instance_new(ctx, CR_PLUGIN_ACCELERATOR, plugin, *n, NULL);
 		inst->where = g_strdup("(built-in)");
 		inst->policy = CR_POLICY_OPTIONAL;
 		g_ptr_array_add(ctx->accelerators, inst);
 	}
-	if (installed != NULL)
-		g_ptr_array_unref(installed);
 	if (st == CR_OK)
 		ctx->accelerators_listed = true;
 	return st;

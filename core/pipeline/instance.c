@@ -99,13 +99,35 @@ bool instance_passed_over(cr_context *ctx, const cr_instance *inst, cr_status st
 	return false;
 }
 
+cr_status instance_unstub(cr_instance *inst, cr_error *err)
+{
+	cr_plugin *real = NULL;
+	cr_status st;
+
+	if (inst->plugin->declined == NULL)
+		return CR_OK;
+	st = loader_load(&inst->pctx.ctx->loader, inst->plugin->name, inst->kind, &real, err);
+	if (st != CR_OK)
+		return st;
+	/* The stub's state is nothing (its create sets NULL). */
+	inst->created = false;
+	inst->state = NULL;
+	inst->plugin = real;
+	return CR_OK;
+}
+
 cr_status instance_probe(cr_instance *inst, cr_error *err)
 {
 	cr_status (*probe)(void *state, cr_plugin_ctx *pctx, cr_error *perr);
-	cr_status st;
+	cr_status st = CR_OK;
 
 	inst->declined = false;
-	st = instance_create(inst, err);
+	/* A stub whose plugin applies now (a variable set since the context
+	 * was made: TF_CONFIG is read afresh at every resolution). */
+	if (inst->plugin->declined != NULL && loader_manifest_applies(inst->plugin, inst->pctx.ctx))
+		st = instance_unstub(inst, err);
+	if (st == CR_OK)
+		st = instance_create(inst, err);
 
 	if (st != CR_OK)
 		return st;

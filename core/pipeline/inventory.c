@@ -234,8 +234,11 @@ static void describe_value(GString *out, const config_setting_t *s)
 static cr_status describe_instance(GString *out, cr_instance *inst, cr_error *err)
 {
 	const config_setting_t *g = inst->setting;
-	cr_status st = instance_create(inst, err);
+	/* check-config checks every plugin file, manifest or not. */
+	cr_status st = instance_unstub(inst, err);
 
+	if (st == CR_OK)
+		st = instance_create(inst, err);
 	if (st != CR_OK)
 		return st;
 	g_string_append_printf(

@@ -138,7 +138,10 @@ cr_instance *instance_new(cr_context *ctx, cr_plugin_kind kind, cr_plugin *plugi
 			  const config_setting_t *setting);
 void instance_free(gpointer p);
 cr_status instance_create(cr_instance *inst, cr_error *err);
-/* Create and probe: CR_OK, CR_DECLINED (the plugin's reason, if any, in
+/* A manifest's stub (loader-manifest.c) replaced by its plugin, loaded;
+ * CR_OK at once for any other instance. */
+cr_status instance_unstub(cr_instance *inst, cr_error *err);
+/* Create and probe (a stub whose plugin applies now is loaded first): CR_OK, CR_DECLINED (the plugin's reason, if any, in
  * @err) or an error whose message starts with the instance's label. */
 cr_status instance_probe(cr_instance *inst, cr_error *err);
 /* The status of an op of @inst as every caller reports it: a message for a
