@@ -14,6 +14,20 @@
 
 #include "exec-elastic.h"
 
+volatile sig_atomic_t el_pgid;
+
+/* The signals exec-elastic.c handles, blocked or not. */
+void el_block(bool block)
+{
+	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t k = 0; k < G_N_ELEMENTS(sigs); k++)
+		sigaddset(&set, sigs[k]);
+	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
 int64_t el_now(void)
 {
 	struct timespec ts;
@@ -67,15 +81,36 @@ void el_tell(elastic *e, cr_supervise_phase phase, int exit_status)
 void el_start(elastic *e)
 {
 	char **envp = cli_generation_envp(e->base_env, e->cur_pairs, e->cur_gen, e->restarts);
+	int exec_errno = 0, status;
 
-	e->pid = cli_program_start(e->cur, e->argv, envp, &e->mask, e->tty);
+	/* A signal that comes meanwhile is handled once el_pgid is the
+	 * program's: forwarded to it. */
+	el_block(true);
+	e->pid = cli_program_start(e->cur, e->argv, envp, &e->mask, e->tty, &exec_errno);
 	if (e->pid < 0) {
 		cli_error("exec: cannot start '%s': %s", e->argv[0], strerror(errno));
 		e->start_failed = true;
+		e->start_code = 126; /* as --supervise */
+	} else if (exec_errno != 0) {
+		/* It cannot be executed: no restart would change that. */
+		while (waitpid(e->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (e->tty)
+			tcsetpgrp(STDIN_FILENO, getpgrp());
+		e->pid = -1;
+		e->start_failed = true;
+		e->start_code = exec_errno == ENOENT ? 127 : 126;
+		cli_error("exec: cannot run '%s': %s (exit %d; not restarted)", e->argv[0],
+			  strerror(exec_errno), e->start_code);
+	} else {
+		el_pgid = e->pid;
+		cli_guard_watch(&e->guard, e->pid);
 	}
+	el_block(false);
 	g_strfreev(envp);
 	e->kill_at = -1;
 	e->restart_after_stop = false;
+	e->restart_at = -1;
 	e->start_ms = el_now();
 	if (e->pid >= 0)
 		el_tell(e, CR_SUPERVISE_STARTED, -1);

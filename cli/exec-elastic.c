@@ -60,14 +60,26 @@ extern char **environ;
 static cr_context *volatile el_ctx;
 static volatile sig_atomic_t el_child, el_signal;
 
+/* A signal for the program goes to its group here, at once, whatever the
+ * loop is in (a resolution can take minutes against a server that says
+ * Retry-After), with SIGCONT so that a stopped program takes it. */
 static void el_on_signal(int sig)
 {
-	if (sig == SIGCHLD)
+	int saved = errno;
+	pid_t pgid = (pid_t)el_pgid;
+
+	if (sig == SIGCHLD) {
 		el_child = 1;
-	else
+	} else {
 		el_signal = sig;
+		if (pgid > 0) {
+			kill(-pgid, sig);
+			kill(-pgid, SIGCONT);
+		}
+	}
 	if (el_ctx != NULL)
 		cr_context_watch_cancel(el_ctx);
+	errno = saved;
 }
 
 /* A settled generation: decide what the program runs with. CLI_OK to go
@@ -159,10 +171,36 @@ static int el_apply(elastic *e, cr_result *res, uint64_t gen, bool *done)
 	return CLI_OK;
 }
 
+/* The wait before the next restart after a failure of a run of @ran_ms:
+ * 1 s, doubling with each failure in a row, capped at --restart-backoff
+ * (Kubernetes' CrashLoopBackOff shape; a run of 10 minutes starts it
+ * again at 1 s, as the kubelet does). */
+static int64_t el_backoff(elastic *e, int64_t ran_ms)
+{
+	int64_t cap = (int64_t)(e->o->restart_backoff * 1000);
+
+	if (ran_ms >= CLI_BACKOFF_RESET_MS)
+		e->backoff_ms = 0;
+	e->backoff_ms = e->backoff_ms == 0 ? 1000 : e->backoff_ms * 2;
+	if (e->backoff_ms > cap)
+		e->backoff_ms = cap;
+	return e->backoff_ms;
+}
+
 /* A failure that no change explains: restart it with the same cluster,
  * up to --max-restarts, else its status is ours (with a line). */
 static int el_count_failure(elastic *e, int code, int64_t ran_ms, bool *done)
 {
+	int64_t wait_ms;
+
+	if (code == 126 || code == 127) {
+		/* The shell's "cannot execute" and "not found": a restart
+		 * would fail the same way. */
+		cli_error("exec: '%s' exited with %d (%s): not restarted", e->argv[0], code,
+			  code == 126 ? "cannot execute" : "command not found");
+		*done = true;
+		return code;
+	}
 	if (e->restarts >= e->o->max_restarts) {
 		double j = e->o->join_timeout * 1000;
 
@@ -188,9 +226,19 @@ static int el_count_failure(elastic *e, int code, int64_t ran_ms, bool *done)
 		return code;
 	}
 	e->restarts++;
-	cli_error("exec: '%s' exited with %d; restart %lld of %lld", e->argv[0], code,
-		  (long long)e->restarts, (long long)e->o->max_restarts);
-	el_start(e);
+	wait_ms = el_backoff(e, ran_ms);
+	if (wait_ms > 0)
+		cli_error("exec: '%s' exited with %d; restart %lld of %lld in %g s", e->argv[0],
+			  code, (long long)e->restarts, (long long)e->o->max_restarts,
+			  (double)wait_ms / 1000);
+	else
+		cli_error("exec: '%s' exited with %d; restart %lld of %lld", e->argv[0], code,
+			  (long long)e->restarts, (long long)e->o->max_restarts);
+	/* The wait runs from its end (a wait for a change to explain it,
+	 * --settle, is part of it). */
+	e->restart_at = e->ended_ms + wait_ms;
+	if (e->restart_at <= el_now())
+		el_start(e);
 	return CLI_OK;
 }
 
@@ -229,6 +277,7 @@ static int el_ended(elastic *e, int status, bool *done)
 	bool restart = e->restart_after_stop;
 	int64_t ran = el_now() - e->start_ms;
 
+	e->ended_ms = el_now();
 	if (e->tty) /* the terminal is ours again until the next program */
 		tcsetpgrp(STDIN_FILENO, getpgrp());
 	cli_group_end(e->pid, (int64_t)(e->o->stop_timeout * 1000), e->argv[0]);
@@ -276,10 +325,9 @@ static int el_signalled(elastic *e, int sig, bool *done)
 	e->final = true;
 	e->final_sig = sig;
 	e->fail_at = -1; /* a failure waiting for its change: the signal decides */
-	if (e->pid >= 0) {
-		kill(-e->pid, sig);
+	e->restart_at = -1;
+	if (e->pid >= 0) /* el_on_signal passed it on as it came */
 		return CLI_OK;
-	}
 	if (e->term_at >= 0) { /* a second signal: no more waiting */
 		*done = true;
 		cli_error("exec: signal %d; exiting with %d", sig, e->term_code);
@@ -291,7 +339,8 @@ static int el_signalled(elastic *e, int sig, bool *done)
 /* The earliest of our deadlines, -1 for none. */
 static int64_t el_due(const elastic *e)
 {
-	const int64_t at[] = { e->settle_at, e->kill_at, e->min_wait_at, e->fail_at, e->term_at };
+	const int64_t at[] = { e->settle_at, e->kill_at, e->min_wait_at,
+			       e->fail_at,   e->term_at, e->restart_at };
 	int64_t due = -1;
 
 	for (size_t k = 0; k < G_N_ELEMENTS(at); k++)
@@ -345,13 +394,23 @@ static int el_loop(elastic *e)
 				return rc;
 		}
 		el_child = 0;
-		while (e->pid >= 0 && (w = waitpid(e->pid, &status, WNOHANG)) == e->pid) {
-			rc = el_ended(e, status, &done);
-			if (done)
+		/* Every child that ended: the program, and the orphans it left
+		 * (we are their subreaper), so none stays a zombie. */
+		for (;;) {
+			el_block(true);
+			w = waitpid(-1, &status, WNOHANG);
+			if (w > 0 && w == e->pid)
+				el_pgid = 0;
+			el_block(false);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			if (w == e->pid && (rc = el_ended(e, status, &done), done))
 				return rc;
 		}
 		if (e->start_failed)
-			return 126; /* as --supervise */
+			return e->start_code;
 		if (e->pid < 0 && e->min_wait_at < 0 && !e->spare && e->cur_pairs == NULL &&
 		    e->pending == NULL && e->fail_at < 0 && e->term_at < 0)
 			return CLI_FAIL; /* nothing could be started */
@@ -373,6 +432,10 @@ static int el_loop(elastic *e)
 				cli_error("exec: '%s' ended with %d after signal %d was passed on",
 					  e->argv[0], e->term_code, e->final_sig);
 			return e->term_code;
+		}
+		if (e->restart_at >= 0 && now >= e->restart_at && e->pid < 0 && !e->final) {
+			el_start(e);
+			continue;
 		}
 		if (e->fail_at >= 0 && now >= e->fail_at) {
 			e->fail_at = -1;
@@ -430,7 +493,9 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 		      .settle_at = -1,
 		      .min_wait_at = -1,
 		      .fail_at = -1,
-		      .term_at = -1 };
+		      .term_at = -1,
+		      .restart_at = -1,
+		      .guard = { -1, -1 } };
 	struct sigaction sa = { .sa_handler = el_on_signal, .sa_flags = SA_NOCLDSTOP };
 	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction old[5];
@@ -462,6 +527,7 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 		sigprocmask(SIG_BLOCK, &ttou, NULL);
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	cli_guard_start(&e.guard, (int64_t)(o->stop_timeout * 1000));
 	el_ctx = ctx;
 	sigemptyset(&sa.sa_mask);
 	for (size_t k = 0; k < G_N_ELEMENTS(sigs); k++)
@@ -487,10 +553,15 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 		/* Ending with the program still running (an error): stop it. */
 		int status;
 
+		el_block(true);
+		el_pgid = 0;
+		el_block(false);
 		kill(-e.pid, SIGTERM);
+		kill(-e.pid, SIGCONT);
 		waitpid(e.pid, &status, 0);
 		cli_group_end(e.pid, (int64_t)(o->stop_timeout * 1000), argv[0]);
 	}
+	cli_guard_end(&e.guard);
 	if (e.tty)
 		tcsetpgrp(STDIN_FILENO, getpgrp());
 	sigprocmask(SIG_SETMASK, &e.mask, NULL);
