@@ -24,13 +24,19 @@
  *  - this process's task left the cluster: the program is stopped and we
  *    exit 0 with one line saying so;
  *  - the program exits 0: we exit 0; non-zero: it is started again with
- *    the same cluster, up to --max-restarts times (torchrun's meaning: the
- *    restarts a membership change causes are not counted), then its status
- *    is ours (128+N for signal N);
- *  - SIGINT, SIGTERM, SIGHUP and SIGQUIT go to the program's group; its
- *    exit then ends us with its status, unless this task's removal is
+ *    the same cluster after a wait (1 s doubling to --restart-backoff),
+ *    up to --max-restarts times (torchrun's meaning: the restarts a
+ *    membership change causes are not counted, and do not wait), then its
+ *    status is ours (128+N for signal N); 126, 127 or an exec that failed
+ *    (cannot execute) is never restarted;
+ *  - SIGINT, SIGTERM, SIGHUP and SIGQUIT go to the program's group from
+ *    the handler, as they come (with SIGCONT), whatever we are blocked in;
+ *    its exit then ends us with its status, unless this task's removal is
  *    pending or comes within --settle (a Kubernetes pod's deletion): a
- *    clean leave, exit 0. Every exit that is not 0 says why in a line.
+ *    clean leave, exit 0. Every exit that is not 0 says why in a line;
+ *  - every SIGCHLD reaps every child that ended: the program, and the
+ *    orphans it left (we are their subreaper), so none stays a zombie; a
+ *    guard (exec-guard.c) stops the program's group if we are killed.
  *
  * On a terminal where we are the foreground job, each program's group gets
  * the terminal while it runs (stopping it with ^Z is not passed on: use
@@ -40,7 +46,8 @@
  * (cr_context_watch_cancel is async-signal-safe), so that a child's exit
  * or a signal is handled at once; the watch's own timeout is the next
  * deadline of ours (settling, the stop timeout, the --min-wait, the wait
- * after a failure or a signal for the change that explains it).
+ * after a failure or a signal for the change that explains it, the
+ * restart backoff).
  */
 #include <errno.h>
 #include <signal.h>
