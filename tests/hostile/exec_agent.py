@@ -7,7 +7,8 @@ the machine), never a measure:
   fixture answers the re-list 503 with Retry-After: 300) reaches the
   program, which writes its marker (before the resolution could end);
 - N5: failure restarts back off (1 s, 2 s, 4 s between the starts, read
-  from the program's own clock: lower bounds), and exit 126/127 (the
+  from the program's own clock: lower bounds; at most 3 starts in a fixed
+  5 s window of failures), and exit 126/127 (the
   program's own, or an exec that failed) is never restarted: one line;
 - N6: a program that double-forks 50 helpers that exit leaves no zombie
   under the agent while it still runs (both modes);
@@ -155,6 +156,29 @@ def n5_backoff(res, d):
               'rc %s, gaps %s, stderr %r' % (rc, gaps, err))
 
 
+def n5_window(res, d):
+    """A program that always fails, restarts allowed without end: the
+    starts in a fixed 5 s window are at most 3 (at 0, 1 and 3 s; a busy
+    machine only makes them fewer), not hundreds; --restart-backoff 0
+    restarts without a wait."""
+    starts = os.path.join(d, 'starts')
+    c = Case(d, simple_conf(d), ['exec', '--elastic', '--settle', '0', '--max-restarts',
+                                 '2147483647', '--', 'sh', '-c', 'echo x >>starts; exit 3'])
+    time.sleep(5)
+    n = len(read(starts).split())
+    c.proc.send_signal(signal.SIGTERM)
+    rc, err = c.finish()
+    res.check('N5: at most 3 starts in 5 s of failures', 1 <= n <= 3 and rc == 143,
+              'starts %d, rc %s, stderr %r' % (n, rc, err))
+    c = Case(d, simple_conf(d), ['exec', '--elastic', '--settle', '0', '--max-restarts', '2',
+                                 '--restart-backoff', '0', '--', 'sh', '-c', 'exit 3'])
+    rc, err = c.finish()
+    want = [E + "'sh' exited with 3; restart 1 of 2", E + "'sh' exited with 3; restart 2 of 2",
+            E + "'sh' exited with 3 after 2 restarts (--max-restarts)"]
+    res.check('N5: --restart-backoff 0 restarts at once', rc == 3 and err.splitlines() == want,
+              'rc %s, stderr %r' % (rc, err))
+
+
 def n5_cannot_execute(res, d):
     noexec = os.path.join(d, 'noexec')
     with open(noexec, 'w') as f:
@@ -244,7 +268,7 @@ def main():
     need('CR_CLI')
     ensure_hermetic()
     res = Results()
-    for case in (n3_signal_in_resolution, n5_backoff, n5_cannot_execute, n6_zombies,
+    for case in (n3_signal_in_resolution, n5_backoff, n5_window, n5_cannot_execute, n6_zombies,
                  n9_stopped, d8_killed_agent):
         with tempfile.TemporaryDirectory() as d:
             case(res, d)
