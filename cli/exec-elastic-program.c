@@ -126,6 +126,22 @@ void el_stop(elastic *e, bool restart)
 	e->kill_at = el_now() + (int64_t)(e->o->stop_timeout * 1000);
 }
 
+/* The wait before the next restart after a failure of a run of @ran_ms:
+ * 1 s, doubling with each failure in a row, capped at --restart-backoff
+ * (Kubernetes' CrashLoopBackOff shape; a run of 10 minutes starts it
+ * again at 1 s, as the kubelet does). */
+int64_t el_backoff(elastic *e, int64_t ran_ms)
+{
+	int64_t cap = (int64_t)(e->o->restart_backoff * 1000);
+
+	if (ran_ms >= CLI_BACKOFF_RESET_MS)
+		e->backoff_ms = 0;
+	e->backoff_ms = e->backoff_ms == 0 ? 1000 : e->backoff_ms * 2;
+	if (e->backoff_ms > cap)
+		e->backoff_ms = cap;
+	return e->backoff_ms;
+}
+
 int el_exit_code(int status)
 {
 	if (WIFSIGNALED(status))

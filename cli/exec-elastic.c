@@ -66,6 +66,8 @@ extern char **environ;
 
 static cr_context *volatile el_ctx;
 static volatile sig_atomic_t el_child, el_signal;
+/* The group el_on_signal last passed a signal to. */
+static volatile sig_atomic_t el_forwarded;
 
 /* A signal for the program goes to its group here, at once, whatever the
  * loop is in (a resolution can take minutes against a server that says
@@ -82,6 +84,7 @@ static void el_on_signal(int sig)
 		if (pgid > 0) {
 			kill(-pgid, sig);
 			kill(-pgid, SIGCONT);
+			el_forwarded = pgid;
 		}
 	}
 	if (el_ctx != NULL)
@@ -176,22 +179,6 @@ static int el_apply(elastic *e, cr_result *res, uint64_t gen, bool *done)
 		el_start(e);
 	}
 	return CLI_OK;
-}
-
-/* The wait before the next restart after a failure of a run of @ran_ms:
- * 1 s, doubling with each failure in a row, capped at --restart-backoff
- * (Kubernetes' CrashLoopBackOff shape; a run of 10 minutes starts it
- * again at 1 s, as the kubelet does). */
-static int64_t el_backoff(elastic *e, int64_t ran_ms)
-{
-	int64_t cap = (int64_t)(e->o->restart_backoff * 1000);
-
-	if (ran_ms >= CLI_BACKOFF_RESET_MS)
-		e->backoff_ms = 0;
-	e->backoff_ms = e->backoff_ms == 0 ? 1000 : e->backoff_ms * 2;
-	if (e->backoff_ms > cap)
-		e->backoff_ms = cap;
-	return e->backoff_ms;
 }
 
 /* A failure that no change explains: restart it with the same cluster,
@@ -333,8 +320,15 @@ static int el_signalled(elastic *e, int sig, bool *done)
 	e->final_sig = sig;
 	e->fail_at = -1; /* a failure waiting for its change: the signal decides */
 	e->restart_at = -1;
-	if (e->pid >= 0) /* el_on_signal passed it on as it came */
+	if (e->pid >= 0) {
+		/* el_on_signal passed it on as it came, unless it came just
+		 * before this program started. */
+		if (el_forwarded != e->pid) {
+			kill(-e->pid, sig);
+			kill(-e->pid, SIGCONT);
+		}
 		return CLI_OK;
+	}
 	if (e->term_at >= 0) { /* a second signal: no more waiting */
 		*done = true;
 		cli_error("exec: signal %d; exiting with %d", sig, e->term_code);
@@ -413,7 +407,17 @@ static int el_loop(elastic *e)
 				continue;
 			if (w <= 0)
 				break;
-			if (w == e->pid && (rc = el_ended(e, status, &done), done))
+			if (w != e->pid)
+				continue;
+			if (el_signal != 0) {
+				/* A signal that came with this end decides it, as it
+				 * would have had we looked a moment earlier. */
+				int sig = el_signal;
+
+				el_signal = 0;
+				(void)el_signalled(e, sig, &done);
+			}
+			if ((rc = el_ended(e, status, &done), done))
 				return rc;
 		}
 		if (e->start_failed)

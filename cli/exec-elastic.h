@@ -79,6 +79,9 @@ void el_tell(elastic *e, cr_supervise_phase phase, int exit_status);
  * group, SIGKILL after --stop-timeout), to start it again when @restart. */
 void el_start(elastic *e);
 void el_stop(elastic *e, bool restart);
+/* The wait before a restart after a failure of a run of @ran_ms (1 s
+ * doubling to --restart-backoff, again from 1 s after a long run). */
+int64_t el_backoff(elastic *e, int64_t ran_ms);
 /* A wait status as an exit status (128+N for signal N). */
 int el_exit_code(int status);
 
