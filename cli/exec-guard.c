@@ -47,6 +47,11 @@ static void guard_run(int fd, int64_t stop_timeout_ms)
 	 * not the guard's: it ends only when we do. */
 	for (size_t k = 0; k < sizeof(calm) / sizeof(calm[0]); k++)
 		sigaction(calm[k], &ign, NULL);
+	/* Nothing of ours but the socket: a connection we close must close
+	 * (the server sees its end), a pipe we write must end with us. */
+	if (fd > 0)
+		close_range(0, (unsigned int)fd - 1, 0);
+	close_range((unsigned int)fd + 1, ~0U, 0);
 	prctl(PR_SET_NAME, "cr-exec-guard");
 	for (;;) {
 		ssize_t n = read(fd, &msg, sizeof(msg));
