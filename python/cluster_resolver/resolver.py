@@ -48,7 +48,7 @@ _INT32_MAX = 2**31 - 1
 _WAIT_MAX_MS = 2**62
 
 
-def task_index(value, what='task_id'):
+def _task_index(value, what='task_id'):
     """@value as a task index 0..2^31-1, as the library takes it: TypeError
     for what is not an integer (a float included, as TensorFlow's index;
     bool and numpy's integers are integers), ValueError out of range (a
@@ -272,7 +272,7 @@ class ClusterResolver(object):
         ctx = ctx or self._ctx
         tt = self._override_task_type()
         ti = self._override_task_id()
-        n.check(n.lib.cr_context_set_task(ctx, n.enc(tt), -1 if ti is None else task_index(ti),
+        n.check(n.lib.cr_context_set_task(ctx, n.enc(tt), -1 if ti is None else _task_index(ti),
                                           err), err)
         layer = self._context_rpc_layer(rpc_layer)
         n.check(n.lib.cr_context_set_rpc_layer(ctx, n.enc(layer), err), err)
@@ -351,7 +351,7 @@ class ClusterResolver(object):
         return self._with_result(master_of, rpc_layer)
 
     def _task_master(self, task_type, task_id, rpc_layer):
-        index = task_index(task_id)
+        index = _task_index(task_id)
 
         def master_of(res):
             err = n.new_error()
@@ -370,7 +370,7 @@ class ClusterResolver(object):
         if task_type is not None or task_id is not None:
             task_type = task_type if task_type is not None else self.task_type
             task_id = task_id if task_id is not None else self.task_id
-        index = task_index(task_id) if task_type is not None and task_id is not None else -1
+        index = _task_index(task_id) if task_type is not None and task_id is not None else -1
 
         def counts(res):
             err = n.new_error()
