@@ -13,8 +13,9 @@
  * When we end normally we tell it so (group 0) and reap it.
  *
  * What still escapes is what escapes us anyway: a process that left the
- * group (setsid(), setpgid()), or a guard killed along with us (a SIGKILL
- * to our whole process group, or the cgroup's OOM kill of every process).
+ * group (setsid(), setpgid()), or nothing is left to stop it when the guard
+ * is killed with us (a kill of every process of a cgroup, which takes the
+ * program's group as well, or a kill of the guard by its pid).
  */
 #include <errno.h>
 #include <signal.h>
@@ -53,6 +54,9 @@ static void guard_run(int fd, int64_t stop_timeout_ms)
 		close_range(0, (unsigned int)fd - 1, 0);
 	close_range((unsigned int)fd + 1, ~0U, 0);
 	prctl(PR_SET_NAME, "cr-exec-guard");
+	/* A group of its own: `kill -KILL -PGID` of ours (a shell's kill of
+	 * our job) does not take it with us. */
+	setpgid(0, 0);
 	for (;;) {
 		ssize_t n = read(fd, &msg, sizeof(msg));
 

@@ -13,7 +13,8 @@ the machine), never a measure:
 - N6: a program that double-forks 50 helpers that exit leaves no zombie
   under the agent while it still runs (both modes);
 - N9: SIGTERM to the agent reaches a stopped program (SIGCONT with it);
-- D8: SIGKILL of the agent: the program's background child dies too."""
+- D8: SIGKILL of the agent (or of its process group): the program's
+  background child dies too."""
 import json
 import os
 import signal
@@ -75,7 +76,7 @@ def zombies_of(ppid):
 
 
 class Case:
-    def __init__(self, d, conf_text, args, env=None):
+    def __init__(self, d, conf_text, args, env=None, session=False):
         self.d = d
         conf = os.path.join(d, 'case.conf')
         with open(conf, 'w') as f:
@@ -83,7 +84,7 @@ class Case:
         self.err = open(os.path.join(d, 'err'), 'w+')
         self.proc = subprocess.Popen([os.environ['CR_CLI'], '--config', conf] + args, cwd=d,
                                      env=env or clean_env(d), stdout=subprocess.DEVNULL,
-                                     stderr=self.err)
+                                     stderr=self.err, start_new_session=session)
 
     def finish(self, bound=BOUND):
         try:
@@ -247,20 +248,27 @@ def n9_stopped(res, d):
 
 
 def d8_killed_agent(res, d):
-    for mode in (['--elastic', '--settle', '0'], ['--supervise']):
+    """SIGKILL to the agent, and to the agent's whole process group (a
+    shell's `kill -9 %1`): the program's background child dies too."""
+    for mode, group in ((['--elastic', '--settle', '0'], False), (['--supervise'], False),
+                        (['--supervise'], True)):
         bgfile = os.path.join(d, 'bg')
         if os.path.exists(bgfile):
             os.unlink(bgfile)
         c = Case(d, simple_conf(d), ['exec'] + mode + ['--', 'sh', '-c',
                                                         'sleep 300 & echo $! >bg.new; '
-                                                        'mv bg.new bg; wait'])
+                                                        'mv bg.new bg; wait'], session=group)
         bg = int(wait_for(lambda: read(bgfile)) or 0)
-        c.proc.kill()
+        if group:
+            os.killpg(c.proc.pid, signal.SIGKILL)
+        else:
+            c.proc.kill()
         c.finish()
         dead = wait_for(lambda: state(bg) in ('', 'Z'))
         if not dead and bg:
             os.kill(bg, signal.SIGKILL)
-        res.check('D8: SIGKILL of exec %s: the background child dies too' % mode[0],
+        res.check('D8: SIGKILL of exec %s%s: the background child dies too' %
+                  (mode[0], "'s process group" if group else ''),
                   bg and dead, 'background pid %s, state %r' % (bg, state(bg)))
 
 
