@@ -16,8 +16,9 @@
 
 volatile sig_atomic_t el_pgid;
 
-/* The signals exec-elastic.c handles, blocked or not. */
-void el_block(bool block)
+/* Block the signals exec-elastic.c handles (*@old: the mask before), and
+ * put the mask back. */
+void el_block(sigset_t *old)
 {
 	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	sigset_t set;
@@ -25,7 +26,12 @@ void el_block(bool block)
 	sigemptyset(&set);
 	for (size_t k = 0; k < G_N_ELEMENTS(sigs); k++)
 		sigaddset(&set, sigs[k]);
-	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+void el_unblock(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 int64_t el_now(void)
@@ -82,10 +88,11 @@ void el_start(elastic *e)
 {
 	char **envp = cli_generation_envp(e->base_env, e->cur_pairs, e->cur_gen, e->restarts);
 	int exec_errno = 0, status;
+	sigset_t held;
 
 	/* A signal that comes meanwhile is handled once el_pgid is the
 	 * program's: forwarded to it. */
-	el_block(true);
+	el_block(&held);
 	e->pid = cli_program_start(e->cur, e->argv, envp, &e->mask, e->tty, &exec_errno);
 	if (e->pid < 0) {
 		cli_error("exec: cannot start '%s': %s", e->argv[0], strerror(errno));
@@ -106,7 +113,7 @@ void el_start(elastic *e)
 		el_pgid = e->pid;
 		cli_guard_watch(&e->guard, e->pid);
 	}
-	el_block(false);
+	el_unblock(&held);
 	g_strfreev(envp);
 	e->kill_at = -1;
 	e->restart_after_stop = false;

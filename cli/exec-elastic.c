@@ -383,6 +383,7 @@ static int el_loop(elastic *e)
 		uint64_t gen = 0;
 		bool done = false;
 		int rc = CLI_OK, status;
+		sigset_t held;
 		pid_t w;
 		cr_status st;
 
@@ -398,11 +399,11 @@ static int el_loop(elastic *e)
 		/* Every child that ended: the program, and the orphans it left
 		 * (we are their subreaper), so none stays a zombie. */
 		for (;;) {
-			el_block(true);
+			el_block(&held);
 			w = waitpid(-1, &status, WNOHANG);
 			if (w > 0 && w == e->pid)
 				el_pgid = 0;
-			el_block(false);
+			el_unblock(&held);
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0)
@@ -562,11 +563,12 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 	}
 	if (e.pid >= 0) {
 		/* Ending with the program still running (an error): stop it. */
+		sigset_t held;
 		int status;
 
-		el_block(true);
+		el_block(&held);
 		el_pgid = 0;
-		el_block(false);
+		el_unblock(&held);
 		kill(-e.pid, SIGTERM);
 		kill(-e.pid, SIGCONT);
 		waitpid(e.pid, &status, 0);

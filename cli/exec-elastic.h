@@ -61,9 +61,11 @@ typedef struct elastic {
 
 /* The running program's group, for the signal handler to forward to at
  * once (0: none). It is set and cleared with the handled signals blocked
- * (el_block), so the handler never signals a group that is not ours. */
+ * (el_block, el_unblock), so the handler never signals a group that is
+ * not ours. */
 extern volatile sig_atomic_t el_pgid;
-void el_block(bool block);
+void el_block(sigset_t *old);
+void el_unblock(const sigset_t *old);
 
 /* Monotonic milliseconds. */
 int64_t el_now(void);
