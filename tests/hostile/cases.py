@@ -403,6 +403,9 @@ for opt, what in (('--settle', 'settle time'), ('--min-wait', 'minimum wait'),
         add('exec-options', '%s-%s' % (opt[2:], vname), 2,
             E + 'exec: invalid %s "%s": expected seconds 0..86400\n' % (what, v), conf=EX,
             args=['exec', '--elastic', opt, v, '--', 'true'])
+add('exec-options', 'restart-backoff-without-elastic', 2,
+    E + 'exec: --restart-backoff needs --elastic\n', conf=EX,
+    args=['exec', '--restart-backoff', '3', '--', 'true'])
 # Decimal is taken: the program runs (the largest value, a bare fraction).
 add('exec-options', 'settle-decimal', 0, 'ok\n', conf=EX,
     args=['exec', '--elastic', '--settle', '.0', '--stop-timeout', '86400.0', '--restart-backoff',
