@@ -27,7 +27,7 @@
 #define EXEC_USAGE                                                                                 \
 	"usage: exec [--format F[,F...]] [--jobs J[,J...]] [--supervise [--stop-timeout S]] "      \
 	"[--elastic [--min-tasks N] [--max-tasks M] [--settle S] [--max-restarts K] [--min-wait "  \
-	"S] [--join-timeout S]] -- PROGRAM [ARGS]"
+	"S] [--join-timeout S] [--restart-backoff S]] -- PROGRAM [ARGS]"
 
 /* Put the variables into our own environment (execvp passes it on). */
 static int exec_set_env(const cr_result *res, const char *const *formats)
@@ -43,7 +43,7 @@ static int exec_set_env(const cr_result *res, const char *const *formats)
 
 static gboolean exec_supervise, exec_elastic;
 static char *exec_stop_timeout, *exec_min_tasks, *exec_max_tasks, *exec_settle, *exec_max_restarts,
-	*exec_min_wait, *exec_join_timeout;
+	*exec_min_wait, *exec_join_timeout, *exec_restart_backoff;
 static const GOptionEntry exec_entries[] = {
 	{ "supervise", 0, 0, G_OPTION_ARG_NONE, &exec_supervise,
 	  "run PROGRAM as a child: signals forwarded, resolvers told when it ends", NULL },
@@ -62,7 +62,13 @@ static const GOptionEntry exec_entries[] = {
 	  "with it (default 5)",
 	  "S" },
 	{ "max-restarts", 0, 0, G_OPTION_ARG_STRING, &exec_max_restarts,
-	  "with --elastic: restarts after PROGRAM fails (exits non-zero) (default 0)", "K" },
+	  "with --elastic: restarts after PROGRAM fails (exits non-zero; 126 and 127, cannot "
+	  "execute, are never restarted) (default 0)",
+	  "K" },
+	{ "restart-backoff", 0, 0, G_OPTION_ARG_STRING, &exec_restart_backoff,
+	  "with --elastic: the longest wait before a restart after a failure: 1 s, doubling "
+	  "with each failure in a row up to S (default 30; 0: none)",
+	  "S" },
 	{ "min-wait", 0, 0, G_OPTION_ARG_STRING, &exec_min_wait,
 	  "with --elastic: seconds to wait for --min-tasks before failing (default 600)", "S" },
 	{ "join-timeout", 0, 0, G_OPTION_ARG_STRING, &exec_join_timeout,
@@ -96,17 +102,27 @@ static const cli_command exec_cmd = {
 	.values = cli_exec_format_value_words,
 };
 
-/* Seconds 0..86400 for @what ("stop timeout"); NULL: keep *@out. */
+/* Seconds 0..86400 for @what ("stop timeout"), written in decimal
+ * (DIGITS, DIGITS.DIGITS, .DIGITS: no sign, blank, exponent, hexadecimal,
+ * "inf" or "nan", which strtod would take); NULL: keep *@out. */
 static bool exec_parse_seconds(const char *what, const char *text, double *out)
 {
+	size_t whole, frac = 0;
 	char *end = NULL;
-	double v;
+	double v = -1;
 
 	if (text == NULL)
 		return true;
-	errno = 0;
-	v = strtod(text, &end);
-	if (errno != 0 || end == text || *end != '\0' || !(v >= 0 && v <= 86400)) {
+	whole = strspn(text, "0123456789");
+	if (text[whole] == '.')
+		frac = strspn(text + whole + 1, "0123456789") + 1;
+	if ((whole > 0 || frac > 1) && text[whole + frac] == '\0') {
+		errno = 0;
+		v = strtod(text, &end);
+		if (errno != 0 || *end != '\0')
+			v = -1;
+	}
+	if (!(v >= 0 && v <= 86400)) {
 		cli_error("exec: invalid %s \"%s\": expected seconds 0..86400", what, text);
 		return false;
 	}
@@ -137,13 +153,14 @@ static bool exec_parse_count(const char *what, const char *text, int64_t min, in
 /* The --elastic options into @eo; false after a usage message. */
 static bool exec_elastic_options(cli_elastic_opts *eo)
 {
-	const char *given = exec_min_tasks      ? "--min-tasks"
-			    : exec_max_tasks    ? "--max-tasks"
-			    : exec_settle       ? "--settle"
-			    : exec_max_restarts ? "--max-restarts"
-			    : exec_min_wait     ? "--min-wait"
-			    : exec_join_timeout ? "--join-timeout"
-						: NULL;
+	const char *given = exec_min_tasks         ? "--min-tasks"
+			    : exec_max_tasks       ? "--max-tasks"
+			    : exec_settle          ? "--settle"
+			    : exec_max_restarts    ? "--max-restarts"
+			    : exec_min_wait        ? "--min-wait"
+			    : exec_join_timeout    ? "--join-timeout"
+			    : exec_restart_backoff ? "--restart-backoff"
+						   : NULL;
 
 	if (!exec_elastic && given != NULL) {
 		cli_error("exec: %s needs --elastic", given);
@@ -154,7 +171,8 @@ static bool exec_elastic_options(cli_elastic_opts *eo)
 	    !exec_parse_count("max-restarts", exec_max_restarts, 0, &eo->max_restarts) ||
 	    !exec_parse_seconds("settle time", exec_settle, &eo->settle) ||
 	    !exec_parse_seconds("minimum wait", exec_min_wait, &eo->min_wait) ||
-	    !exec_parse_seconds("join timeout", exec_join_timeout, &eo->join_timeout))
+	    !exec_parse_seconds("join timeout", exec_join_timeout, &eo->join_timeout) ||
+	    !exec_parse_seconds("restart backoff", exec_restart_backoff, &eo->restart_backoff))
 		return false;
 	if (eo->max_tasks > 0 && eo->max_tasks < eo->min_tasks) {
 		cli_error("exec: --max-tasks %lld is below --min-tasks %lld",
@@ -172,7 +190,11 @@ int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 	char **formats = NULL;
 	double stop_timeout = CLI_STOP_TIMEOUT;
 	cli_elastic_opts eo = {
-		.min_tasks = 1, .settle = 5, .min_wait = 600, .join_timeout = CLI_JOIN_TIMEOUT
+		.min_tasks = 1,
+		.settle = 5,
+		.min_wait = 600,
+		.join_timeout = CLI_JOIN_TIMEOUT,
+		.restart_backoff = CLI_RESTART_BACKOFF,
 	};
 	int rc;
 

@@ -123,9 +123,21 @@ int cli_exec_env(const cr_result *res, const char *const *formats, const char *p
 		 GPtrArray *pairs);
 /* Start @argv as a child in its own process group (the terminal's
  * foreground group when @tty) with @envp (NULL: our environment) and the
- * signal mask @mask; SIGTERM reaches it if we die. The pid, or -1 (errno). */
+ * signal mask @mask; SIGTERM reaches it if we die. The pid, or -1 (errno).
+ * With @exec_errno, a failed exec is not reported by the child: *@exec_errno
+ * is its errno (0: the exec succeeded), and the child exits 126 or 127. */
 pid_t cli_program_start(const cr_result *res, char **argv, char **envp, const sigset_t *mask,
-			bool tty);
+			bool tty, int *exec_errno);
+/* The guard of the program's group if we are killed (exec-guard.c): start
+ * it (a warning when it cannot be), name each program's group to it, end
+ * it (it exits and is reaped). */
+typedef struct cli_guard {
+	int fd;
+	pid_t pid;
+} cli_guard;
+void cli_guard_start(cli_guard *g, int64_t stop_timeout_ms);
+void cli_guard_watch(const cli_guard *g, pid_t pgid);
+void cli_guard_end(cli_guard *g);
 /* After the program (leader of group @pgid) was reaped: SIGTERM to what
  * is left of its group, SIGKILL after @stop_timeout_ms, reaping all of it
  * (we are its subreaper). */
@@ -141,14 +153,20 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
  * comes from cr_context_watch on @ctx), restarting it as the options say;
  * the program's final status, or 1 (too few tasks, a failed start). */
 typedef struct cli_elastic_opts {
-	int64_t min_tasks;    /* default 1 */
-	int64_t max_tasks;    /* 0: no limit */
-	double settle;        /* seconds, default 5 */
-	int64_t max_restarts; /* default 0 */
-	double stop_timeout;  /* seconds, default CLI_STOP_TIMEOUT */
-	double min_wait;      /* seconds, default 600 */
-	double join_timeout;  /* seconds, default CLI_JOIN_TIMEOUT */
+	int64_t min_tasks;      /* default 1 */
+	int64_t max_tasks;      /* 0: no limit */
+	double settle;          /* seconds, default 5 */
+	int64_t max_restarts;   /* default 0 */
+	double stop_timeout;    /* seconds, default CLI_STOP_TIMEOUT */
+	double min_wait;        /* seconds, default 600 */
+	double join_timeout;    /* seconds, default CLI_JOIN_TIMEOUT */
+	double restart_backoff; /* seconds, the cap; default CLI_RESTART_BACKOFF */
 } cli_elastic_opts;
+/* The wait before a restart after a failure: 1 s, doubling with each
+ * failure in a row, capped at --restart-backoff (default 30 s); a run of
+ * CLI_BACKOFF_RESET_MS or more starts it again at 1 s. */
+#define CLI_RESTART_BACKOFF 30.0
+#define CLI_BACKOFF_RESET_MS (600 * 1000)
 #define CLI_JOIN_TIMEOUT 600.0
 int cli_elastic(cr_context *ctx, char **argv, const char *const *formats,
 		const cli_elastic_opts *o);

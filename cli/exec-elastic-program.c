@@ -14,6 +14,26 @@
 
 #include "exec-elastic.h"
 
+volatile sig_atomic_t el_pgid;
+
+/* Block the signals exec-elastic.c handles (*@old: the mask before), and
+ * put the mask back. */
+void el_block(sigset_t *old)
+{
+	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t k = 0; k < G_N_ELEMENTS(sigs); k++)
+		sigaddset(&set, sigs[k]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+void el_unblock(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 int64_t el_now(void)
 {
 	struct timespec ts;
@@ -67,15 +87,37 @@ void el_tell(elastic *e, cr_supervise_phase phase, int exit_status)
 void el_start(elastic *e)
 {
 	char **envp = cli_generation_envp(e->base_env, e->cur_pairs, e->cur_gen, e->restarts);
+	int exec_errno = 0, status;
+	sigset_t held;
 
-	e->pid = cli_program_start(e->cur, e->argv, envp, &e->mask, e->tty);
+	/* A signal that comes meanwhile is handled once el_pgid is the
+	 * program's: forwarded to it. */
+	el_block(&held);
+	e->pid = cli_program_start(e->cur, e->argv, envp, &e->mask, e->tty, &exec_errno);
 	if (e->pid < 0) {
 		cli_error("exec: cannot start '%s': %s", e->argv[0], strerror(errno));
 		e->start_failed = true;
+		e->start_code = 126; /* as --supervise */
+	} else if (exec_errno != 0) {
+		/* It cannot be executed: no restart would change that. */
+		while (waitpid(e->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (e->tty)
+			tcsetpgrp(STDIN_FILENO, getpgrp());
+		e->pid = -1;
+		e->start_failed = true;
+		e->start_code = exec_errno == ENOENT ? 127 : 126;
+		cli_error("exec: cannot run '%s': %s (exit %d; not restarted)", e->argv[0],
+			  strerror(exec_errno), e->start_code);
+	} else {
+		el_pgid = e->pid;
+		cli_guard_watch(&e->guard, e->pid);
 	}
+	el_unblock(&held);
 	g_strfreev(envp);
 	e->kill_at = -1;
 	e->restart_after_stop = false;
+	e->restart_at = -1;
 	e->start_ms = el_now();
 	if (e->pid >= 0)
 		el_tell(e, CR_SUPERVISE_STARTED, -1);
@@ -89,6 +131,22 @@ void el_stop(elastic *e, bool restart)
 	kill(-e->pid, SIGTERM);
 	kill(-e->pid, SIGCONT);
 	e->kill_at = el_now() + (int64_t)(e->o->stop_timeout * 1000);
+}
+
+/* The wait before the next restart after a failure of a run of @ran_ms:
+ * 1 s, doubling with each failure in a row, capped at --restart-backoff
+ * (Kubernetes' CrashLoopBackOff shape; a run of 10 minutes starts it
+ * again at 1 s, as the kubelet does). */
+int64_t el_backoff(elastic *e, int64_t ran_ms)
+{
+	int64_t cap = (int64_t)(e->o->restart_backoff * 1000);
+
+	if (ran_ms >= CLI_BACKOFF_RESET_MS)
+		e->backoff_ms = 0;
+	e->backoff_ms = e->backoff_ms == 0 ? 1000 : e->backoff_ms * 2;
+	if (e->backoff_ms > cap)
+		e->backoff_ms = cap;
+	return e->backoff_ms;
 }
 
 int el_exit_code(int status)

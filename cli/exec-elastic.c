@@ -24,13 +24,19 @@
  *  - this process's task left the cluster: the program is stopped and we
  *    exit 0 with one line saying so;
  *  - the program exits 0: we exit 0; non-zero: it is started again with
- *    the same cluster, up to --max-restarts times (torchrun's meaning: the
- *    restarts a membership change causes are not counted), then its status
- *    is ours (128+N for signal N);
- *  - SIGINT, SIGTERM, SIGHUP and SIGQUIT go to the program's group; its
- *    exit then ends us with its status, unless this task's removal is
+ *    the same cluster after a wait (1 s doubling to --restart-backoff),
+ *    up to --max-restarts times (torchrun's meaning: the restarts a
+ *    membership change causes are not counted, and do not wait), then its
+ *    status is ours (128+N for signal N); 126, 127 or an exec that failed
+ *    (cannot execute) is never restarted;
+ *  - SIGINT, SIGTERM, SIGHUP and SIGQUIT go to the program's group from
+ *    the handler, as they come (with SIGCONT), whatever we are blocked in;
+ *    its exit then ends us with its status, unless this task's removal is
  *    pending or comes within --settle (a Kubernetes pod's deletion): a
- *    clean leave, exit 0. Every exit that is not 0 says why in a line.
+ *    clean leave, exit 0. Every exit that is not 0 says why in a line;
+ *  - every SIGCHLD reaps every child that ended: the program, and the
+ *    orphans it left (we are their subreaper), so none stays a zombie; a
+ *    guard (exec-guard.c) stops the program's group if we are killed.
  *
  * On a terminal where we are the foreground job, each program's group gets
  * the terminal while it runs (stopping it with ^Z is not passed on: use
@@ -40,7 +46,8 @@
  * (cr_context_watch_cancel is async-signal-safe), so that a child's exit
  * or a signal is handled at once; the watch's own timeout is the next
  * deadline of ours (settling, the stop timeout, the --min-wait, the wait
- * after a failure or a signal for the change that explains it).
+ * after a failure or a signal for the change that explains it, the
+ * restart backoff).
  */
 #include <errno.h>
 #include <signal.h>
@@ -59,15 +66,30 @@ extern char **environ;
 
 static cr_context *volatile el_ctx;
 static volatile sig_atomic_t el_child, el_signal;
+/* The group el_on_signal last passed a signal to. */
+static volatile sig_atomic_t el_forwarded;
 
+/* A signal for the program goes to its group here, at once, whatever the
+ * loop is in (a resolution can take minutes against a server that says
+ * Retry-After), with SIGCONT so that a stopped program takes it. */
 static void el_on_signal(int sig)
 {
-	if (sig == SIGCHLD)
+	int saved = errno;
+	pid_t pgid = (pid_t)el_pgid;
+
+	if (sig == SIGCHLD) {
 		el_child = 1;
-	else
+	} else {
 		el_signal = sig;
+		if (pgid > 0) {
+			kill(-pgid, sig);
+			kill(-pgid, SIGCONT);
+			el_forwarded = pgid;
+		}
+	}
 	if (el_ctx != NULL)
 		cr_context_watch_cancel(el_ctx);
+	errno = saved;
 }
 
 /* A settled generation: decide what the program runs with. CLI_OK to go
@@ -163,6 +185,16 @@ static int el_apply(elastic *e, cr_result *res, uint64_t gen, bool *done)
  * up to --max-restarts, else its status is ours (with a line). */
 static int el_count_failure(elastic *e, int code, int64_t ran_ms, bool *done)
 {
+	int64_t wait_ms;
+
+	if (code == 126 || code == 127) {
+		/* The shell's "cannot execute" and "not found": a restart
+		 * would fail the same way. */
+		cli_error("exec: '%s' exited with %d (%s): not restarted", e->argv[0], code,
+			  code == 126 ? "cannot execute" : "command not found");
+		*done = true;
+		return code;
+	}
 	if (e->restarts >= e->o->max_restarts) {
 		double j = e->o->join_timeout * 1000;
 
@@ -188,9 +220,19 @@ static int el_count_failure(elastic *e, int code, int64_t ran_ms, bool *done)
 		return code;
 	}
 	e->restarts++;
-	cli_error("exec: '%s' exited with %d; restart %lld of %lld", e->argv[0], code,
-		  (long long)e->restarts, (long long)e->o->max_restarts);
-	el_start(e);
+	wait_ms = el_backoff(e, ran_ms);
+	if (wait_ms > 0)
+		cli_error("exec: '%s' exited with %d; restart %lld of %lld in %g s", e->argv[0],
+			  code, (long long)e->restarts, (long long)e->o->max_restarts,
+			  (double)wait_ms / 1000);
+	else
+		cli_error("exec: '%s' exited with %d; restart %lld of %lld", e->argv[0], code,
+			  (long long)e->restarts, (long long)e->o->max_restarts);
+	/* The wait runs from its end (a wait for a change to explain it,
+	 * --settle, is part of it). */
+	e->restart_at = e->ended_ms + wait_ms;
+	if (e->restart_at <= el_now())
+		el_start(e);
 	return CLI_OK;
 }
 
@@ -229,6 +271,7 @@ static int el_ended(elastic *e, int status, bool *done)
 	bool restart = e->restart_after_stop;
 	int64_t ran = el_now() - e->start_ms;
 
+	e->ended_ms = el_now();
 	if (e->tty) /* the terminal is ours again until the next program */
 		tcsetpgrp(STDIN_FILENO, getpgrp());
 	cli_group_end(e->pid, (int64_t)(e->o->stop_timeout * 1000), e->argv[0]);
@@ -276,8 +319,14 @@ static int el_signalled(elastic *e, int sig, bool *done)
 	e->final = true;
 	e->final_sig = sig;
 	e->fail_at = -1; /* a failure waiting for its change: the signal decides */
+	e->restart_at = -1;
 	if (e->pid >= 0) {
-		kill(-e->pid, sig);
+		/* el_on_signal passed it on as it came, unless it came just
+		 * before this program started. */
+		if (el_forwarded != e->pid) {
+			kill(-e->pid, sig);
+			kill(-e->pid, SIGCONT);
+		}
 		return CLI_OK;
 	}
 	if (e->term_at >= 0) { /* a second signal: no more waiting */
@@ -291,7 +340,8 @@ static int el_signalled(elastic *e, int sig, bool *done)
 /* The earliest of our deadlines, -1 for none. */
 static int64_t el_due(const elastic *e)
 {
-	const int64_t at[] = { e->settle_at, e->kill_at, e->min_wait_at, e->fail_at, e->term_at };
+	const int64_t at[] = { e->settle_at, e->kill_at, e->min_wait_at,
+			       e->fail_at,   e->term_at, e->restart_at };
 	int64_t due = -1;
 
 	for (size_t k = 0; k < G_N_ELEMENTS(at); k++)
@@ -333,6 +383,7 @@ static int el_loop(elastic *e)
 		uint64_t gen = 0;
 		bool done = false;
 		int rc = CLI_OK, status;
+		sigset_t held;
 		pid_t w;
 		cr_status st;
 
@@ -345,13 +396,33 @@ static int el_loop(elastic *e)
 				return rc;
 		}
 		el_child = 0;
-		while (e->pid >= 0 && (w = waitpid(e->pid, &status, WNOHANG)) == e->pid) {
-			rc = el_ended(e, status, &done);
-			if (done)
+		/* Every child that ended: the program, and the orphans it left
+		 * (we are their subreaper), so none stays a zombie. */
+		for (;;) {
+			el_block(&held);
+			w = waitpid(-1, &status, WNOHANG);
+			if (w > 0 && w == e->pid)
+				el_pgid = 0;
+			el_unblock(&held);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			if (w != e->pid)
+				continue;
+			if (el_signal != 0) {
+				/* A signal that came with this end decides it, as it
+				 * would have had we looked a moment earlier. */
+				int sig = el_signal;
+
+				el_signal = 0;
+				(void)el_signalled(e, sig, &done);
+			}
+			if ((rc = el_ended(e, status, &done), done))
 				return rc;
 		}
 		if (e->start_failed)
-			return 126; /* as --supervise */
+			return e->start_code;
 		if (e->pid < 0 && e->min_wait_at < 0 && !e->spare && e->cur_pairs == NULL &&
 		    e->pending == NULL && e->fail_at < 0 && e->term_at < 0)
 			return CLI_FAIL; /* nothing could be started */
@@ -373,6 +444,10 @@ static int el_loop(elastic *e)
 				cli_error("exec: '%s' ended with %d after signal %d was passed on",
 					  e->argv[0], e->term_code, e->final_sig);
 			return e->term_code;
+		}
+		if (e->restart_at >= 0 && now >= e->restart_at && e->pid < 0 && !e->final) {
+			el_start(e);
+			continue;
 		}
 		if (e->fail_at >= 0 && now >= e->fail_at) {
 			e->fail_at = -1;
@@ -430,7 +505,9 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 		      .settle_at = -1,
 		      .min_wait_at = -1,
 		      .fail_at = -1,
-		      .term_at = -1 };
+		      .term_at = -1,
+		      .restart_at = -1,
+		      .guard = { -1, -1 } };
 	struct sigaction sa = { .sa_handler = el_on_signal, .sa_flags = SA_NOCLDSTOP };
 	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction old[5];
@@ -462,6 +539,7 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 		sigprocmask(SIG_BLOCK, &ttou, NULL);
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	cli_guard_start(&e.guard, (int64_t)(o->stop_timeout * 1000));
 	el_ctx = ctx;
 	sigemptyset(&sa.sa_mask);
 	for (size_t k = 0; k < G_N_ELEMENTS(sigs); k++)
@@ -485,12 +563,18 @@ int cli_elastic(cr_context *ctx, char **argv, const char *const *formats, const 
 	}
 	if (e.pid >= 0) {
 		/* Ending with the program still running (an error): stop it. */
+		sigset_t held;
 		int status;
 
+		el_block(&held);
+		el_pgid = 0;
+		el_unblock(&held);
 		kill(-e.pid, SIGTERM);
+		kill(-e.pid, SIGCONT);
 		waitpid(e.pid, &status, 0);
 		cli_group_end(e.pid, (int64_t)(o->stop_timeout * 1000), argv[0]);
 	}
+	cli_guard_end(&e.guard);
 	if (e.tty)
 		tcsetpgrp(STDIN_FILENO, getpgrp());
 	sigprocmask(SIG_SETMASK, &e.mask, NULL);

@@ -38,8 +38,15 @@ typedef struct elastic {
 	bool spare;
 	bool tty;          /* stdin is our terminal and we are its foreground job */
 	int64_t start_ms;  /* when the program started */
-	bool start_failed; /* fork failed */
-	int env_rc;        /* the last generation's variables: CLI_OK or the exit status */
+	bool start_failed; /* fork or exec failed: end with start_code */
+	int start_code;
+	/* A restart after a failure waits until restart_at (-1: none), the
+	 * wait doubling from 1 s to --restart-backoff. */
+	int64_t restart_at;
+	int64_t backoff_ms; /* the last wait; 0: none yet */
+	int64_t ended_ms;   /* when the program last ended */
+	cli_guard guard;    /* stops the program's group if we are killed */
+	int env_rc;         /* the last generation's variables: CLI_OK or the exit status */
 	/* The program failed with no change pending: until fail_at, a change
 	 * that comes makes it the change's failure (not counted). */
 	int64_t fail_at; /* -1: none */
@@ -52,6 +59,14 @@ typedef struct elastic {
 	int final_sig;
 } elastic;
 
+/* The running program's group, for the signal handler to forward to at
+ * once (0: none). It is set and cleared with the handled signals blocked
+ * (el_block, el_unblock), so the handler never signals a group that is
+ * not ours. */
+extern volatile sig_atomic_t el_pgid;
+void el_block(sigset_t *old);
+void el_unblock(const sigset_t *old);
+
 /* Monotonic milliseconds. */
 int64_t el_now(void);
 /* The tasks of @res; the world id of the generation the program runs
@@ -61,10 +76,14 @@ const char *el_id(const elastic *e);
 bool el_gone(const elastic *e, const cr_result *res);
 /* Tell the resolvers' supervise hooks @phase. */
 void el_tell(elastic *e, cr_supervise_phase phase, int exit_status);
-/* Start the program with the current generation; stop it (SIGTERM to its
+/* Start the program with the current generation (a failed exec ends the
+ * agent: start_failed, with one line); stop it (SIGTERM to its
  * group, SIGKILL after --stop-timeout), to start it again when @restart. */
 void el_start(elastic *e);
 void el_stop(elastic *e, bool restart);
+/* The wait before a restart after a failure of a run of @ran_ms (1 s
+ * doubling to --restart-backoff, again from 1 s after a long run). */
+int64_t el_backoff(elastic *e, int64_t ran_ms);
 /* A wait status as an exit status (128+N for signal N). */
 int el_exit_code(int status);
 

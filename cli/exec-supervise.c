@@ -14,13 +14,15 @@
  *
  * If we die without stopping it (SIGKILL, the OOM killer), the program
  * gets SIGTERM from the kernel (PR_SET_PDEATHSIG), as on a stop, rather
- * than running on unsupervised.
+ * than running on unsupervised, and our guard (exec-guard.c) stops the
+ * rest of its group.
  *
  * We own the program's whole process group: when the program ends (or we
  * stop it), whatever it left in its group (a background job) gets SIGTERM,
  * then SIGKILL after the stop timeout, and is reaped: we are the child
  * subreaper (PR_SET_CHILD_SUBREAPER), so orphans of the program come to
- * us. What leaves the group escapes: a daemon that calls setsid() (or
+ * us, and are reaped as they end (every SIGCHLD), not only at the end.
+ * What leaves the group escapes: a daemon that calls setsid() (or
  * setpgid()) is no longer ours, as under any shell.
  *
  * On a terminal where we are the foreground job the program's group gets
@@ -143,10 +145,13 @@ int cli_exec_env(const cr_result *res, const char *const *formats, const char *p
 
 /* In the child: SIGTERM when @parent dies, own group (the terminal's
  * foreground one if we had it), descriptors kept, original mask, exec
- * (with @envp, or our environment when NULL). */
+ * (with @envp, or our environment when NULL). A failed exec is reported,
+ * or its errno written to @errfd (>= 0: the parent reports it). */
 static void child_exec(const cr_result *res, char **argv, char **envp, const sigset_t *mask,
-		       bool tty, pid_t parent)
+		       bool tty, pid_t parent, int errfd)
 {
+	int error;
+
 	/* Kept across exec. A parent already gone is as if it died now. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
@@ -160,15 +165,37 @@ static void child_exec(const cr_result *res, char **argv, char **envp, const sig
 		execvpe(argv[0], argv, envp);
 	else
 		execvp(argv[0], argv);
-	_exit(cli_exec_failed(argv[0], errno));
+	error = errno;
+	if (errfd < 0)
+		_exit(cli_exec_failed(argv[0], error));
+	(void)!write(errfd, &error, sizeof(error));
+	_exit(error == ENOENT ? 127 : 126);
+}
+
+/* The errno a child wrote to @fd before exiting, 0 when it exec'd (the
+ * close-on-exec end closed with nothing written). */
+static int read_exec_errno(int fd)
+{
+	int error = 0;
+	ssize_t n;
+
+	while ((n = read(fd, &error, sizeof(error))) < 0 && errno == EINTR)
+		;
+	return n == (ssize_t)sizeof(error) ? error : 0;
 }
 
 pid_t cli_program_start(const cr_result *res, char **argv, char **envp, const sigset_t *mask,
-			bool tty)
+			bool tty, int *exec_errno)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	pid_t self = getpid(), pid;
+	int errpipe[2] = { -1, -1 };
 
+	if (exec_errno != NULL) {
+		*exec_errno = 0;
+		if (pipe2(errpipe, O_CLOEXEC) != 0)
+			errpipe[0] = errpipe[1] = -1;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
@@ -181,15 +208,29 @@ pid_t cli_program_start(const cr_result *res, char **argv, char **envp, const si
 			    cur.sa_handler != SIG_DFL)
 				sigaction(sig, &dfl, NULL);
 		}
-		child_exec(res, argv, envp, mask, tty, self);
+		if (errpipe[0] >= 0)
+			close(errpipe[0]);
+		child_exec(res, argv, envp, mask, tty, self, errpipe[1]);
 	}
-	if (pid < 0)
+	if (errpipe[1] >= 0)
+		close(errpipe[1]);
+	if (pid < 0) {
+		int error = errno;
+
+		if (errpipe[0] >= 0)
+			close(errpipe[0]);
+		errno = error;
 		return -1;
+	}
 	/* Both sides set the group (and the terminal's), so nothing reaches
 	 * the wrong group in between. */
 	setpgid(pid, pid);
 	if (tty)
 		tcsetpgrp(STDIN_FILENO, pid);
+	if (errpipe[0] >= 0) {
+		*exec_errno = read_exec_errno(errpipe[0]);
+		close(errpipe[0]);
+	}
 	return pid;
 }
 
@@ -285,6 +326,27 @@ static void job_stopped(supervisor *s)
 	kill(-s->pid, SIGCONT);
 }
 
+/* Reap every child that ended (orphans of the program come to us): the
+ * program's own end (or stop) is returned as its pid, with *@status. */
+static pid_t reap(const supervisor *s, int *status)
+{
+	pid_t w, program = 0;
+	int st;
+
+	while ((w = waitpid(-1, &st, WNOHANG | (s->tty ? WUNTRACED : 0))) > 0 ||
+	       (w < 0 && errno == EINTR)) {
+		if (w != s->pid)
+			continue; /* an orphan (or its stop): reaped, nothing more */
+		*status = st;
+		program = w;
+		if (WIFSTOPPED(st))
+			break;
+	}
+	if (program == 0 && w < 0 && errno != ECHILD)
+		return -1;
+	return program;
+}
+
 /* Wait for the child, ticking, forwarding and escalating meanwhile. */
 static int supervise_loop(supervisor *s, const sigset_t *set)
 {
@@ -292,7 +354,7 @@ static int supervise_loop(supervisor *s, const sigset_t *set)
 	int status = 0;
 
 	for (;;) {
-		pid_t w = waitpid(s->pid, &status, WNOHANG | (s->tty ? WUNTRACED : 0));
+		pid_t w = reap(s, &status);
 		int64_t now = now_ms(), due;
 		struct timespec ts;
 		int sig;
@@ -303,7 +365,7 @@ static int supervise_loop(supervisor *s, const sigset_t *set)
 		}
 		if (w == s->pid)
 			break;
-		if (w < 0 && errno != EINTR) {
+		if (w < 0) {
 			cli_error("exec: cannot wait for '%s': %s", s->program, strerror(errno));
 			return CLI_FAIL;
 		}
@@ -322,8 +384,11 @@ static int supervise_loop(supervisor *s, const sigset_t *set)
 		ts.tv_sec = (time_t)(due / 1000);
 		ts.tv_nsec = (long)(due % 1000) * 1000000;
 		sig = sigtimedwait(set, NULL, &ts);
-		if (sig > 0 && sig != SIGCHLD)
+		if (sig > 0 && sig != SIGCHLD) {
+			/* A stopped program would take it only once continued. */
 			kill(-s->pid, sig);
+			kill(-s->pid, SIGCONT);
+		}
 	}
 	return exit_code(status);
 }
@@ -337,6 +402,7 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
 			 .stop_timeout_ms = (int64_t)(stop_timeout * 1000) };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t set, block, old;
+	cli_guard guard;
 	int rc;
 
 	/* An inherited SIG_IGN for SIGCHLD would reap the child for us. */
@@ -352,13 +418,16 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
 	/* What the program leaves running when it ends (a background job, a
 	 * double fork) comes to us, so that we can reap it. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	s.pid = cli_program_start(res, argv, NULL, &old, s.tty);
+	cli_guard_start(&guard, s.stop_timeout_ms);
+	s.pid = cli_program_start(res, argv, NULL, &old, s.tty, NULL);
 	if (s.pid < 0) {
 		rc = errno;
+		cli_guard_end(&guard);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		cli_error("exec: cannot start '%s': %s", argv[0], strerror(rc));
 		return 126;
 	}
+	cli_guard_watch(&guard, s.pid);
 	s.start_ms = now_ms();
 	drop_parent_fds(res);
 	tell(&s, CR_SUPERVISE_STARTED, -1);
@@ -367,6 +436,7 @@ int cli_supervise(cr_context *ctx, cr_result *res, char **argv, double stop_time
 		tcsetpgrp(STDIN_FILENO, getpgrp());
 	/* Nothing of the program's group outlives it. */
 	cli_group_end(s.pid, s.stop_timeout_ms, s.program);
+	cli_guard_end(&guard);
 	tell(&s, CR_SUPERVISE_EXITED, rc);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;

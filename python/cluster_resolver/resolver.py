@@ -9,12 +9,19 @@ in process through the C library, with TensorFlow's ClusterResolver surface.
 Every cluster_spec(), master() and num_accelerators() call resolves again,
 as TensorFlow's resolvers re-query their backend. A resolver object may be
 shared between threads: its calls take turns on its C context (one context
-is not thread-safe; see cluster-resolver.h).
+is not thread-safe; see cluster-resolver.h). close() waits for a call in
+progress; after it, every call and every watch() generator raises
+ValueError. A child forked while another thread was inside a call gets
+the object back usable (os.register_at_fork: a fresh lock, and a fresh C
+context where the parent's was in the middle of a call).
 """
 import ctypes
 import hashlib
 import json
+import math
+import operator
 import os
+import weakref
 import _thread
 
 from . import _native as n
@@ -33,6 +40,75 @@ def format_master_url(master, rpc_layer=None):
     if rpc_layer:
         return '%s://%s' % (rpc_layer, master)
     return master
+
+
+_INT32_MAX = 2**31 - 1
+# The longest wait watch() hands the library: about 146 million years, far
+# from int64's end whatever the clock (a longer timeout waits as long).
+_WAIT_MAX_MS = 2**62
+
+
+def _task_index(value, what='task_id'):
+    """@value as a task index 0..2^31-1, as the library takes it: TypeError
+    for what is not an integer (a float included, as TensorFlow's index;
+    bool and numpy's integers are integers), ValueError out of range (a
+    Python int is never wrapped to 64 bits)."""
+    try:
+        index = operator.index(value)
+    except TypeError:
+        raise TypeError('%s must be an integer, not %s %r' % (what, type(value).__name__, value)) \
+            from None
+    if not 0 <= index <= _INT32_MAX:
+        raise ValueError('%s %d is out of range (0..%d)' % (what, index, _INT32_MAX))
+    return index
+
+
+def _wait_ms(timeout):
+    """watch()'s @timeout (seconds, None: no limit) in milliseconds for
+    cr_context_watch: -1 for none (None or +inf), 0 for a negative one,
+    ValueError for NaN, TypeError for what is not a number."""
+    if timeout is None:
+        return -1
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        try:
+            timeout = float(timeout)
+        except (TypeError, ValueError):
+            raise TypeError('timeout must be a number of seconds or None, not %s %r' %
+                            (type(timeout).__name__, timeout)) from None
+    if isinstance(timeout, float) and math.isnan(timeout):
+        raise ValueError('timeout must be a number of seconds or None, not nan')
+    if timeout == math.inf:
+        return -1
+    return int(min(max(timeout * 1000, 0), _WAIT_MAX_MS))
+
+
+# Every live resolver, for the child of a fork (_after_fork_in_child).
+_live = weakref.WeakSet()
+
+
+def _after_fork_in_child():
+    """In a forked child only this thread exists: a lock another thread
+    held is held forever, and a C context it was inside a call on is in
+    whatever state the call left it. Each resolver gets a fresh lock; one
+    whose lock was held gets a fresh C context at its next call (the old
+    one is left as it is, never freed: its state is unknown)."""
+    for r in list(_live):
+        lock = r.__dict__.get('_lock')
+        if lock is None:
+            continue
+        if lock.acquire(blocking=False):  # free, or held by this very thread
+            lock.release()
+            continue
+        r._lock = _thread.RLock()
+        if r._ctx:
+            r._ctx = None
+            r._reopen = True
+        if r.__dict__.get('_empty_ctx'):  # SageMakerClusterResolver's, made again when needed
+            r._empty_ctx = None
+
+
+if hasattr(os, 'register_at_fork'):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _is_text(config):
@@ -104,6 +180,7 @@ class ClusterResolver(object):
     # resolution's is used (a resolution is made if there was none).
     _refresh_identity = False
     _ctx = None
+    _reopen = False  # a forked child's: a fresh C context at the next call
 
     def __init__(self, config=None, task_type=None, task_id=None, rpc_layer=None):
         self._lock = _thread.RLock()
@@ -112,6 +189,7 @@ class ClusterResolver(object):
         self._rpc_layer = rpc_layer
         self._last = None
         self._open(config)
+        _live.add(self)
 
     # ---- the C context -----------------------------------------------------
 
@@ -146,11 +224,31 @@ class ClusterResolver(object):
         command's default)."""
         return self._config
 
+    def _context(self):
+        """Under the lock: this object's C context (a fresh one in a forked
+        child, see _after_fork_in_child); ValueError once closed."""
+        if self._reopen:
+            self._reopen = False
+            self._ctx = self._new_context(self._config, self._name)
+        if not self._ctx:
+            raise ValueError('this ClusterResolver is closed')
+        return self._ctx
+
     def close(self):
-        """Free the C context (plugins are unloaded). Idempotent."""
-        ctx, self._ctx = self._ctx, None
-        if ctx:
-            n.lib.cr_context_free(ctx)
+        """Free the C context (plugins are unloaded), once a call in
+        progress in another thread has returned, and end every watch() of
+        this object: later calls, and the generators' next items, raise
+        ValueError. Idempotent."""
+        lock = self.__dict__.get('_lock')
+        if lock is None:  # __init__ failed before the lock
+            return
+        with lock:
+            ctx, self._ctx = self._ctx, None
+            self._reopen = False
+            for wctx in getattr(self, '_watching', ()):
+                n.lib.cr_context_watch_cancel(wctx)
+            if ctx:
+                n.lib.cr_context_free(ctx)
 
     def __del__(self):
         try:
@@ -175,8 +273,8 @@ class ClusterResolver(object):
         ctx = ctx or self._ctx
         tt = self._override_task_type()
         ti = self._override_task_id()
-        n.check(n.lib.cr_context_set_task(ctx, n.enc(tt), -1 if ti is None else int(ti), err),
-                err)
+        n.check(n.lib.cr_context_set_task(ctx, n.enc(tt), -1 if ti is None else _task_index(ti),
+                                          err), err)
         layer = self._context_rpc_layer(rpc_layer)
         n.check(n.lib.cr_context_set_rpc_layer(ctx, n.enc(layer), err), err)
 
@@ -189,9 +287,8 @@ class ClusterResolver(object):
         """Resolve (on @ctx, else this object's context) and call
         @fn(result) under the lock; the result is freed."""
         with self._lock:
-            if not self._ctx:
-                raise ValueError('this ClusterResolver is closed')
-            ctx = ctx or self._ctx
+            own = self._context()
+            ctx = ctx or own
             self._apply(rpc_layer, ctx)
             err = n.new_error()
             res = ctypes.c_void_p()
@@ -255,10 +352,12 @@ class ClusterResolver(object):
         return self._with_result(master_of, rpc_layer)
 
     def _task_master(self, task_type, task_id, rpc_layer):
+        index = _task_index(task_id)
+
         def master_of(res):
             err = n.new_error()
             url = ctypes.c_void_p()
-            st = n.lib.cr_result_master(res, n.enc(str(task_type)), int(task_id),
+            st = n.lib.cr_result_master(res, n.enc(str(task_type)), index,
                                         n.enc(rpc_layer), ctypes.byref(url), err)
             text = n.take_string(url.value)
             n.check(st, err)
@@ -272,13 +371,14 @@ class ClusterResolver(object):
         if task_type is not None or task_id is not None:
             task_type = task_type if task_type is not None else self.task_type
             task_id = task_id if task_id is not None else self.task_id
+        index = _task_index(task_id) if task_type is not None and task_id is not None else -1
 
         def counts(res):
             err = n.new_error()
             out = ctypes.c_void_p()
             both = task_type is not None and task_id is not None
             n.check(n.lib.cr_result_accelerators_json(
-                res, n.enc(str(task_type)) if both else None, int(task_id) if both else -1,
+                res, n.enc(str(task_type)) if both else None, index,
                 False, ctypes.byref(out), err), err)
             return json.loads(n.take_string(out.value))
         return self._with_result(counts)
@@ -287,12 +387,11 @@ class ClusterResolver(object):
         """`cluster-resolver explain --json` as a dict: each resolver's
         verdict, reason and facts, then the result or the error."""
         with self._lock:
-            if not self._ctx:
-                raise ValueError('this ClusterResolver is closed')
-            self._apply()
+            ctx = self._context()
+            self._apply(ctx=ctx)
             err = n.new_error()
             out = ctypes.c_void_p()
-            st = n.lib.cr_context_explain(self._ctx, True, ctypes.byref(out), err)
+            st = n.lib.cr_context_explain(ctx, True, ctypes.byref(out), err)
             text = n.take_string(out.value)
             if text is None:
                 n.check(st, err)
@@ -358,9 +457,9 @@ class ClusterResolver(object):
         if not n.HAS_WATCH:
             raise NotImplementedError('watch() needs libcluster-resolver 1.2 (ABI 1.2); '
                                       'this one is %s' % n.version())
+        wait_ms = _wait_ms(timeout)
         with self._lock:
-            if not self._ctx:
-                raise ValueError('this ClusterResolver is closed')
+            self._context()
             ctx = self._new_context(self._config, getattr(self, '_name', None))
             try:
                 self._apply(ctx=ctx)
@@ -369,14 +468,19 @@ class ClusterResolver(object):
                 raise
             self._watching = getattr(self, '_watching', set())
             self._watching.add(ctx)
-        wait_ms = -1 if timeout is None else max(0, int(timeout * 1000))
         try:
             while True:
+                if not self._ctx and not self._reopen:  # close() ended it
+                    raise ValueError('this ClusterResolver is closed')
                 err = n.new_error()
                 res = ctypes.c_void_p()
                 gen = ctypes.c_uint64()
                 st = n.lib.cr_context_watch(ctx, wait_ms, ctypes.byref(res), ctypes.byref(gen),
                                             err)
+                if not self._ctx and not self._reopen:  # close() ended it
+                    if res.value:
+                        n.lib.cr_result_free(res)
+                    raise ValueError('this ClusterResolver is closed')
                 n.check(st, err)
                 if not res.value:
                     return

@@ -16,6 +16,14 @@ from .resolver import ClusterResolver, format_master_url
 __all__ = ['TFConfigClusterResolver', 'SageMakerClusterResolver']
 
 
+def _int_id(task_id):
+    """TensorFlow's int() of an overridden task id ("1" is 1), without its
+    truncation: a float is refused as an index everywhere else."""
+    if isinstance(task_id, float):
+        raise TypeError('task_id must be an integer, not float %r' % task_id)
+    return int(task_id)
+
+
 class _TFConfigLike(_PluginResolver):
     """TFConfig semantics (§6): overrides cast with str()/int(), an explicit
     rpc_layer '' suppresses the prefix, environment is the constructor's."""
@@ -25,7 +33,7 @@ class _TFConfigLike(_PluginResolver):
         return None if self._task_type is None else str(self._task_type)
 
     def _override_task_id(self):
-        return None if self._task_id is None else int(self._task_id)
+        return None if self._task_id is None else _int_id(self._task_id)
 
     @property
     def task_type(self):
@@ -40,7 +48,7 @@ class _TFConfigLike(_PluginResolver):
     @property
     def task_id(self):
         if self._task_id is not None:
-            return int(self._task_id)
+            return _int_id(self._task_id)
         return self._identity().task_id
 
     @task_id.setter
@@ -204,7 +212,11 @@ class SageMakerClusterResolver(_TFConfigLike):
         return _TFConfigLike._with_result(self, fn, rpc_layer, self._empty_ctx)
 
     def close(self):
-        ctx, self._empty_ctx = getattr(self, '_empty_ctx', None), None
-        if ctx:
-            n.lib.cr_context_free(ctx)
-        _TFConfigLike.close(self)
+        lock = self.__dict__.get('_lock')
+        if lock is None:
+            return
+        with lock:  # after a call in progress, as ClusterResolver.close()
+            ctx, self._empty_ctx = getattr(self, '_empty_ctx', None), None
+            if ctx:
+                n.lib.cr_context_free(ctx)
+            _TFConfigLike.close(self)

@@ -391,6 +391,26 @@ add('urls', 'gce-metadata-env-userinfo', 1,
     "token: a user name or password in the URL is refused\n", conf=GCE % '',
     env={'GCE_METADATA_HOST': 'u:hunter2@127.0.0.1:9'})
 
+# -- exec-options: the seconds options of exec take decimal numbers only
+# (issue 36 item 11: strtod took 0x10 as 16 s, blanks, exponents, inf) -------
+EX = 'resolvers = ( { plugin = "simple"; cluster = { worker = [ "a:1" ]; }; } );\naccelerators = ( );\n'
+for opt, what in (('--settle', 'settle time'), ('--min-wait', 'minimum wait'),
+                  ('--stop-timeout', 'stop timeout'), ('--join-timeout', 'join timeout'),
+                  ('--restart-backoff', 'restart backoff')):
+    for vname, v in (('hex', '0x10'), ('hex-float', '0x1p4'), ('blank', ' 5'), ('trailing', '5 '),
+                     ('plus', '+5'), ('exponent', '1e3'), ('inf', 'inf'), ('nan', 'nan'),
+                     ('dot', '.'), ('empty', ''), ('over', '86400.5'), ('unit', '5s')):
+        add('exec-options', '%s-%s' % (opt[2:], vname), 2,
+            E + 'exec: invalid %s "%s": expected seconds 0..86400\n' % (what, v), conf=EX,
+            args=['exec', '--elastic', opt, v, '--', 'true'])
+add('exec-options', 'restart-backoff-without-elastic', 2,
+    E + 'exec: --restart-backoff needs --elastic\n', conf=EX,
+    args=['exec', '--restart-backoff', '3', '--', 'true'])
+# Decimal is taken: the program runs (the largest value, a bare fraction).
+add('exec-options', 'settle-decimal', 0, 'ok\n', conf=EX,
+    args=['exec', '--elastic', '--settle', '.0', '--stop-timeout', '86400.0', '--restart-backoff',
+          '0.5', '--', 'sh', '-c', 'echo ok >&2'])
+
 # The reviewed outputs of the cases written with TBD.
 from expected import EXPECT  # noqa: E402
 for _c in CASES:
