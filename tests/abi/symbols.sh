@@ -57,7 +57,7 @@ compare() {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 inc=${CR_TEST_SOURCE_DIR:?}/include/cluster-resolver
-compare "$lib" "CLUSTER_RESOLVER_1.0 CLUSTER_RESOLVER_1.1 CLUSTER_RESOLVER_1.2" "$inc/cluster-resolver.h" "$inc/common.h" "$inc/spec.h" \
+compare "$lib" "CLUSTER_RESOLVER_1.0 CLUSTER_RESOLVER_1.1 CLUSTER_RESOLVER_1.2 CLUSTER_RESOLVER_1.3" "$inc/cluster-resolver.h" "$inc/common.h" "$inc/spec.h" \
 	"$inc/hostlist.h" "$inc/error.h"
 compare "$testhost" "CR_TESTHOST_1.0 CR_TESTHOST_1.1 CR_TESTHOST_1.2 CR_TESTHOST_1.3" "$inc/testhost.h"
 exit $fail

@@ -85,11 +85,12 @@ struct k8s_pod_view {
 	const char *name, *ns, *uid, *phase;
 	const char *version; /* metadata.resourceVersion */
 	const char *pod_ip, *host_ip, *hostname, *subdomain;
-	const char *index[K8S_INDEX_KEYS]; /* the values of the index keys */
-	const char *const *sts_owners;     /* names of its StatefulSet owners */
-	const char *const *pod_ips;        /* status.podIPs[].ip */
-	guint n_sts_owners, n_pod_ips;
-	int32_t accel; /* its containers' accelerator limits, summed */
+	const char *index[K8S_INDEX_KEYS];       /* the values of the index keys */
+	const char *const *sts_owners;           /* names of its StatefulSet owners */
+	const char *const *pod_ips;              /* status.podIPs[].ip */
+	const char *const *labels;               /* key, value, key, value... */
+	guint n_sts_owners, n_pod_ips, n_labels; /* n_labels: pairs */
+	int32_t accel;                           /* its containers' accelerator limits, summed */
 	uint8_t accel_kind;
 };
 
@@ -98,6 +99,8 @@ struct k8s_view_store {
 	GPtrArray *owners, *ips; /* const char * */
 	char *text;              /* copies of protobuf strings, NUL-terminated */
 	size_t cap, len;
+	GPtrArray *labels; /* const char *: key, value, ... */
+	bool want_labels;  /* keep every label (a watch's events) */
 };
 
 void k8s_view_store_init(struct k8s_view_store *s);
@@ -111,6 +114,10 @@ int k8s_acc_slot(const char *key, size_t n);
 void k8s_view_add_limits(struct k8s_pod_view *v, const int64_t limits[K8S_ACC_KEYS]);
 int64_t k8s_count(const char *s, size_t n);
 bool k8s_text_ok(const char *s, size_t n);
+/* Whether @v's labels satisfy @selector, a labelSelector as sent (k=v,
+ * k==v, k!=v, k in (a,b), k notin (a,b), k, !k, comma-separated); NULL
+ * or a selector this cannot read matches (the server judged it). */
+bool k8s_view_selected(const struct k8s_pod_view *v, const char *selector);
 const char *k8s_view_from_json(struct k8s_view_store *s, json_object *pod, struct k8s_pod_view *v);
 /* What a resolution reads of a pod, kept in one allocation (a watched
  * resolution's pods, k8s_watched.c), and the view read back from it. */

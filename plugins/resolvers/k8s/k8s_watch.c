@@ -44,6 +44,17 @@
 #define K8S_BACKOFF_MAX_MS 30000
 #define K8S_POLL_MS 30000
 #define K8S_SLACK_MS 5000 /* past timeoutSeconds before a silent stream is dropped */
+/* The longest resourceVersion kept and sent back. Kubernetes' are etcd
+ * revisions (a decimal int64: at most 20 digits); 256 bytes leaves room
+ * for an aggregated API server's opaque form and keeps every watch URL
+ * short. A longer one fails the watch naming it (the host lists again
+ * after its backoff), never goes into a URL. */
+#define K8S_VERSION_MAX 256
+/* The least time between two watch requests of one op (N4): a server or
+ * proxy that ends every stream after one event or BOOKMARK gets at most
+ * one request a second from each process, not one per round trip. A
+ * stream that lived this long resumes at once, as before. */
+#define K8S_RECONNECT_FLOOR_MS 1000
 
 /* ---- one stream ----------------------------------------------------------- */
 
@@ -77,8 +88,31 @@ static bool k8s_is(const char *s, const char *what)
 	return s && strcmp(s, what) == 0;
 }
 
+/* @text from the server as a message may quote it: the Bearer token sent
+ * cut out (a server may echo it), control characters escaped by the
+ * host's one rule (host->log and error_set), at most 200 bytes (g_free). */
+static char *k8s_said(const struct k8s_stream *s, const char *text)
+{
+	const char *const secrets[] = { s->token, NULL };
+	char *r = redact_secrets(text ? text : "", secrets);
+
+	if (strlen(r) > 200)
+		strcpy(r + 197, "...");
+	return r;
+}
+
 static void k8s_stream_version(struct k8s_stream *s, const char *version)
 {
+	size_t n = version ? strlen(version) : 0;
+
+	if (n > K8S_VERSION_MAX) {
+		s->rc = cr_host->error_set(
+			s->err, CR_ERR_PARSE,
+			"%s: event %lld: resourceVersion of %zu bytes (more than "
+			"%d): refused",
+			s->endpoint, (long long)s->events, n, K8S_VERSION_MAX);
+		return;
+	}
 	if (version && *version && !k8s_is(s->version, version)) {
 		g_free(s->version);
 		s->version = g_strdup(version);
@@ -96,9 +130,12 @@ static void k8s_event_error(struct k8s_stream *s, int64_t code, const char *reas
 	char *said = message ? redact_secrets(message, secrets) : NULL;
 
 	if (code == 410 || k8s_is(reason, "Expired") || k8s_is(reason, "Gone")) {
+		char *v = k8s_said(s, s->version ? s->version : "(none)");
+
 		cr_host->log(s->ctx, CR_LOG_INFO,
-			     "%s: resourceVersion %s is too old (%s); listing again", s->endpoint,
-			     s->version ? s->version : "(none)", said_reason ? said_reason : "410");
+			     "%s: resourceVersion %s is too old (%.200s); listing again",
+			     s->endpoint, v, said_reason ? said_reason : "410");
+		g_free(v);
 		s->changed = s->expired = true;
 	} else {
 		s->rc = cr_host->error_set(s->err, CR_ERR_BACKEND, "%s: ERROR event: %s%s%.200s",
@@ -118,12 +155,15 @@ static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k
 	char *key;
 
 	k8s_stream_version(s, pod->version);
-	if (k8s_is(type, "BOOKMARK"))
+	if (s->rc != CR_OK || k8s_is(type, "BOOKMARK"))
 		return;
 	if (!k8s_is(type, "ADDED") && !k8s_is(type, "MODIFIED") && !k8s_is(type, "DELETED")) {
+		char *said = k8s_said(s, type);
+
 		s->rc = cr_host->error_set(s->err, CR_ERR_PARSE,
 					   "%s: event %lld: unknown type '%.32s'", s->endpoint,
-					   (long long)s->events, type ? type : "");
+					   (long long)s->events, said);
+		g_free(said);
 		return;
 	}
 	if (!pod->name) {
@@ -134,6 +174,16 @@ static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k
 	}
 	hash = k8s_pod_key_hash(pod, ns);
 	known = k8s_watch_list_get(s->list, hash, &old);
+	/* A pod the list did not have and outside its selector (a server or
+	 * proxy that does not filter): not one of ours, no change. (One the
+	 * list had is the server's word: its DELETED says when it leaves.) */
+	if (!known && !k8s_view_selected(pod, s->list->selector)) {
+		key = k8s_said(s, pod->name);
+		cr_host->log(s->ctx, CR_LOG_DEBUG, "%s: %s pod %s outside the selector: ignored",
+			     s->endpoint, type, key);
+		g_free(key);
+		return;
+	}
 	counts = !k8s_is(type, "DELETED") && k8s_pod_counts(s->st, pod);
 	if (counts)
 		now = k8s_pod_digest(s->st, pod, ns, s->scratch);
@@ -144,8 +194,11 @@ static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k
 		k8s_watch_list_update(s->list, hash, now, counts ? k8s_view_pack(pod) : NULL,
 				      !counts);
 	if (differs) {
+		char *raw = k8s_pod_key(pod, ns);
+
 		s->changed = true;
-		key = k8s_pod_key(pod, ns);
+		key = k8s_said(s, raw);
+		g_free(raw);
 		cr_host->log(s->ctx, CR_LOG_DEBUG, "%s: %s pod %s: membership changed", s->endpoint,
 			     type, key);
 		g_free(key);
@@ -480,6 +533,15 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 	w.endpoint = w.list->selector ? g_strdup_printf("GET %s?labelSelector=%s (watch)", w.base,
 							w.list->selector)
 				      : g_strdup_printf("GET %s (watch)", w.base);
+	if (strlen(w.list->version) > K8S_VERSION_MAX) {
+		rc = cr_host->error_set(
+			err, CR_ERR_PARSE,
+			"%s: the list's resourceVersion of %zu bytes (more than %d): "
+			"refused",
+			w.endpoint, strlen(w.list->version), K8S_VERSION_MAX);
+		st->watched->fresh = false;
+		goto out;
+	}
 	s.st = st;
 	s.ctx = ctx;
 	s.list = w.list;
@@ -491,6 +553,7 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 	s.version = g_strdup(w.list->version);
 	s.err = err;
 	k8s_view_store_init(&s.store);
+	s.store.want_labels = true; /* an event's pod is matched with the selector */
 	for (;;) {
 		int64_t started = cr_host->now_ms(ctx);
 		int64_t left = deadline_ms - started;
@@ -503,9 +566,18 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 			break;
 		if (cr_host->watch_cancelled(ctx))
 			break;
-		/* a stream that brought events or lasted: resume at once */
-		if (!again && (got || cr_host->now_ms(ctx) - started >= 1000)) {
+		/* A stream that lasted resumes at once; one that brought events
+		 * but ended within the floor resumes when the floor has passed
+		 * since it began (a server that closes each stream after one
+		 * event is asked at most once a second). */
+		if (!again && cr_host->now_ms(ctx) - started >= K8S_RECONNECT_FLOOR_MS) {
 			failures = 0;
+			continue;
+		}
+		if (!again && got) {
+			failures = 0;
+			k8s_watch_sleep(ctx, MIN(started + K8S_RECONNECT_FLOOR_MS, deadline_ms) -
+						     cr_host->now_ms(ctx));
 			continue;
 		}
 		if (again && failures >= st->retries) {

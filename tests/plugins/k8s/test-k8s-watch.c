@@ -205,9 +205,9 @@ static const watch_case cases[] = {
 	    { WATCH("101"), 200, EV("MODIFIED", POD("w-5", "10.0.0.5", "Running", "102")) } },
 	  600000, CR_OK, true, NULL },
 	{ "unchanged-at-deadline", "", {
-	    { WATCH_T("100", "1"), 200, EV("MODIFIED", POD("w-0", "10.0.0.1", "Running", "101")) },
+	    { WATCH_T("100", "2"), 200, EV("MODIFIED", POD("w-0", "10.0.0.1", "Running", "101")) },
 	    { WATCH_T("101", "1"), 200, "" } },
-	  50, CR_OK, false, NULL },
+	  1100, CR_OK, false, NULL }, /* the second after the 1 s reconnect floor */
 	{ "http-410", "", {
 	    { WATCH("100"), 410, STATUS(410, "Expired", "too old resource version: 100 (120)") } },
 	  600000, CR_OK, true, NULL },
