@@ -89,21 +89,6 @@ void cr_context_free(cr_context *ctx)
 	g_free(ctx);
 }
 
-void cr_context_interrupt(cr_context *ctx)
-{
-	uint64_t one = 1;
-	ssize_t n;
-
-	if (ctx == NULL)
-		return;
-	/* Only what a signal handler may do: an atomic store and write(2). */
-	g_atomic_int_set(&ctx->interrupted, 1);
-	do
-		n = write(ctx->interrupt_fd, &one, sizeof(one));
-	while (n < 0 && errno == EINTR);
-	cr_context_watch_cancel(ctx);
-}
-
 void cr_context_set_log_handler(cr_context *ctx, cr_log_fn fn, void *user_data)
 {
 	if (ctx == NULL)

@@ -448,3 +448,19 @@ void cr_context_watch_cancel(cr_context *ctx)
 	g_atomic_int_set(&ctx->cancel_pending, 1);
 	signal_fd(ctx->cancel_fd);
 }
+
+/* Here, beside the cancel it also makes: an interrupt ends the watch too. */
+void cr_context_interrupt(cr_context *ctx)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	if (ctx == NULL)
+		return;
+	/* Only what a signal handler may do: an atomic store and write(2). */
+	g_atomic_int_set(&ctx->interrupted, 1);
+	do
+		n = write(ctx->interrupt_fd, &one, sizeof(one));
+	while (n < 0 && errno == EINTR);
+	cr_context_watch_cancel(ctx);
+}

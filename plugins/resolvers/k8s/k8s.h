@@ -151,6 +151,10 @@ bool k8s_is_protobuf(const cr_http_response *resp);
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 			const char *namespace, const char *selector, bool table, k8s_pod_fn fn,
 			k8s_restart_fn restart, void *user_data, char **version, cr_error *err);
+/* A watch request's URL: @base + the selectors, watch=1, @version, bookmarks,
+ * timeoutSeconds=@timeout_s (k8s_fetch.c). */
+char *k8s_watch_url(const struct k8s *st, const char *base, const char *selector,
+		    const char *version, int64_t timeout_s);
 
 /* k8s_page.c */
 struct k8s_pager;

@@ -356,27 +356,6 @@ static bool k8s_stream_data(const char *data, size_t len, void *user)
 
 /* ---- the watch op --------------------------------------------------------- */
 
-static char *k8s_watch_url(const struct k8s *st, const char *base, const char *selector,
-			   const char *version, int64_t timeout_s)
-{
-	GString *q = g_string_new(NULL);
-	char t[32];
-	char *url;
-
-	if (selector)
-		k8s_query_add(q, "labelSelector", selector);
-	if (st->field_selector && *st->field_selector)
-		k8s_query_add(q, "fieldSelector", st->field_selector);
-	k8s_query_add(q, "watch", "1");
-	k8s_query_add(q, "resourceVersion", version);
-	k8s_query_add(q, "allowWatchBookmarks", "true");
-	snprintf(t, sizeof(t), "%lld", (long long)timeout_s);
-	k8s_query_add(q, "timeoutSeconds", t);
-	url = g_strconcat(base, q->str, NULL);
-	g_string_free(q, TRUE);
-	return url;
-}
-
 /* Wait @ms, or less when the watch is cancelled. */
 static void k8s_watch_sleep(cr_plugin_ctx *ctx, int64_t ms)
 {
