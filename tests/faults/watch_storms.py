@@ -140,6 +140,22 @@ def long_version(be, workdir):
     return [] if want in err and '9' * 300 not in err else ['stderr %r: want %r' % (err, want)]
 
 
+def controls_escaped(be, workdir):
+    """Item 11: a server's text with a newline and an escape sequence: one
+    line, each control character as \\xNN (the one rule of every message)."""
+    body = event('ERROR', {'kind': 'Status', 'apiVersion': 'v1', 'status': 'Failure',
+                           'reason': 'InternalError', 'code': 500,
+                           'message': 'line one\nline two \x1b[31mred\r'})
+    be.set_faults([{'body': body, 'count': 1, 'watch': True}])
+    rc, out, err = driver(be, workdir, 'controls', 2, 3000)
+    be.set_faults([])
+    want = 'ERROR event: InternalError: line one\\x0aline two \\x1b[31mred\\x0d; resolving'
+    lines = err.splitlines()
+    if len(lines) == 1 and want in lines[0] and '\x1b' not in err:
+        return []
+    return ['stderr %r: want one line with %r' % (err, want)]
+
+
 def huge_timeout(be, workdir):
     """N12: cr_context_watch(INT64_MAX ms) waits (until the cancel)."""
     rc, out, err = driver(be, workdir, 'huge-timeout', 2, 9223372036854775807,
@@ -200,6 +216,7 @@ def main():
             res.check('storm/%s' % case[0], not problems, '  ' + '\n  '.join(problems))
         for name, fn in (('token-as-event-type', token_in_type),
                          ('resource-version-too-long', long_version),
+                         ('server-text-controls-escaped', controls_escaped),
                          ('huge-timeout-saturates', huge_timeout)):
             problems = fn(be, d)
             res.check('watch/%s' % name, not problems, '  ' + '\n  '.join(problems))
