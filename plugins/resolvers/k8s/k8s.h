@@ -270,7 +270,22 @@ void k8s_watch_list_update(struct k8s_watch_list *l, guint64 key, guint64 digest
 void k8s_watch_list_clear(struct k8s_watch_list *l);
 void k8s_watched_free(struct k8s_watched *w);
 
-/* k8s_watch.c */
+/* k8s_watch.c: one list's watch, and a wait the watch's end cuts short. */
+struct k8s_watch_one {
+	const struct k8s *st;
+	cr_plugin_ctx *ctx;
+	const struct k8s_conn *conn;
+	struct k8s_watch_list *list;
+	int64_t deadline_ms;
+	/* what it ended with */
+	cr_status rc;
+	cr_error err;
+	bool changed, expired;
+	char *version; /* (owned) where a next watch of the list resumes */
+};
+void k8s_watch_one(struct k8s_watch_one *o);
+void k8s_watch_sleep(cr_plugin_ctx *ctx, int64_t ms);
+/* k8s_watch_many.c: the watch op, a stream per selector. */
 cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
 		    cr_error *err);
 

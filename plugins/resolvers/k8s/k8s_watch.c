@@ -25,12 +25,8 @@
  *     Status: a server may echo it); garbage in an event fails it naming
  *     the offset (the host lists again after its backoff).
  *
- * One stream watches one list. A configuration with several selectors
- * (jobs) cannot be watched with one request: its watch waits
- * K8S_POLL_MS and answers "changed", so the host lists again and compares
- * (polling). So does a selector on a Job label that matched no pod in
- * either form (k8s_legacy.c): the pods to come may carry the prefixed
- * label or only the legacy one, and one stream follows one.
+ * One stream watches one list (k8s_watch_one); the op that runs one
+ * per list, or polls, is k8s_watch_many.c.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -42,7 +38,6 @@
 #define K8S_EVENT_MAX ((size_t)16 << 20) /* one event's bytes, at most */
 #define K8S_BACKOFF_MIN_MS 200
 #define K8S_BACKOFF_MAX_MS 30000
-#define K8S_POLL_MS 30000
 #define K8S_SLACK_MS 5000 /* past timeoutSeconds before a silent stream is dropped */
 /* The longest resourceVersion kept and sent back. Kubernetes' are etcd
  * revisions (a decimal int64: at most 20 digits); 256 bytes leaves room
@@ -357,7 +352,7 @@ static bool k8s_stream_data(const char *data, size_t len, void *user)
 /* ---- the watch op --------------------------------------------------------- */
 
 /* Wait @ms, or less when the watch is cancelled. */
-static void k8s_watch_sleep(cr_plugin_ctx *ctx, int64_t ms)
+void k8s_watch_sleep(cr_plugin_ctx *ctx, int64_t ms)
 {
 	int fd = cr_host->watch_cancel_fd(ctx);
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -380,18 +375,6 @@ static int64_t k8s_backoff_ms(int failures)
 	if (ms > K8S_BACKOFF_MAX_MS)
 		ms = K8S_BACKOFF_MAX_MS;
 	return ms / 2 + g_random_int_range(0, (gint32)(ms / 2) + 1);
-}
-
-/* Several lists: no one request watches them all; the host lists again
- * every K8S_POLL_MS and compares. */
-static cr_status k8s_watch_poll(cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed)
-{
-	int64_t now = cr_host->now_ms(ctx);
-	int64_t until = MIN(deadline_ms, now + K8S_POLL_MS);
-
-	k8s_watch_sleep(ctx, until - now);
-	*changed = !cr_host->watch_cancelled(ctx) && until < deadline_ms;
-	return CR_OK;
 }
 
 struct k8s_watch_run {
@@ -472,60 +455,35 @@ static cr_status k8s_watch_once(struct k8s_watch_run *w, struct k8s_stream *s, i
 	return rc;
 }
 
-cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
-		    cr_error *err)
+/* One list's watch (k8s_watch_many.c runs one per selector): streams
+ * until a change, a failure, @o->deadline_ms or the end of the watch. What
+ * it ended with goes to @o; the list and its state are left to the caller. */
+void k8s_watch_one(struct k8s_watch_one *o)
 {
-	struct k8s *st = state;
-	struct k8s_conn conn = { 0 };
-	struct k8s_watch_run w = { st, ctx, &conn, NULL, NULL, NULL };
+	struct k8s_watch_run w = { o->st, o->ctx, o->conn, o->list, NULL, NULL };
 	struct k8s_stream s = { 0 };
+	cr_plugin_ctx *ctx = o->ctx;
+	cr_error *err = &o->err;
+	int64_t deadline_ms = o->deadline_ms;
 	int failures = 0;
-	cr_status rc;
+	cr_status rc = CR_OK;
 
-	*changed = false;
-	st->in_watch = cr_host->watched(ctx);
-	w.list = st->watched && st->watched->lists->len == 1
-			 ? g_ptr_array_index(st->watched->lists, 0)
-			 : NULL;
-	if (!w.list || !w.list->version || w.list->relist) {
-		cr_host->log(ctx, CR_LOG_DEBUG, "%s; listing again every %d s",
-			     st->watched && st->watched->lists->len != 1
-				     ? "several selectors: one watch cannot follow them all"
-			     : w.list && w.list->relist
-				     ? "no pod has the Job label, prefixed or legacy: one watch "
-				       "cannot follow both"
-				     : "no resourceVersion to watch from",
-			     K8S_POLL_MS / 1000);
-		if (st->watched)
-			st->watched->fresh = false; /* the host lists again */
-		return k8s_watch_poll(ctx, deadline_ms, changed);
-	}
-	/* sorted here, not when listed: a resolve that is never watched
-	 * (most are) does not pay for it */
-	k8s_watch_list_seal(w.list);
-	rc = k8s_conn_load(st, ctx, &conn, err);
-	if (rc == CR_OK)
-		rc = k8s_auth_prepare(st, ctx, &conn, err);
-	if (rc != CR_OK)
-		goto out;
-	w.base = k8s_pods_path(&conn, st->watched->namespace);
+	w.base = k8s_pods_path(o->conn, o->st->watched->namespace);
 	w.endpoint = w.list->selector ? g_strdup_printf("GET %s?labelSelector=%s (watch)", w.base,
 							w.list->selector)
 				      : g_strdup_printf("GET %s (watch)", w.base);
 	if (strlen(w.list->version) > K8S_VERSION_MAX) {
-		rc = cr_host->error_set(
-			err, CR_ERR_PARSE,
-			"%s: the list's resourceVersion of %zu bytes (more than %d): "
-			"refused",
-			w.endpoint, strlen(w.list->version), K8S_VERSION_MAX);
-		st->watched->fresh = false;
+		o->rc = cr_host->error_set(err, CR_ERR_PARSE,
+					   "%s: the list's resourceVersion of %zu bytes (more than "
+					   "%d): refused",
+					   w.endpoint, strlen(w.list->version), K8S_VERSION_MAX);
 		goto out;
 	}
-	s.st = st;
+	s.st = o->st;
 	s.ctx = ctx;
 	s.list = w.list;
 	s.endpoint = w.endpoint;
-	s.token = conn.token;
+	s.token = o->conn->token;
 	s.buf = g_string_new(NULL);
 	s.scratch = g_string_new(NULL);
 	s.tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
@@ -559,8 +517,8 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 						     cr_host->now_ms(ctx));
 			continue;
 		}
-		if (again && failures >= st->retries) {
-			char *last = g_strdup(err ? err->message : "");
+		if (again && failures >= o->st->retries) {
+			char *last = g_strdup(err->message);
 
 			rc = cr_host->error_set(err, CR_ERR_NETWORK,
 						"%s (still failing after %d reconnections)", last,
@@ -574,23 +532,15 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 		failures++;
 		rc = CR_OK;
 	}
-	*changed = rc == CR_OK && s.changed && !cr_host->watch_cancelled(ctx);
-	if (rc != CR_OK || s.expired || (s.changed && !w.list->full))
-		st->watched->fresh = false; /* the host lists again */
-	else if (s.version) {
-		/* the list's pods still stand, or a full list followed every
-		 * event up to here: resume from here */
-		g_free(w.list->version);
-		w.list->version = g_strdup(s.version);
-	}
+	o->rc = rc;
+	o->changed = rc == CR_OK && s.changed;
+	o->expired = s.expired;
+	o->version = g_steal_pointer(&s.version);
 	g_string_free(s.buf, TRUE);
 	g_string_free(s.scratch, TRUE);
 	json_tokener_free(s.tok);
 	k8s_view_store_clear(&s.store);
-	g_free(s.version);
 out:
 	g_free(w.base);
 	g_free(w.endpoint);
-	k8s_conn_clear(&conn);
-	return rc;
 }
