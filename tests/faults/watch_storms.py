@@ -130,6 +130,26 @@ def token_in_type(be, workdir):
     return problems
 
 
+def token_in_phase(be, workdir):
+    """N8, the list side: `resolve`, a pod whose phase is the bearer token
+    (default not_running = "error"): TensorFlow's message, phase redacted."""
+    pod = dict(POD, metadata=dict(POD['metadata'], name='w-0', labels={'job-name': 'worker'}),
+               status={'phase': fm.K8S_TOKEN, 'podIP': '10.0.0.1'})
+    body = json.dumps({'kind': 'PodList', 'apiVersion': 'v1',
+                       'metadata': {'resourceVersion': '900'}, 'items': [pod]})
+    be.set_faults([{'body': body, 'count': -1, 'watch': False}])
+    conf = os.path.join(workdir, 'phase-token.conf')
+    write(conf, be.conf(be.port, be.ca))
+    p = subprocess.run([os.environ['CR_CLI'], '-c', conf, 'resolve'], env=be.env(),
+                       capture_output=True, text=True, timeout=60 * fm.SLOW)
+    rc, out, err = p.returncode, p.stdout, p.stderr
+    be.set_faults([])
+    want = 'Pod "w-0" is not running; phase: "[redacted]"'
+    if rc == 1 and want in err and fm.K8S_TOKEN[:8] not in out + err:
+        return []
+    return ['exit %s, stderr %r: want 1 and %r' % (rc, err, want)]
+
+
 def long_version(be, workdir):
     """N11: a BOOKMARK with a 300-byte resourceVersion is refused, named."""
     be.set_faults([{'body': bookmark('9' * 300), 'count': 1, 'watch': True}])
@@ -215,6 +235,7 @@ def main():
             problems = storm(be, d, case)
             res.check('storm/%s' % case[0], not problems, '  ' + '\n  '.join(problems))
         for name, fn in (('token-as-event-type', token_in_type),
+                         ('token-as-pod-phase', token_in_phase),
                          ('resource-version-too-long', long_version),
                          ('server-text-controls-escaped', controls_escaped),
                          ('huge-timeout-saturates', huge_timeout)):
