@@ -161,7 +161,8 @@ CR_API cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_erro
  * resolution that failed (after the resolver's own retries).
  *
  * Thread safety: one thread watches a context at a time; no other call on
- * @ctx may run during a watch except cr_context_watch_cancel().
+ * @ctx may run during a watch except cr_context_watch_cancel() and
+ * cr_context_interrupt().
  *
  * Since: ABI 1.2
  */
