@@ -3,7 +3,8 @@
  * cmd-watch.c - `watch [--format F] [--count N] [--timeout S]`: print the
  * current cluster, then each new generation (cr_context_watch), until
  * --count generations were printed, --timeout seconds passed, or SIGINT /
- * SIGTERM (all exit 0). json and tf_config print one line a generation
+ * SIGTERM (all exit 0; a signal during a resolution interrupts it:
+ * cr_context_interrupt). json and tf_config print one line a generation
  * with "generation": N added (JSON Lines); the other text formats print
  * their text followed by a blank line. A resolution that fails past the
  * resolvers' retries ends it as `resolve` would (exit 1, the usual line).
@@ -52,12 +53,15 @@ static const cli_command watch_cmd = {
 static cr_context *volatile watch_ctx;
 static volatile sig_atomic_t watch_stop;
 
+/* SIGINT, SIGTERM: the watch ends in every phase, also in the middle of
+ * a resolution (a request waiting for its answer or a Retry-After):
+ * cr_context_interrupt ends every wait of the host at once. */
 static void watch_on_signal(int sig)
 {
 	(void)sig;
 	watch_stop = 1;
 	if (watch_ctx != NULL)
-		cr_context_watch_cancel(watch_ctx);
+		cr_context_interrupt(watch_ctx);
 }
 
 static int64_t watch_now_ms(void)
@@ -201,7 +205,9 @@ int cli_cmd_watch(const cli_opts *in, int argc, char **argv)
 		if (until >= 0 && left <= 0)
 			break;
 		st = cr_context_watch(ctx, left, &res, &gen, &err);
-		if (st != CR_OK) {
+		if (st != CR_OK && watch_stop) {
+			break; /* cut short by the signal: the exit 0 it asks for */
+		} else if (st != CR_OK) {
 			cli_error("%s", err.message);
 			rc = cli_exit_status(st, CLI_PHASE_RESOLVE);
 		} else if (res != NULL) {

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,7 +48,14 @@ file_read_outcome file_read_checked(const char *path, size_t max, char **data, s
 		out = FILE_READ_NOT_REGULAR;
 		goto done;
 	}
-	/* st_size is no guide (/proc says 0, /sys 4096): the cap is on what is read. */
+	/* A regular file already over the cap is refused before a byte is
+	 * read (a 100 MB hosts file costs nothing); a size up to 64 KiB may be
+	 * sysfs' 4096 for a short attribute. Otherwise st_size is no
+	 * guide (/proc says 0, /sys 4096): the cap is also on what is read. */
+	if ((uintmax_t)sb.st_size > (uintmax_t)max && sb.st_size > 65536) {
+		out = FILE_READ_TOO_BIG;
+		goto done;
+	}
 	buf = g_malloc(cap + 1);
 	for (;;) {
 		ssize_t got;

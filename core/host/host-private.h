@@ -73,6 +73,11 @@ struct cr_instance {
 	int64_t next_poll_ms;      /* cr_context_watch: when it is due again (now_ms) */
 	int64_t backoff_ms;        /* after a failed watch op: the wait before the next */
 	int64_t watch_after_ms;    /* its watch op is not called again before this */
+	/* Its watch op answered "changed" and the context resolves again
+	 * (pipeline/watch.c); when that brings no new generation its next
+	 * watch waits relist_backoff_ms (0.8 s doubling to 30 s). */
+	bool relist_asked;
+	int64_t relist_backoff_ms;
 	struct cr_plugin_ctx pctx;
 	http_conn *http; /* its connection (made by the HTTP module on first use) */
 	/* The last run, for `explain`. */
@@ -318,14 +323,25 @@ struct cr_context {
 	 * signal handler may ask for (a flag and an eventfd, made with the
 	 * context), and the round of watch ops in progress, which the host
 	 * table's watch slots read. */
-	int cancel_fd;             /* eventfd, readable while a cancel is pending */
-	gint cancel_pending;       /* atomic */
+	int cancel_fd;       /* eventfd, readable while a cancel is pending */
+	gint cancel_pending; /* atomic */
+	/* cr_context_interrupt: set once, never cleared; the eventfd stays
+	 * readable from then on, so every wait of the host (sleep_ms, an HTTP
+	 * request or stream) polls it and ends. */
+	int interrupt_fd;
+	gint interrupted;          /* atomic */
 	struct watch_state *watch; /* (owned, nullable) what the last generation was */
 	bool watch_running;        /* a cr_context_watch is in progress */
 	/* Its resolutions are a watch's (host->watched, ABI 1.3): set while
 	 * cr_context_watch runs (cr-testhost: cr_testhost_set_watched). */
 	bool watched;
 };
+
+/* Whether cr_context_interrupt was called on @ctx (NULL: no). */
+static inline bool ctx_interrupted(cr_context *ctx)
+{
+	return ctx != NULL && g_atomic_int_get(&ctx->interrupted) != 0;
+}
 
 /* ---- result builders (builder.c): what plugins hand in ------------------ */
 /* This process's place among nodes (result_set_task_place). */

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,13 +340,28 @@ static int64_t host_monotonic_ms(void)
 	return io_real()->now_ms(NULL);
 }
 
+/* A sleep ends early when the context is interrupted (the real clock;
+ * a test host's clock only advances). */
 static void host_sleep_ms(cr_plugin_ctx *pctx, int64_t ms)
 {
 	void *io_data;
 	const io_ops *io = pctx_io(pctx, &io_data);
+	cr_context *ctx = pctx != NULL ? pctx->ctx : NULL;
 
-	if (ms > 0)
-		io->sleep_ms(io_data, ms);
+	if (ms <= 0 || ctx_interrupted(ctx))
+		return;
+	if (io == io_real() && ctx != NULL && ctx->interrupt_fd >= 0) {
+		struct pollfd p = { .fd = ctx->interrupt_fd, .events = POLLIN };
+		int64_t end = io->now_ms(io_data) + ms, left = ms;
+
+		while (left > 0 && !ctx_interrupted(ctx)) {
+			if (poll(&p, 1, (int)MIN(left, (int64_t)G_MAXINT)) > 0)
+				return;
+			left = end - io->now_ms(io_data);
+		}
+		return;
+	}
+	io->sleep_ms(io_data, ms);
 }
 
 static int64_t host_now_ms(cr_plugin_ctx *pctx)
@@ -403,6 +419,8 @@ static bool host_watch_cancelled(cr_plugin_ctx *pctx)
 {
 	if (pctx == NULL || pctx->ctx == NULL || pctx->inst == NULL || !pctx->inst->watching)
 		return false;
+	if (ctx_interrupted(pctx->ctx))
+		return true;
 	return g_atomic_int_get(&pctx->inst->stopped) != 0;
 }
 

@@ -300,10 +300,27 @@ static void apply_request(CURL *c, const cr_http_request *req, struct curl_slist
 
 /* @req on the instance's handle (*@connp; @connp NULL: a one-off handle);
  * with @s, the body goes to s->on_data as it arrives. */
+static bool fd_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
+}
+
+/* libcurl's progress callback: a request ends when its context is
+ * interrupted (the descriptor stays readable; a signal's EINTR wakes
+ * libcurl's wait, which then calls this). */
+static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)dt, (void)dn, (void)ut, (void)un;
+	return fd_readable(*(const int *)user) ? 1 : 0;
+}
+
 static cr_status run_easy(const http_module_host *host, cr_plugin_ctx *pctx, http_conn **connp,
 			  const cr_http_request *req, cr_http_response *r, struct stream *s,
 			  cr_error *err)
 {
+	int interrupt_fd = host->interrupt_fd != NULL ? host->interrupt_fd(pctx) : -1;
 	struct curl_slist *hdrs = NULL;
 	http_conn *conn, *own = NULL;
 	CURLcode rc;
@@ -334,8 +351,16 @@ static cr_status run_easy(const http_module_host *host, cr_plugin_ctx *pctx, htt
 		curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
 		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : 0L);
 	}
+	if (interrupt_fd >= 0) {
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, &interrupt_fd);
+	}
 	rc = curl_easy_perform(c);
-	if (s != NULL && s->stopped) {
+	if (rc == CURLE_ABORTED_BY_CALLBACK && fd_readable(interrupt_fd)) {
+		st = host->error_set(err, CR_ERR_TIMEOUT, "%s %.*s: interrupted", req->method,
+				     (int)strcspn(req->url, "?#"), req->url);
+	} else if (s != NULL && s->stopped) {
 		host->debug(pctx, "stream: stopped by its reader");
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	} else if (r->too_big) {
@@ -384,13 +409,6 @@ static int on_stream_socket(void *user, curl_socket_t fd, curlsocktype purpose)
 	return CURL_SOCKOPT_OK;
 }
 
-static bool fd_readable(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
-}
-
 /* The URL as messages name it: without its query, which may be long. */
 static int url_shown(const char *url)
 {
@@ -404,7 +422,10 @@ static cr_status stream(const http_module_host *host, cr_plugin_ctx *pctx, http_
 	struct stream s = { .r = r, .on_data = on_data, .user = user_data, .cap = req->max_body };
 	struct curl_slist *hdrs = NULL;
 	char errbuf[CURL_ERROR_SIZE] = "";
-	bool cancelled = false;
+	bool cancelled = false, interrupted = false;
+	int interrupt_fd = host->interrupt_fd != NULL ? host->interrupt_fd(pctx) : -1;
+	struct curl_waitfd extra[2];
+	unsigned n_extra = 0;
 	CURLcode rc = CURLE_OK;
 	CURLMcode mc = CURLM_OK;
 	int running = 1;
@@ -433,7 +454,17 @@ static cr_status stream(const http_module_host *host, cr_plugin_ctx *pctx, http_
 	curl_easy_setopt(s.curl, CURLOPT_FORBID_REUSE, 1L);
 	curl_easy_setopt(s.curl, CURLOPT_SOCKOPTFUNCTION, on_stream_socket);
 	curl_multi_add_handle(multi, s.curl);
+	if (cancel_fd >= 0)
+		extra[n_extra++] =
+			(struct curl_waitfd){ .fd = cancel_fd, .events = CURL_WAIT_POLLIN };
+	if (interrupt_fd >= 0)
+		extra[n_extra++] =
+			(struct curl_waitfd){ .fd = interrupt_fd, .events = CURL_WAIT_POLLIN };
 	while (running > 0 && mc == CURLM_OK) {
+		if (fd_readable(interrupt_fd)) {
+			interrupted = true;
+			break;
+		}
 		if (fd_readable(cancel_fd)) {
 			cancelled = true;
 			break;
@@ -441,19 +472,17 @@ static cr_status stream(const http_module_host *host, cr_plugin_ctx *pctx, http_
 		mc = curl_multi_perform(multi, &running);
 		if (mc != CURLM_OK || running == 0)
 			break;
-		if (cancel_fd >= 0) {
-			struct curl_waitfd extra = { .fd = cancel_fd, .events = CURL_WAIT_POLLIN };
-
-			mc = curl_multi_poll(multi, &extra, 1, STREAM_POLL_MS, NULL);
-		} else {
-			mc = curl_multi_poll(multi, NULL, 0, STREAM_POLL_MS, NULL);
-		}
+		mc = curl_multi_poll(multi, n_extra > 0 ? extra : NULL, n_extra, STREAM_POLL_MS,
+				     NULL);
 	}
 	while ((msg = curl_multi_info_read(multi, &left)) != NULL)
 		if (msg->msg == CURLMSG_DONE)
 			rc = msg->data.result;
 	curl_easy_getinfo(s.curl, CURLINFO_RESPONSE_CODE, &r->status);
-	if (cancelled || s.stopped) {
+	if (interrupted) {
+		st = host->error_set(err, CR_ERR_TIMEOUT, "%s %.*s: interrupted", req->method,
+				     url_shown(req->url), req->url);
+	} else if (cancelled || s.stopped) {
 		host->debug(pctx,
 			    cancelled ? "stream: cancelled" : "stream: stopped by its reader");
 	} else if (mc != CURLM_OK) {

@@ -27,6 +27,9 @@ typedef struct http_module_host {
 		G_GNUC_PRINTF(3, 4);
 	/* A debug line from the calling instance (@pctx may be NULL). */
 	void (*debug)(cr_plugin_ctx *pctx, const char *message);
+	/* The context's interrupt descriptor (cr_context_interrupt: readable
+	 * from then on), or -1: every wait of a request polls it and ends. */
+	int (*interrupt_fd)(cr_plugin_ctx *pctx);
 } http_module_host;
 
 typedef struct http_module {

@@ -94,9 +94,15 @@ static void module_debug(cr_plugin_ctx *pctx, const char *message)
 		ctx_log(pctx->ctx, CR_LOG_DEBUG, pctx->inst->label, "%s", message);
 }
 
+static int module_interrupt_fd(cr_plugin_ctx *pctx)
+{
+	return pctx != NULL && pctx->ctx != NULL ? pctx->ctx->interrupt_fd : -1;
+}
+
 static const http_module_host module_host = {
 	.error_set = error_set,
 	.debug = module_debug,
+	.interrupt_fd = module_interrupt_fd,
 };
 
 cr_status http_transport(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_response *reply,

@@ -191,6 +191,9 @@ cr_status http_perform(cr_plugin_ctx *pctx, const cr_http_request *req, cr_http_
 	st = request_check(req, resp, err);
 	if (st != CR_OK)
 		return st;
+	if (ctx_interrupted(ctx))
+		return error_set(err, CR_ERR_TIMEOUT, "%s %.*s: interrupted", req->method,
+				 (int)strcspn(req->url, "?#"), req->url);
 	r = response_new(req, ctx != NULL ? ctx->http_pool : NULL);
 	if (pctx != NULL && pctx->inst != NULL)
 		ctx_log(ctx, CR_LOG_DEBUG, pctx->inst->label, "%s %s", req->method, req->url);
@@ -223,6 +226,9 @@ cr_status http_stream_perform(cr_plugin_ctx *pctx, const cr_http_request *req,
 	st = request_check(req, resp, err);
 	if (st != CR_OK)
 		return st;
+	if (ctx_interrupted(ctx))
+		return error_set(err, CR_ERR_TIMEOUT, "%s %.*s: interrupted", req->method,
+				 (int)strcspn(req->url, "?#"), req->url);
 	if (on_data == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "http_stream: no data callback");
 	io = ctx_io(ctx, &io_data);

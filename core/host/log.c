@@ -10,7 +10,7 @@
 
 void ctx_log(cr_context *ctx, cr_log_level level, const char *source, const char *fmt, ...)
 {
-	char *msg;
+	char *msg, *esc;
 	va_list ap;
 
 	if (ctx == NULL || level > ctx->log_level)
@@ -19,9 +19,10 @@ void ctx_log(cr_context *ctx, cr_log_level level, const char *source, const char
 	va_start(ap, fmt);
 	msg = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
-	for (char *p = msg; *p != '\0'; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	ctx->log_fn(level, source, msg, ctx->log_data);
+	/* The one rule of every message (cr_text_escape, as error_set): one
+	 * line, control characters and bytes that are not UTF-8 as \xNN. */
+	esc = cr_text_escape(msg);
+	ctx->log_fn(level, source, esc, ctx->log_data);
+	g_free(esc);
 	g_free(msg);
 }

@@ -37,6 +37,7 @@ cr_context *cr_context_new(cr_error *err)
 {
 	cr_context *ctx = g_new0(cr_context, 1);
 
+	ctx->interrupt_fd = -1;
 	ctx->log_fn = stderr_log;
 	ctx->log_level = CR_LOG_WARNING;
 	loader_init(&ctx->loader);
@@ -51,6 +52,13 @@ cr_context *cr_context_new(cr_error *err)
 	ctx->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (ctx->cancel_fd < 0) {
 		error_set(err, CR_ERR_IO, "cannot make the context's cancel descriptor: %s",
+			  g_strerror(errno));
+		cr_context_free(ctx);
+		return NULL;
+	}
+	ctx->interrupt_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ctx->interrupt_fd < 0) {
+		error_set(err, CR_ERR_IO, "cannot make the context's interrupt descriptor: %s",
 			  g_strerror(errno));
 		cr_context_free(ctx);
 		return NULL;
@@ -76,6 +84,8 @@ void cr_context_free(cr_context *ctx)
 	watch_state_free(ctx->watch);
 	if (ctx->cancel_fd >= 0)
 		close(ctx->cancel_fd);
+	if (ctx->interrupt_fd >= 0)
+		close(ctx->interrupt_fd);
 	g_free(ctx);
 }
 
@@ -472,6 +482,8 @@ cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_error *err)
 	if (ctx == NULL || result == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_context_resolve: NULL argument");
 	*result = NULL;
+	if (ctx_interrupted(ctx))
+		return error_set(err, CR_ERR_TIMEOUT, "interrupted (cr_context_interrupt)");
 	if (ctx->plan == NULL && (st = cr_context_load_config(ctx, NULL, err)) != CR_OK)
 		return st;
 	reset_verdicts(ctx);

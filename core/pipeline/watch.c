@@ -27,6 +27,14 @@
 
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_MAX_MS 30000
+/* A watch op that said "changed" when the resolution it asked for brought
+ * no new generation (a 410 Gone, a server that sends events for pods
+ * outside the selector, a proxy that replays): its next watch waits, as
+ * client-go's reflector waits before it lists again after a watch error:
+ * 0.8 s doubling to 30 s (jittered +-10%), back to none after a new
+ * generation or a watch op that ended unchanged (a healthy stream). */
+#define RELIST_FIRST_MS 800
+#define RELIST_MAX_MS 30000
 
 static int64_t now_ms(cr_context *ctx)
 {
@@ -118,6 +126,8 @@ typedef enum trigger {
 /* Whether the caller asked to stop; the request is used up. */
 static bool take_cancel(cr_context *ctx)
 {
+	if (ctx_interrupted(ctx))
+		return true; /* for good: cr_context_interrupt */
 	if (!g_atomic_int_compare_and_exchange(&ctx->cancel_pending, 1, 0))
 		return false;
 	drain(ctx->cancel_fd);
@@ -169,6 +179,9 @@ static bool answered(cr_context *ctx, watcher *w, int64_t now)
 	inst->backoff_ms = 0;
 	if (w->changed)
 		ctx_log(ctx, CR_LOG_DEBUG, inst->label, "watch: membership may have changed");
+	else
+		inst->relist_backoff_ms = 0;
+	inst->relist_asked = w->changed;
 	return w->changed;
 }
 
@@ -302,6 +315,35 @@ out:
 	return t;
 }
 
+/* After a resolution that a watch op asked for: one that brought no new
+ * generation (@changed false) makes that op's next watch wait, so a server
+ * that answers every watch with 410 or a stray event is listed a handful
+ * of times a minute, not as fast as it answers. */
+static void relist_done(cr_context *ctx, bool changed)
+{
+	int64_t now = now_ms(ctx);
+
+	for (guint i = 0; i < ctx->resolvers->len; i++) {
+		cr_instance *inst = g_ptr_array_index(ctx->resolvers, i);
+
+		if (!inst->relist_asked)
+			continue;
+		inst->relist_asked = false;
+		if (changed) {
+			inst->relist_backoff_ms = 0;
+			continue;
+		}
+		inst->relist_backoff_ms = inst->relist_backoff_ms == 0
+						  ? RELIST_FIRST_MS
+						  : MIN(inst->relist_backoff_ms * 2, RELIST_MAX_MS);
+		inst->watch_after_ms =
+			MAX(inst->watch_after_ms, now + jittered(inst->relist_backoff_ms));
+		ctx_log(ctx, CR_LOG_INFO, inst->label,
+			"watch: resolved again, no change; next watch in %" G_GINT64_FORMAT " ms",
+			inst->watch_after_ms - now);
+	}
+}
+
 /* Polled resolvers are due one interval after the resolution just made. */
 static void schedule_polls(cr_context *ctx)
 {
@@ -336,7 +378,7 @@ static void retry_after_failure(cr_context *ctx)
 cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **result,
 			   uint64_t *generation, cr_error *err)
 {
-	int64_t deadline;
+	int64_t deadline, now;
 	cr_result *res = NULL;
 	char digest[RESULT_DIGEST_LEN + 1];
 	cr_status st = CR_OK;
@@ -362,7 +404,9 @@ cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **resu
 		}
 		goto out;
 	}
-	deadline = timeout_ms < 0 ? INT64_MAX : now_ms(ctx) + timeout_ms;
+	now = now_ms(ctx);
+	/* Saturated: a timeout past the end of the clock waits as "< 0" does. */
+	deadline = timeout_ms < 0 || timeout_ms > INT64_MAX - now ? INT64_MAX : now + timeout_ms;
 	for (;;) {
 		trigger t = wait_round(ctx, deadline);
 
@@ -371,11 +415,13 @@ cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **resu
 		st = cr_context_resolve(ctx, &res, err);
 		schedule_polls(ctx);
 		if (st != CR_OK) {
+			relist_done(ctx, true); /* a failure backs off on its own */
 			retry_after_failure(ctx);
 			goto out;
 		}
 		ctx->watch->retry_ms = 0;
 		result_digest(res, digest);
+		relist_done(ctx, strcmp(digest, ctx->watch->digest) != 0);
 		if (strcmp(digest, ctx->watch->digest) != 0)
 			break;
 		cr_result_free(res);
@@ -401,4 +447,20 @@ void cr_context_watch_cancel(cr_context *ctx)
 		return;
 	g_atomic_int_set(&ctx->cancel_pending, 1);
 	signal_fd(ctx->cancel_fd);
+}
+
+/* Here, beside the cancel it also makes: an interrupt ends the watch too. */
+void cr_context_interrupt(cr_context *ctx)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	if (ctx == NULL)
+		return;
+	/* Only what a signal handler may do: an atomic store and write(2). */
+	g_atomic_int_set(&ctx->interrupted, 1);
+	do
+		n = write(ctx->interrupt_fd, &one, sizeof(one));
+	while (n < 0 && errno == EINTR);
+	cr_context_watch_cancel(ctx);
 }

@@ -51,18 +51,32 @@ static void mark_cut(char *msg, size_t size)
 	memcpy(msg + end, "...", 4);
 }
 
+/* @text into the record's message buffer (@size bytes), by the one rule
+ * for every message (cr_text_escape): one line, each control character
+ * (newline included) and each byte that is not UTF-8 written as \xNN, so
+ * a server's or a user's text can neither break a log line nor hide in it;
+ * cut with "..." when it does not fit. */
+static void message_put(char *msg, size_t size, const char *text)
+{
+	char *esc = cr_text_escape(text);
+
+	if (g_strlcpy(msg, esc, size) >= size)
+		mark_cut(msg, size);
+	g_free(esc);
+}
+
 cr_status error_setv(cr_error *err, cr_status code, const char *fmt, va_list ap)
 {
+	char *text;
+
 	if (err == NULL)
 		return code;
+	/* formatted first: an argument may be err->message itself */
+	text = g_strdup_vprintf(fmt, ap);
 	err->struct_size = sizeof(*err);
 	err->code = code;
-	if (vsnprintf(err->message, sizeof(err->message), fmt, ap) >= (int)sizeof(err->message))
-		mark_cut(err->message, sizeof(err->message));
-	/* Messages are one line: a stray newline would break log parsers. */
-	for (char *p = err->message; *p != '\0'; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
+	message_put(err->message, sizeof(err->message), text);
+	g_free(text);
 	return code;
 }
 
@@ -78,20 +92,23 @@ cr_status error_set(cr_error *err, cr_status code, const char *fmt, ...)
 
 void error_prefix(cr_error *err, const char *fmt, ...)
 {
-	char prefix[CR_ERROR_MSG_MAX];
-	char old[CR_ERROR_MSG_MAX];
+	char *prefix, *text;
 	va_list ap;
 
 	if (err == NULL)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	prefix = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
-	/* Truncation keeps the prefix: it names the source. */
-	g_strlcpy(old, err->message, sizeof(old));
-	g_strlcpy(err->message, prefix, sizeof(err->message));
-	if (g_strlcat(err->message, old, sizeof(err->message)) >= sizeof(err->message))
+	/* Truncation keeps the prefix: it names the source. The message is
+	 * already escaped; the prefix is escaped on its own. */
+	text = cr_text_escape(prefix);
+	g_free(prefix);
+	prefix = g_strconcat(text, err->message, NULL);
+	if (g_strlcpy(err->message, prefix, sizeof(err->message)) >= sizeof(err->message))
 		mark_cut(err->message, sizeof(err->message));
+	g_free(text);
+	g_free(prefix);
 }
 
 char *cr_text_escape(const char *text)

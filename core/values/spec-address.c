@@ -86,9 +86,21 @@ cr_status spec_check_name(cr_error *err, const char *what, const char *name)
 				why = "has a control character";
 		}
 	}
+	if (why == NULL && strlen(name) > SPEC_NAME_MAX) {
+		/* quoted in part: the start names it, the size says why */
+		char *head = g_utf8_make_valid(name, 32);
+
+		esc = cr_text_escape(head);
+		st = error_set(err, CR_ERR_INVALID_ARG, "%s \"%s...\" is %zu bytes (more than %d)",
+			       what, esc, strlen(name), SPEC_NAME_MAX);
+		g_free(head);
+		g_free(esc);
+		return st;
+	}
 	if (why == NULL)
 		return CR_OK;
-	esc = g_strescape(name, NULL);
+	/* the one rule for a supplied text in a message (cr_text_escape) */
+	esc = cr_text_escape(name);
 	st = error_set(err, CR_ERR_INVALID_ARG, "%s \"%s\" %s", what, esc, why);
 	g_free(esc);
 	return st;

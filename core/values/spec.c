@@ -230,7 +230,7 @@ cr_status cr_spec_add_job(cr_spec *spec, const char *job, cr_error *err)
 {
 	if (spec == NULL || job == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_add_job: NULL argument");
-	if (!g_utf8_validate(job, -1, NULL))
+	if (!g_utf8_validate(job, -1, NULL) || strlen(job) > SPEC_NAME_MAX)
 		return spec_check_name(err, "job name", job);
 	ensure_job(spec, job);
 	return CR_OK;
@@ -290,7 +290,7 @@ cr_status cr_spec_add_task(cr_spec *spec, const char *job, int64_t index, const 
 
 	if (spec == NULL || job == NULL || address == NULL)
 		return error_set(err, CR_ERR_INVALID_ARG, "cr_spec_add_task: NULL argument");
-	if (!g_utf8_validate(job, -1, NULL))
+	if (!g_utf8_validate(job, -1, NULL) || strlen(job) > SPEC_NAME_MAX)
 		return spec_check_name(err, "job name", job);
 	if (index < 0 || index > G_MAXINT32)
 		return index_range_error(err, job, index);
@@ -314,7 +314,7 @@ cr_status cr_spec_append_task(cr_spec *spec, const char *job, const char *addres
 		return spec_address_error(err, job, address, why);
 	j = spec->last; /* a job of the spec: its name was checked */
 	if (j == NULL || strcmp(j->name, job) != 0) {
-		if (!g_utf8_validate(job, -1, NULL))
+		if (!g_utf8_validate(job, -1, NULL) || strlen(job) > SPEC_NAME_MAX)
 			return spec_check_name(err, "job name", job);
 		j = ensure_job(spec, job);
 	}

@@ -28,6 +28,13 @@ void error_prefix(cr_error *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
 /* ---- task addresses (spec-address.c) ------------------------------------ */
 
+/* The longest job name or task type a spec takes, in bytes: TensorFlow's
+ * are short words ("worker", "chief"), a Kubernetes label value is at most
+ * 63 and a DNS name 253; 1 KiB keeps every such name (and the hostile
+ * suite's 600-byte task type) and keeps a 100,000-character one (a
+ * hosts_file line) out of TF_CONFIG. */
+#define SPEC_NAME_MAX 1024
+
 /* Why @address cannot be a task's address (HOST[:PORT], see cr_spec_add_task),
  * or NULL when it can. */
 const char *spec_address_problem(const char *address);

@@ -161,7 +161,8 @@ CR_API cr_status cr_context_resolve(cr_context *ctx, cr_result **result, cr_erro
  * resolution that failed (after the resolver's own retries).
  *
  * Thread safety: one thread watches a context at a time; no other call on
- * @ctx may run during a watch except cr_context_watch_cancel().
+ * @ctx may run during a watch except cr_context_watch_cancel() and
+ * cr_context_interrupt().
  *
  * Since: ABI 1.2
  */
@@ -176,6 +177,29 @@ CR_API cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result
  * Since: ABI 1.2
  */
 CR_API void cr_context_watch_cancel(cr_context *ctx);
+
+/**
+ * cr_context_interrupt:
+ * End what @ctx is doing, for good: a resolution or watch in progress on
+ * another thread (or below the signal handler that calls this) returns
+ * promptly, within about 100 ms. Every wait of the host for the plugins
+ * ends at once: a sleep between retries or polls, an HTTP request (also
+ * one waiting for an answer or a Retry-After), a watch stream. The call
+ * in progress then returns: cr_context_watch() with no result (CR_OK, as
+ * cancelled) or the failure its resolver reports; a request or
+ * resolution cut short fails with CR_ERR_TIMEOUT ("... interrupted").
+ * Every later resolution or watch on @ctx fails the same way at once:
+ * the context is left only to be freed (cr_context_free(), once the call
+ * in progress has returned). Plugins that wait on anything but the host
+ * (a child process, their own sockets) end at their own timeouts.
+ *
+ * Safe from any thread and from a signal handler (async-signal-safe: an
+ * atomic store and write(2)): `cluster-resolver watch` calls it on SIGINT
+ * and SIGTERM.
+ *
+ * Since: ABI 1.3
+ */
+CR_API void cr_context_interrupt(cr_context *ctx);
 
 /**
  * cr_result_keep_tasks:

@@ -178,7 +178,7 @@ EXPECT = {
     'task-id/plus': (2, 'cluster-resolver: invalid task id "+1": expected an integer 0..2147483647\n', ''),
     'task-id/trailing': (2, 'cluster-resolver: invalid task id "1x": expected an integer 0..2147483647\n', ''),
     'task-id/type-empty': (0, "cluster-resolver: warning: this process's task :0 is not in the cluster\n", '{"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "", "index": 0}}\n'),
-    'task-id/type-newline': (2, 'cluster-resolver: task type "worker\\nx" has a control character\n', ''),
+    'task-id/type-newline': (2, 'cluster-resolver: task type "worker\\x0ax" has a control character\n', ''),
     'plugins/resolve-noentry': (2, "cluster-resolver: @CONF@:2: plugin @BROKEN@/noentry.so has no 'cr_plugin_entry' symbol (not a cluster-resolver plugin)\n", ''),
     'plugins/resolve-major': (2, "cluster-resolver: @CONF@:2: plugin 'major' (@BROKEN@/major.so) was built for ABI 2.3; this host has ABI 1.3 (major differs)\n", ''),
     'plugins/resolve-minor': (2, "cluster-resolver: @CONF@:2: plugin 'minor' (@BROKEN@/minor.so) needs ABI 1.4; this host has only ABI 1.3\n", ''),

@@ -85,11 +85,12 @@ struct k8s_pod_view {
 	const char *name, *ns, *uid, *phase;
 	const char *version; /* metadata.resourceVersion */
 	const char *pod_ip, *host_ip, *hostname, *subdomain;
-	const char *index[K8S_INDEX_KEYS]; /* the values of the index keys */
-	const char *const *sts_owners;     /* names of its StatefulSet owners */
-	const char *const *pod_ips;        /* status.podIPs[].ip */
-	guint n_sts_owners, n_pod_ips;
-	int32_t accel; /* its containers' accelerator limits, summed */
+	const char *index[K8S_INDEX_KEYS];       /* the values of the index keys */
+	const char *const *sts_owners;           /* names of its StatefulSet owners */
+	const char *const *pod_ips;              /* status.podIPs[].ip */
+	const char *const *labels;               /* key, value, key, value... */
+	guint n_sts_owners, n_pod_ips, n_labels; /* n_labels: pairs */
+	int32_t accel;                           /* its containers' accelerator limits, summed */
 	uint8_t accel_kind;
 };
 
@@ -98,6 +99,8 @@ struct k8s_view_store {
 	GPtrArray *owners, *ips; /* const char * */
 	char *text;              /* copies of protobuf strings, NUL-terminated */
 	size_t cap, len;
+	GPtrArray *labels; /* const char *: key, value, ... */
+	bool want_labels;  /* keep every label (a watch's events) */
 };
 
 void k8s_view_store_init(struct k8s_view_store *s);
@@ -111,6 +114,10 @@ int k8s_acc_slot(const char *key, size_t n);
 void k8s_view_add_limits(struct k8s_pod_view *v, const int64_t limits[K8S_ACC_KEYS]);
 int64_t k8s_count(const char *s, size_t n);
 bool k8s_text_ok(const char *s, size_t n);
+/* Whether @v's labels satisfy @selector, a labelSelector as sent (k=v,
+ * k==v, k!=v, k in (a,b), k notin (a,b), k, !k, comma-separated); NULL
+ * or a selector this cannot read matches (the server judged it). */
+bool k8s_view_selected(const struct k8s_pod_view *v, const char *selector);
 const char *k8s_view_from_json(struct k8s_view_store *s, json_object *pod, struct k8s_pod_view *v);
 /* What a resolution reads of a pod, kept in one allocation (a watched
  * resolution's pods, k8s_watched.c), and the view read back from it. */
@@ -144,6 +151,10 @@ bool k8s_is_protobuf(const cr_http_response *resp);
 cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_conn *conn,
 			const char *namespace, const char *selector, bool table, k8s_pod_fn fn,
 			k8s_restart_fn restart, void *user_data, char **version, cr_error *err);
+/* A watch request's URL: @base + the selectors, watch=1, @version, bookmarks,
+ * timeoutSeconds=@timeout_s (k8s_fetch.c). */
+char *k8s_watch_url(const struct k8s *st, const char *base, const char *selector,
+		    const char *version, int64_t timeout_s);
 
 /* k8s_page.c */
 struct k8s_pager;
@@ -259,7 +270,22 @@ void k8s_watch_list_update(struct k8s_watch_list *l, guint64 key, guint64 digest
 void k8s_watch_list_clear(struct k8s_watch_list *l);
 void k8s_watched_free(struct k8s_watched *w);
 
-/* k8s_watch.c */
+/* k8s_watch.c: one list's watch, and a wait the watch's end cuts short. */
+struct k8s_watch_one {
+	const struct k8s *st;
+	cr_plugin_ctx *ctx;
+	const struct k8s_conn *conn;
+	struct k8s_watch_list *list;
+	int64_t deadline_ms;
+	/* what it ended with */
+	cr_status rc;
+	cr_error err;
+	bool changed, expired;
+	char *version; /* (owned) where a next watch of the list resumes */
+};
+void k8s_watch_one(struct k8s_watch_one *o);
+void k8s_watch_sleep(cr_plugin_ctx *ctx, int64_t ms);
+/* k8s_watch_many.c: the watch op, a stream per selector. */
 cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
 		    cr_error *err);
 

@@ -415,3 +415,26 @@ cr_status k8s_list_pods(const struct k8s *st, cr_plugin_ctx *ctx, const struct k
 	g_free(base);
 	return rc;
 }
+
+/* A watch request's URL (k8s_watch.c): the list's selectors, from @version,
+ * bookmarks on, @timeout_s as timeoutSeconds. */
+char *k8s_watch_url(const struct k8s *st, const char *base, const char *selector,
+		    const char *version, int64_t timeout_s)
+{
+	GString *q = g_string_new(NULL);
+	char t[32];
+	char *url;
+
+	if (selector)
+		k8s_query_add(q, "labelSelector", selector);
+	if (st->field_selector && *st->field_selector)
+		k8s_query_add(q, "fieldSelector", st->field_selector);
+	k8s_query_add(q, "watch", "1");
+	k8s_query_add(q, "resourceVersion", version);
+	k8s_query_add(q, "allowWatchBookmarks", "true");
+	snprintf(t, sizeof(t), "%lld", (long long)timeout_s);
+	k8s_query_add(q, "timeoutSeconds", t);
+	url = g_strconcat(base, q->str, NULL);
+	g_string_free(q, TRUE);
+	return url;
+}

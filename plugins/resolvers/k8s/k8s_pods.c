@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "k8s.h"
+#include "httpanswer.h"
 #include "natural.h"
 
 static const char *const k8s_acc_kind[] = { NULL, "GPU", "TPU" };
@@ -386,6 +387,7 @@ struct k8s_emit {
 	const char *job;
 	int64_t next; /* next task index of the job */
 	struct k8s_self *self;
+	const char *token; /* the Bearer token sent (nullable): cut out of a message */
 };
 
 static cr_status k8s_emit_pod(struct k8s_emit *e, const struct k8s_pod *p, cr_error *err)
@@ -396,10 +398,17 @@ static cr_status k8s_emit_pod(struct k8s_emit *e, const struct k8s_pod *p, cr_er
 		/* in a watch, a Pending pod is a member to come, not an error */
 		if (e->st->not_running == K8S_NR_SKIP || e->st->in_watch)
 			return CR_OK;
-		/* TensorFlow's message, verbatim */
-		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  "Pod \"%s\" is not running; phase: \"%s\"", p->name,
-					  k8s_value(e->c, p->phase));
+		/* TensorFlow's message, verbatim (the server's text without
+		 * the token, should it echo it) */
+		const char *const secrets[] = { e->token, NULL };
+		char *name = redact_secrets(p->name, secrets);
+		char *phase = redact_secrets(k8s_value(e->c, p->phase), secrets);
+
+		rc = cr_host->error_set(err, CR_ERR_BACKEND,
+					"Pod \"%s\" is not running; phase: \"%s\"", name, phase);
+		g_free(name);
+		g_free(phase);
+		return rc;
 	}
 	if (!*k8s_pod_addr(p))
 		return cr_host->error_set(
@@ -526,7 +535,7 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 
 	for (guint j = 0; rc == CR_OK && j < st->jobs->len; j++) {
 		const struct k8s_job *job = &g_array_index(st->jobs, struct k8s_job, j);
-		struct k8s_emit e = { st, NULL, b, job->name, 0, self };
+		struct k8s_emit e = { st, NULL, b, job->name, 0, self, conn ? conn->token : NULL };
 
 		rc = cr_host->result_add_job(b, job->name, err);
 		for (guint s = 0; rc == CR_OK && s < job->selectors->len; s++) {

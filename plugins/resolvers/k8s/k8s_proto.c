@@ -123,10 +123,12 @@ static bool pb_entry(struct pb_page *pg, const struct pb_field *f, struct pb_ent
 	return pb_is_msg(pg, f) && pb_walk_some(pg, f->sub, WANT_ENTRY, pb_entry_field, e);
 }
 
-/* A label or annotation: kept when it is one of the index keys. */
+/* A label or annotation: kept when it is one of the index keys; a label
+ * also goes to the store's labels when it keeps them (a watch's events). */
 static bool pb_index_entry(struct pb_page *pg, const struct pb_field *f, bool annotation)
 {
 	struct pb_entry e;
+	const char *key, *value = "";
 	int slot;
 
 	if (!pb_entry(pg, f, &e))
@@ -134,6 +136,16 @@ static bool pb_index_entry(struct pb_page *pg, const struct pb_field *f, bool an
 	slot = e.has_key ? k8s_index_slot(annotation, (const char *)e.key.sub.p,
 					  (size_t)(e.key.sub.end - e.key.sub.p))
 			 : -1;
+	if (!annotation && e.has_key && pg->store->want_labels) {
+		if (!pb_string(pg, &e.key, &key) ||
+		    (e.has_value && !pb_string(pg, &e.value, &value)))
+			return false;
+		g_ptr_array_add(pg->store->labels, (gpointer)key);
+		g_ptr_array_add(pg->store->labels, (gpointer)value);
+		if (slot >= 0)
+			pg->pod.index[slot] = value;
+		return true;
+	}
 	if (slot < 0)
 		return true;
 	if (!e.has_value) {

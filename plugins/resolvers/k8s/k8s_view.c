@@ -104,13 +104,16 @@ void k8s_view_add_limits(struct k8s_pod_view *v, const int64_t limits[K8S_ACC_KE
 
 void k8s_view_store_init(struct k8s_view_store *s)
 {
-	*s = (struct k8s_view_store){ g_ptr_array_new(), g_ptr_array_new(), NULL, 0, 0 };
+	*s = (struct k8s_view_store){
+		g_ptr_array_new(), g_ptr_array_new(), NULL, 0, 0, g_ptr_array_new(), false
+	};
 }
 
 void k8s_view_store_clear(struct k8s_view_store *s)
 {
 	g_ptr_array_unref(s->owners);
 	g_ptr_array_unref(s->ips);
+	g_ptr_array_unref(s->labels);
 	g_free(s->text);
 	*s = (struct k8s_view_store){ 0 };
 }
@@ -125,6 +128,7 @@ void k8s_view_begin(struct k8s_view_store *s, struct k8s_pod_view *v, size_t tex
 	*v = (struct k8s_pod_view){ 0 };
 	g_ptr_array_set_size(s->owners, 0);
 	g_ptr_array_set_size(s->ips, 0);
+	g_ptr_array_set_size(s->labels, 0);
 	s->len = 0;
 	if (text > s->cap) {
 		g_free(s->text);
@@ -156,6 +160,8 @@ void k8s_view_end(struct k8s_view_store *s, struct k8s_pod_view *v)
 	v->n_sts_owners = s->owners->len;
 	v->pod_ips = (const char *const *)s->ips->pdata;
 	v->n_pod_ips = s->ips->len;
+	v->labels = (const char *const *)s->labels->pdata;
+	v->n_labels = s->labels->len / 2;
 }
 
 /* ---- a JSON pod --------------------------------------------------------- */
@@ -215,6 +221,7 @@ static void k8s_json_meta(struct k8s_json_read *r, struct k8s_view_store *s, jso
 			  struct k8s_pod_view *v)
 {
 	json_object *owners = k8s_member(meta, "ownerReferences");
+	json_object *labels = k8s_member(meta, "labels");
 
 	v->name = k8s_json_str(r, meta, "name", "metadata.name");
 	v->ns = k8s_json_str(r, meta, "namespace", "metadata.namespace");
@@ -232,6 +239,15 @@ static void k8s_json_meta(struct k8s_json_read *r, struct k8s_view_store *s, jso
 
 		if (kind && name && strcmp(kind, "StatefulSet") == 0)
 			g_ptr_array_add(s->owners, (gpointer)name);
+	}
+	if (s->want_labels && labels && json_object_is_type(labels, json_type_object)) {
+		json_object_object_foreach(labels, key, val)
+		{
+			if (!json_object_is_type(val, json_type_string))
+				continue;
+			g_ptr_array_add(s->labels, key);
+			g_ptr_array_add(s->labels, (gpointer)json_object_get_string(val));
+		}
 	}
 }
 
@@ -373,4 +389,114 @@ void k8s_view_unpack(struct k8s_view_store *s, const char *blob, struct k8s_pod_
 	p += sizeof(v->accel);
 	v->accel_kind = (uint8_t)*p;
 	k8s_view_end(s, v);
+}
+
+/* ---- a label selector --------------------------------------------------- */
+
+static const char *k8s_label(const struct k8s_pod_view *v, const char *key, size_t n)
+{
+	for (guint i = 0; i < v->n_labels; i++)
+		if (strlen(v->labels[2 * i]) == n && memcmp(v->labels[2 * i], key, n) == 0)
+			return v->labels[2 * i + 1];
+	return NULL;
+}
+
+static const char *k8s_skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* Whether @value is one of "(a, b, ...)" at @p..@end; -1: not a set. */
+static int k8s_in_set(const char *p, const char *end, const char *value)
+{
+	p = k8s_skip_blank(p, end);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (p >= end || *p != '(' || end[-1] != ')')
+		return -1;
+	for (p++, end--; p <= end;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *stop = comma ? comma : end, *a = k8s_skip_blank(p, stop), *b = stop;
+
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		if (value && strlen(value) == (size_t)(b - a) &&
+		    memcmp(value, a, (size_t)(b - a)) == 0)
+			return 1;
+		p = stop + 1;
+	}
+	return 0;
+}
+
+/* One requirement, @p..@end; -1: not one this reads. */
+static int k8s_requirement(const struct k8s_pod_view *v, const char *p, const char *end)
+{
+	bool not = false;
+	const char *key, *val, *got;
+	size_t n;
+	int in;
+
+	p = k8s_skip_blank(p, end);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (p < end && *p == '!') {
+		p = k8s_skip_blank(p + 1, end);
+		not = true;
+	}
+	key = p;
+	while (p < end && !strchr(" \t=!(", *p))
+		p++;
+	n = (size_t)(p - key);
+	if (n == 0)
+		return -1;
+	got = k8s_label(v, key, n);
+	p = k8s_skip_blank(p, end);
+	if (p == end)
+		return not ? got == NULL : got != NULL;
+	if (not )
+		return -1;
+	if (*p == '=' || *p == '!') {
+		bool ne = *p == '!';
+
+		if (ne && (p + 1 >= end || p[1] != '='))
+			return -1;
+		p += ne || (p + 1 < end && p[1] == '=') ? 2 : 1;
+		val = k8s_skip_blank(p, end);
+		n = (size_t)(end - val);
+		bool eq = got && strlen(got) == n && memcmp(got, val, n) == 0;
+
+		return ne ? !eq : eq;
+	}
+	if ((size_t)(end - p) > 2 && strncmp(p, "in", 2) == 0 && strchr(" \t(", p[2]))
+		return k8s_in_set(p + 2, end, got);
+	if ((size_t)(end - p) > 5 && strncmp(p, "notin", 5) == 0 && strchr(" \t(", p[5])) {
+		in = k8s_in_set(p + 5, end, got);
+		return in < 0 ? -1 : !in;
+	}
+	return -1;
+}
+
+bool k8s_view_selected(const struct k8s_pod_view *v, const char *selector)
+{
+	const char *p = selector, *end;
+	int depth = 0;
+
+	if (!selector)
+		return true;
+	for (const char *q = p;; q++) {
+		if (*q == '(')
+			depth++;
+		else if (*q == ')')
+			depth--;
+		if (*q != '\0' && (*q != ',' || depth > 0))
+			continue;
+		end = q;
+		if (k8s_skip_blank(p, end) < end && k8s_requirement(v, p, end) == 0)
+			return false;
+		if (*q == '\0')
+			return true;
+		p = q + 1;
+	}
 }

@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "k8s.h"
+#include "httpanswer.h"
 
 struct k8s_pending {
 	int64_t count;
-	char *name;
+	char *name; /* the server's text, the token cut out (a message quotes it) */
 	char *phase;
+	const char *token; /* the Bearer token sent (nullable) */
 };
 
 static cr_status k8s_count_pending(const struct k8s_pod_view *pod, void *ud, cr_error *err)
@@ -23,8 +25,10 @@ static cr_status k8s_count_pending(const struct k8s_pod_view *pod, void *ud, cr_
 	if (pod->phase && strcmp(pod->phase, "Running") == 0)
 		return CR_OK;
 	if (w->count++ == 0) {
-		w->name = g_strdup(pod->name);
-		w->phase = g_strdup(pod->phase ? pod->phase : "");
+		const char *const secrets[] = { w->token, NULL };
+
+		w->name = redact_secrets(pod->name ? pod->name : "", secrets);
+		w->phase = redact_secrets(pod->phase ? pod->phase : "", secrets);
 	}
 	return CR_OK;
 }
@@ -45,6 +49,7 @@ static cr_status k8s_pending_pass(const struct k8s *st, cr_plugin_ctx *ctx,
 	cr_status rc = CR_OK;
 
 	k8s_pending_reset(w);
+	w->token = conn->token;
 	for (guint j = 0; rc == CR_OK && j < st->jobs->len; j++) {
 		const struct k8s_job *job = &g_array_index(st->jobs, struct k8s_job, j);
 

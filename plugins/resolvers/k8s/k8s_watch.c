@@ -25,12 +25,8 @@
  *     Status: a server may echo it); garbage in an event fails it naming
  *     the offset (the host lists again after its backoff).
  *
- * One stream watches one list. A configuration with several selectors
- * (jobs) cannot be watched with one request: its watch waits
- * K8S_POLL_MS and answers "changed", so the host lists again and compares
- * (polling). So does a selector on a Job label that matched no pod in
- * either form (k8s_legacy.c): the pods to come may carry the prefixed
- * label or only the legacy one, and one stream follows one.
+ * One stream watches one list (k8s_watch_one); the op that runs one
+ * per list, or polls, is k8s_watch_many.c.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -42,8 +38,18 @@
 #define K8S_EVENT_MAX ((size_t)16 << 20) /* one event's bytes, at most */
 #define K8S_BACKOFF_MIN_MS 200
 #define K8S_BACKOFF_MAX_MS 30000
-#define K8S_POLL_MS 30000
 #define K8S_SLACK_MS 5000 /* past timeoutSeconds before a silent stream is dropped */
+/* The longest resourceVersion kept and sent back. Kubernetes' are etcd
+ * revisions (a decimal int64: at most 20 digits); 256 bytes leaves room
+ * for an aggregated API server's opaque form and keeps every watch URL
+ * short. A longer one fails the watch naming it (the host lists again
+ * after its backoff), never goes into a URL. */
+#define K8S_VERSION_MAX 256
+/* The least time between two watch requests of one op (N4): a server or
+ * proxy that ends every stream after one event or BOOKMARK gets at most
+ * one request a second from each process, not one per round trip. A
+ * stream that lived this long resumes at once, as before. */
+#define K8S_RECONNECT_FLOOR_MS 1000
 
 /* ---- one stream ----------------------------------------------------------- */
 
@@ -77,8 +83,31 @@ static bool k8s_is(const char *s, const char *what)
 	return s && strcmp(s, what) == 0;
 }
 
+/* @text from the server as a message may quote it: the Bearer token sent
+ * cut out (a server may echo it), control characters escaped by the
+ * host's one rule (host->log and error_set), at most 200 bytes (g_free). */
+static char *k8s_said(const struct k8s_stream *s, const char *text)
+{
+	const char *const secrets[] = { s->token, NULL };
+	char *r = redact_secrets(text ? text : "", secrets);
+
+	if (strlen(r) > 200)
+		strcpy(r + 197, "...");
+	return r;
+}
+
 static void k8s_stream_version(struct k8s_stream *s, const char *version)
 {
+	size_t n = version ? strlen(version) : 0;
+
+	if (n > K8S_VERSION_MAX) {
+		s->rc = cr_host->error_set(
+			s->err, CR_ERR_PARSE,
+			"%s: event %lld: resourceVersion of %zu bytes (more than "
+			"%d): refused",
+			s->endpoint, (long long)s->events, n, K8S_VERSION_MAX);
+		return;
+	}
 	if (version && *version && !k8s_is(s->version, version)) {
 		g_free(s->version);
 		s->version = g_strdup(version);
@@ -96,9 +125,12 @@ static void k8s_event_error(struct k8s_stream *s, int64_t code, const char *reas
 	char *said = message ? redact_secrets(message, secrets) : NULL;
 
 	if (code == 410 || k8s_is(reason, "Expired") || k8s_is(reason, "Gone")) {
+		char *v = k8s_said(s, s->version ? s->version : "(none)");
+
 		cr_host->log(s->ctx, CR_LOG_INFO,
-			     "%s: resourceVersion %s is too old (%s); listing again", s->endpoint,
-			     s->version ? s->version : "(none)", said_reason ? said_reason : "410");
+			     "%s: resourceVersion %s is too old (%.200s); listing again",
+			     s->endpoint, v, said_reason ? said_reason : "410");
+		g_free(v);
 		s->changed = s->expired = true;
 	} else {
 		s->rc = cr_host->error_set(s->err, CR_ERR_BACKEND, "%s: ERROR event: %s%s%.200s",
@@ -118,12 +150,15 @@ static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k
 	char *key;
 
 	k8s_stream_version(s, pod->version);
-	if (k8s_is(type, "BOOKMARK"))
+	if (s->rc != CR_OK || k8s_is(type, "BOOKMARK"))
 		return;
 	if (!k8s_is(type, "ADDED") && !k8s_is(type, "MODIFIED") && !k8s_is(type, "DELETED")) {
+		char *said = k8s_said(s, type);
+
 		s->rc = cr_host->error_set(s->err, CR_ERR_PARSE,
 					   "%s: event %lld: unknown type '%.32s'", s->endpoint,
-					   (long long)s->events, type ? type : "");
+					   (long long)s->events, said);
+		g_free(said);
 		return;
 	}
 	if (!pod->name) {
@@ -134,6 +169,16 @@ static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k
 	}
 	hash = k8s_pod_key_hash(pod, ns);
 	known = k8s_watch_list_get(s->list, hash, &old);
+	/* A pod the list did not have and outside its selector (a server or
+	 * proxy that does not filter): not one of ours, no change. (One the
+	 * list had is the server's word: its DELETED says when it leaves.) */
+	if (!known && !k8s_view_selected(pod, s->list->selector)) {
+		key = k8s_said(s, pod->name);
+		cr_host->log(s->ctx, CR_LOG_DEBUG, "%s: %s pod %s outside the selector: ignored",
+			     s->endpoint, type, key);
+		g_free(key);
+		return;
+	}
 	counts = !k8s_is(type, "DELETED") && k8s_pod_counts(s->st, pod);
 	if (counts)
 		now = k8s_pod_digest(s->st, pod, ns, s->scratch);
@@ -144,8 +189,11 @@ static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k
 		k8s_watch_list_update(s->list, hash, now, counts ? k8s_view_pack(pod) : NULL,
 				      !counts);
 	if (differs) {
+		char *raw = k8s_pod_key(pod, ns);
+
 		s->changed = true;
-		key = k8s_pod_key(pod, ns);
+		key = k8s_said(s, raw);
+		g_free(raw);
 		cr_host->log(s->ctx, CR_LOG_DEBUG, "%s: %s pod %s: membership changed", s->endpoint,
 			     type, key);
 		g_free(key);
@@ -303,29 +351,8 @@ static bool k8s_stream_data(const char *data, size_t len, void *user)
 
 /* ---- the watch op --------------------------------------------------------- */
 
-static char *k8s_watch_url(const struct k8s *st, const char *base, const char *selector,
-			   const char *version, int64_t timeout_s)
-{
-	GString *q = g_string_new(NULL);
-	char t[32];
-	char *url;
-
-	if (selector)
-		k8s_query_add(q, "labelSelector", selector);
-	if (st->field_selector && *st->field_selector)
-		k8s_query_add(q, "fieldSelector", st->field_selector);
-	k8s_query_add(q, "watch", "1");
-	k8s_query_add(q, "resourceVersion", version);
-	k8s_query_add(q, "allowWatchBookmarks", "true");
-	snprintf(t, sizeof(t), "%lld", (long long)timeout_s);
-	k8s_query_add(q, "timeoutSeconds", t);
-	url = g_strconcat(base, q->str, NULL);
-	g_string_free(q, TRUE);
-	return url;
-}
-
 /* Wait @ms, or less when the watch is cancelled. */
-static void k8s_watch_sleep(cr_plugin_ctx *ctx, int64_t ms)
+void k8s_watch_sleep(cr_plugin_ctx *ctx, int64_t ms)
 {
 	int fd = cr_host->watch_cancel_fd(ctx);
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -348,18 +375,6 @@ static int64_t k8s_backoff_ms(int failures)
 	if (ms > K8S_BACKOFF_MAX_MS)
 		ms = K8S_BACKOFF_MAX_MS;
 	return ms / 2 + g_random_int_range(0, (gint32)(ms / 2) + 1);
-}
-
-/* Several lists: no one request watches them all; the host lists again
- * every K8S_POLL_MS and compares. */
-static cr_status k8s_watch_poll(cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed)
-{
-	int64_t now = cr_host->now_ms(ctx);
-	int64_t until = MIN(deadline_ms, now + K8S_POLL_MS);
-
-	k8s_watch_sleep(ctx, until - now);
-	*changed = !cr_host->watch_cancelled(ctx) && until < deadline_ms;
-	return CR_OK;
 }
 
 struct k8s_watch_run {
@@ -440,57 +455,42 @@ static cr_status k8s_watch_once(struct k8s_watch_run *w, struct k8s_stream *s, i
 	return rc;
 }
 
-cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *changed,
-		    cr_error *err)
+/* One list's watch (k8s_watch_many.c runs one per selector): streams
+ * until a change, a failure, @o->deadline_ms or the end of the watch. What
+ * it ended with goes to @o; the list and its state are left to the caller. */
+void k8s_watch_one(struct k8s_watch_one *o)
 {
-	struct k8s *st = state;
-	struct k8s_conn conn = { 0 };
-	struct k8s_watch_run w = { st, ctx, &conn, NULL, NULL, NULL };
+	struct k8s_watch_run w = { o->st, o->ctx, o->conn, o->list, NULL, NULL };
 	struct k8s_stream s = { 0 };
+	cr_plugin_ctx *ctx = o->ctx;
+	cr_error *err = &o->err;
+	int64_t deadline_ms = o->deadline_ms;
 	int failures = 0;
-	cr_status rc;
+	cr_status rc = CR_OK;
 
-	*changed = false;
-	st->in_watch = cr_host->watched(ctx);
-	w.list = st->watched && st->watched->lists->len == 1
-			 ? g_ptr_array_index(st->watched->lists, 0)
-			 : NULL;
-	if (!w.list || !w.list->version || w.list->relist) {
-		cr_host->log(ctx, CR_LOG_DEBUG, "%s; listing again every %d s",
-			     st->watched && st->watched->lists->len != 1
-				     ? "several selectors: one watch cannot follow them all"
-			     : w.list && w.list->relist
-				     ? "no pod has the Job label, prefixed or legacy: one watch "
-				       "cannot follow both"
-				     : "no resourceVersion to watch from",
-			     K8S_POLL_MS / 1000);
-		if (st->watched)
-			st->watched->fresh = false; /* the host lists again */
-		return k8s_watch_poll(ctx, deadline_ms, changed);
-	}
-	/* sorted here, not when listed: a resolve that is never watched
-	 * (most are) does not pay for it */
-	k8s_watch_list_seal(w.list);
-	rc = k8s_conn_load(st, ctx, &conn, err);
-	if (rc == CR_OK)
-		rc = k8s_auth_prepare(st, ctx, &conn, err);
-	if (rc != CR_OK)
-		goto out;
-	w.base = k8s_pods_path(&conn, st->watched->namespace);
+	w.base = k8s_pods_path(o->conn, o->st->watched->namespace);
 	w.endpoint = w.list->selector ? g_strdup_printf("GET %s?labelSelector=%s (watch)", w.base,
 							w.list->selector)
 				      : g_strdup_printf("GET %s (watch)", w.base);
-	s.st = st;
+	if (strlen(w.list->version) > K8S_VERSION_MAX) {
+		o->rc = cr_host->error_set(err, CR_ERR_PARSE,
+					   "%s: the list's resourceVersion of %zu bytes (more than "
+					   "%d): refused",
+					   w.endpoint, strlen(w.list->version), K8S_VERSION_MAX);
+		goto out;
+	}
+	s.st = o->st;
 	s.ctx = ctx;
 	s.list = w.list;
 	s.endpoint = w.endpoint;
-	s.token = conn.token;
+	s.token = o->conn->token;
 	s.buf = g_string_new(NULL);
 	s.scratch = g_string_new(NULL);
 	s.tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
 	s.version = g_strdup(w.list->version);
 	s.err = err;
 	k8s_view_store_init(&s.store);
+	s.store.want_labels = true; /* an event's pod is matched with the selector */
 	for (;;) {
 		int64_t started = cr_host->now_ms(ctx);
 		int64_t left = deadline_ms - started;
@@ -503,13 +503,22 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 			break;
 		if (cr_host->watch_cancelled(ctx))
 			break;
-		/* a stream that brought events or lasted: resume at once */
-		if (!again && (got || cr_host->now_ms(ctx) - started >= 1000)) {
+		/* A stream that lasted resumes at once; one that brought events
+		 * but ended within the floor resumes when the floor has passed
+		 * since it began (a server that closes each stream after one
+		 * event is asked at most once a second). */
+		if (!again && cr_host->now_ms(ctx) - started >= K8S_RECONNECT_FLOOR_MS) {
 			failures = 0;
 			continue;
 		}
-		if (again && failures >= st->retries) {
-			char *last = g_strdup(err ? err->message : "");
+		if (!again && got) {
+			failures = 0;
+			k8s_watch_sleep(ctx, MIN(started + K8S_RECONNECT_FLOOR_MS, deadline_ms) -
+						     cr_host->now_ms(ctx));
+			continue;
+		}
+		if (again && failures >= o->st->retries) {
+			char *last = g_strdup(err->message);
 
 			rc = cr_host->error_set(err, CR_ERR_NETWORK,
 						"%s (still failing after %d reconnections)", last,
@@ -523,23 +532,15 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 		failures++;
 		rc = CR_OK;
 	}
-	*changed = rc == CR_OK && s.changed && !cr_host->watch_cancelled(ctx);
-	if (rc != CR_OK || s.expired || (s.changed && !w.list->full))
-		st->watched->fresh = false; /* the host lists again */
-	else if (s.version) {
-		/* the list's pods still stand, or a full list followed every
-		 * event up to here: resume from here */
-		g_free(w.list->version);
-		w.list->version = g_strdup(s.version);
-	}
+	o->rc = rc;
+	o->changed = rc == CR_OK && s.changed;
+	o->expired = s.expired;
+	o->version = g_steal_pointer(&s.version);
 	g_string_free(s.buf, TRUE);
 	g_string_free(s.scratch, TRUE);
 	json_tokener_free(s.tok);
 	k8s_view_store_clear(&s.store);
-	g_free(s.version);
 out:
 	g_free(w.base);
 	g_free(w.endpoint);
-	k8s_conn_clear(&conn);
-	return rc;
 }

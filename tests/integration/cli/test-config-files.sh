@@ -97,6 +97,6 @@ expect include-unknown-key 2 '' "${P}$tmp/inc/key.inc:1: resolver 'simple': unkn
 # A task type that is not UTF-8 would make a TF_CONFIG no JSON reader takes
 # (tests/fuzz/core fuzz-format).
 printf '%s\ntask = { type = "w\377"; id = 0; };\n' "$good" >"$tmp/inc/type.conf"
-expect task-type-not-utf8 2 '' "${P}$tmp/inc/type.conf:3: task type \"w\\377\" is not valid UTF-8" -- \
+expect task-type-not-utf8 2 '' "${P}$tmp/inc/type.conf:3: task type \"w\\xff\" is not valid UTF-8" -- \
 	"$cli" -c "$tmp/inc/type.conf" resolve
 exit $fail

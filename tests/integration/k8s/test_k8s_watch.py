@@ -10,9 +10,12 @@ requests the fixture saw are checked exactly (list or watch, version).
 Last, `cluster-resolver watch --format json` prints each generation once,
 and an ERROR event whose Status echoes the Bearer token (and holds a
 newline and a tab), in JSON and in protobuf, is printed as exactly one
-warning line with the token cut out, the newline a space (an error record
-is one line: error_setv) and the tab \\x09 (cr_text_escape, as every
-diagnostic), with -vv (every -v line and the debug ones) as without."""
+warning line with the token cut out, the newline \\x0a and the tab \\x09
+(cr_text_escape: the one rule of every message, error_setv and the log),
+with -vv (every -v line and the debug ones) as without. Several selectors
+(a worker and a ps job) are watched with one stream each: a change of
+either job is a generation within the watch's latency, from the watch's
+pods, with one list per selector in all (no 30 s re-list)."""
 import json
 import os
 import re
@@ -271,7 +274,7 @@ def error_echo(res, form, verbose):
             '"num_accelerators": {}, "generation": 2}']
     warning = ("cluster-resolver: warning: resolver 'k8s': watch failed: GET "
                "https://127.0.0.1:%d/api/v1/namespaces/default/pods?labelSelector=job-name=w "
-               "(watch): ERROR event: Forbidden: you sent Bearer [redacted] then [redacted]\\x09"
+               "(watch): ERROR event: Forbidden: you sent Bearer [redacted]\\x0athen [redacted]\\x09"
                "again; resolving again, next watch in N ms" % fx.port)
     lines = [re.sub(r'next watch in \d+ ms$', 'next watch in N ms', x)
              for x in err.splitlines()]
@@ -289,12 +292,50 @@ def error_echo(res, form, verbose):
     fx.stop()
 
 
+MANY = ('resolvers = ( { plugin = "@PLUGIN@"; kubeconfig = "@DIR@/kubeconfig"; '
+        'namespace = "default"; not_running = "skip"; list_format = "%s"; watch_timeout = 300; '
+        'port = 2222; jobs = { worker = [ "job-name=w" ]; ps = [ "job-name=x" ]; }; } );\n')
+
+
+def many(n, workers, ps):
+    return ('generation %d: {"cluster": {"worker": [%s], "ps": [%s]}, "rpc_layer": "grpc", '
+            '"master": "", "num_accelerators": {}}'
+            % (n, ', '.join('"%s:2222"' % a for a in workers),
+               ', '.join('"%s:2222"' % a for a in ps)))
+
+
+def several_selectors(res, form):
+    fx = fixture()
+    w = Watcher(fx, MANY % form, 3, 20000)
+    got = [w.line()]
+    wait_watches(fx, 2)
+    fx.op(op='phase', name='x-0', phase='Failed')      # the ps job's only pod
+    got.append(w.line())
+    wait_watches(fx, 4)
+    fx.op(op='add', pod={'name': 'w-2', 'labels': {'job-name': 'w'}, 'phase': 'Running',
+                         'podIP': '10.0.0.3'})
+    got.append(w.line())
+    rc, rest, err = w.finish()
+    want = [many(1, ['10.0.0.1', '10.0.0.2'], ['10.0.1.1']),
+            many(2, ['10.0.0.1', '10.0.0.2'], []),
+            many(3, ['10.0.0.1', '10.0.0.2', '10.0.0.3'], [])]
+    res.check('%s: several selectors: a generation for a change of either job' % form,
+              got == want and rc == 0, 'got %r\nwant %r\nrc %d stderr %s' % (got, want, rc, err))
+    reqs = pod_requests(fx)
+    lists = [r for r in reqs if r[0] == 'list']
+    res.check('%s: several selectors: one list per selector, then only watches' % form,
+              len(lists) == 2 and reqs[:2] == [('list',), ('list',)],
+              'got %r' % reqs)
+    fx.stop()
+
+
 def main():
     h.ensure_hermetic()
     h.need('CR_K8S_WATCH_DRIVER')
     res = h.Results()
     for form in ('json', 'protobuf'):
         timeline(res, form)
+        several_selectors(res, form)
     faults(res)
     silent(res)
     cancel(res)

@@ -205,9 +205,9 @@ static const watch_case cases[] = {
 	    { WATCH("101"), 200, EV("MODIFIED", POD("w-5", "10.0.0.5", "Running", "102")) } },
 	  600000, CR_OK, true, NULL },
 	{ "unchanged-at-deadline", "", {
-	    { WATCH_T("100", "1"), 200, EV("MODIFIED", POD("w-0", "10.0.0.1", "Running", "101")) },
+	    { WATCH_T("100", "2"), 200, EV("MODIFIED", POD("w-0", "10.0.0.1", "Running", "101")) },
 	    { WATCH_T("101", "1"), 200, "" } },
-	  50, CR_OK, false, NULL },
+	  1100, CR_OK, false, NULL }, /* the second after the 1 s reconnect floor */
 	{ "http-410", "", {
 	    { WATCH("100"), 410, STATUS(410, "Expired", "too old resource version: 100 (120)") } },
 	  600000, CR_OK, true, NULL },
@@ -263,9 +263,10 @@ static const watch_case cases[] = {
 	    { WATCH("100"), 200, "proto:4", "application/vnd.kubernetes.protobuf;stream=watch" } },
 	  600000, CR_ERR_BACKEND, false,
 	  ENDPOINT ": ERROR event: Forbidden [redacted]: you sent Bearer [redacted]; again: [redacted]" },
-	{ "several-selectors-poll", "jobs = { worker = [ \"job-name=worker\", \"job-name=extra\" ]; };", {
-	    { NULL } },
-	  600000, CR_OK, true, NULL },
+	/* Several selectors are watched with a stream each, in threads of
+	 * their own whose requests come in no set order: tested against the
+	 * fixture API server (tests/integration/k8s, several_selectors), not
+	 * with this scripted host. */
 };
 /* clang-format on */
 
@@ -281,18 +282,6 @@ static void script(cr_testhost *th, const watch_case *c)
 	g_assert_cmpint(cr_testhost_expect(th, "GET", LIST, pb ? want_pb : want_json, &err), ==,
 			CR_OK);
 	g_assert_cmpint(cr_testhost_respond(th, 200, json_type, list_body, &err), ==, CR_OK);
-	if (strstr(c->config, "job-name=extra")) {
-		g_assert_cmpint(cr_testhost_expect(th, "GET",
-						   SERVER "/api/v1/namespaces/train/pods"
-							  "?labelSelector=job-name%3Dextra",
-						   NULL, &err),
-				==, CR_OK);
-		g_assert_cmpint(cr_testhost_respond(th, 200, json_type,
-						    "{\"kind\":\"PodList\",\"metadata\":{"
-						    "\"resourceVersion\":\"100\"},\"items\":[]}",
-						    &err),
-				==, CR_OK);
-	}
 	for (int i = 0; i < 5 && c->x[i].url; i++) {
 		const exchange *x = &c->x[i];
 		char *type =
