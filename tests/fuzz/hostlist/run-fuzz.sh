@@ -19,7 +19,7 @@ hostlist) sources="$here/fuzz-hostlist.c $core" ;;
 tpn) sources="$here/fuzz-tpn.c $core" ;;
 cluster-json)
 	# the as_dict walk with the spec and JSON code it stands on
-	sources="$here/../cluster-json/fuzz-cluster-json.c $src/core/values/spec-codec.c $src/core/values/spec.c"
+	sources="$here/../cluster-json/fuzz-cluster-json.c $src/core/values/spec-codec.c $src/core/values/spec.c $src/core/values/spec-size.c"
 	sources="$sources $src/core/values/spec-address.c"
 	sources="$sources $src/core/values/json.c $src/core/values/error.c"
 	corpus="$here/../cluster-json/corpus"
