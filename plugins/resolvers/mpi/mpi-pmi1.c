@@ -12,11 +12,16 @@
  *   cmd=barrier_in                            -> cmd=barrier_out
  *   cmd=get kvsname=K key=crhost<p>           -> cmd=get_result rc=0 value=...
  *
- * Never cmd=finalize, and PMI_FD is never closed: the program that `exec`
- * starts initializes MPI on the same connection, and Hydra closes it on a
- * finalize (MPI_Init then fails: "PMI_Get_appnum returned -1", found by
- * experiment with MPICH 4.0.2). Every rank takes part in the one barrier,
- * so the program's own barriers still pair up.
+ *   cmd=finalize                              -> cmd=finalize_ack  (unless @keep_open)
+ *
+ * Under `exec` (@keep_open) there is no cmd=finalize and PMI_FD is never
+ * closed: the program initializes MPI on the same connection, and Hydra
+ * closes it on a finalize (MPI_Init then fails: "PMI_Get_appnum returned
+ * -1"). Elsewhere the finalize is needed: Hydra kills the whole launch
+ * when a process that spoke PMI ends without one ("BAD TERMINATION ...
+ * Killed (signal 9)"), even without cmd=init. Both found by experiment
+ * with MPICH 4.0.2. Every rank takes part in the one barrier, so the
+ * program's own barriers still pair up.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -214,7 +219,7 @@ static cr_status pmi1_peer(struct pmi1 *p, int64_t r, const char *value, struct 
 	return CR_OK;
 }
 
-static cr_status pmi1_run(struct pmi1 *p, struct mpi_env *env, const char *self,
+static cr_status pmi1_run(struct pmi1 *p, struct mpi_env *env, const char *self, bool keep_open,
 			  struct mpi_peer **peers, cr_error *err)
 {
 	char kvs[260], req[PMI1_LINE_MAX], value[PMI1_LINE_MAX];
@@ -262,6 +267,8 @@ static cr_status pmi1_run(struct pmi1 *p, struct mpi_env *env, const char *self,
 		if (st == CR_OK)
 			st = pmi1_peer(p, r, value, &(*peers)[r], err);
 	}
+	if (st == CR_OK && !keep_open)
+		st = pmi1_call(p, "finalize", "cmd=finalize\n", "finalize_ack", err);
 	if (st != CR_OK) {
 		mpi_peers_free(*peers, env->size);
 		*peers = NULL;
@@ -270,7 +277,8 @@ static cr_status pmi1_run(struct pmi1 *p, struct mpi_env *env, const char *self,
 }
 
 cr_status mpi_pmi1_exchange(cr_plugin_ctx *ctx, struct mpi_env *env, const char *self,
-			    int64_t timeout_ms, struct mpi_peer **peers, cr_error *err)
+			    int64_t timeout_ms, bool keep_open, struct mpi_peer **peers,
+			    cr_error *err)
 {
 	struct pmi1 *p = calloc(1, sizeof(*p));
 	cr_status st = CR_OK;
@@ -285,7 +293,7 @@ cr_status mpi_pmi1_exchange(cr_plugin_ctx *ctx, struct mpi_env *env, const char 
 	if (env->pmi_fd < 0)
 		st = pmi1_connect(p, env, err);
 	if (st == CR_OK)
-		st = pmi1_run(p, env, self, peers, err);
+		st = pmi1_run(p, env, self, keep_open, peers, err);
 	if (p->own_fd && p->fd >= 0)
 		close(p->fd);
 	free(p);

@@ -28,6 +28,7 @@ struct mpi_state {
 	struct mpi_peer *peers; /* after the first resolve */
 	int64_t npeers;
 	int64_t query_ms;
+	bool local_only; /* one node: nothing asked */
 	cr_status failed; /* a query that failed is not asked again */
 	char failure[256];
 };
@@ -36,6 +37,13 @@ static cr_status mpi_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **sta
 {
 	const char *job = cr_host->opt_string(ctx, "job");
 
+	const char *q = cr_host->opt_string(ctx, "query");
+
+	if (strcmp(q, "auto") != 0 && strcmp(q, "always") != 0)
+		return cr_host->error_set(err, CR_ERR_CONFIG,
+					  "%s:%d: query must be \"auto\" or \"always\", not \"%s\"",
+					  cr_host->cfg_file(cr_host->cfg_get(config, "query")),
+					  cr_host->cfg_line(cr_host->cfg_get(config, "query")), q);
 	if (job == NULL || *job == '\0')
 		return cr_host->error_set(err, CR_ERR_CONFIG, "%s:%d: job must be a job name",
 					  cr_host->cfg_file(config), cr_host->cfg_line(config));
@@ -74,13 +82,42 @@ static void mpi_facts(struct mpi_state *s, cr_result_builder *b)
 		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s", i ? ", " : "",
 					 s->env.vars[i]);
 	cr_host->result_set_fact_string(b, "variables", text, NULL);
-	cr_host->result_set_fact_string(b, "query", mpi_query_name(s->env.query), NULL);
-	if (s->env.query != MPI_QUERY_NONE) {
+	cr_host->result_set_fact_string(b, "query",
+					s->local_only ? "none (one node: local size = size)"
+						      : mpi_query_name(s->env.query),
+					NULL);
+	if (s->env.query != MPI_QUERY_NONE && !s->local_only) {
 		snprintf(text, sizeof(text), "%lld", (long long)s->query_ms);
 		if (cr_host->json_parse(text, strlen(text), "query_ms", &j, NULL) == CR_OK)
 			cr_host->result_set_fact(b, "query_ms", j, NULL);
 		cr_host->json_free(j);
 	}
+}
+
+/* Whether every rank runs on this node (local size = size), so that no
+ * query is needed: `query = "auto"` then asks nothing of the launcher. */
+static bool mpi_one_node(const struct mpi_state *s, cr_plugin_ctx *ctx)
+{
+	const char *q = cr_host->opt_string(ctx, "query");
+
+	return strcmp(q, "auto") == 0 && s->env.size > 0 && s->env.local_size == s->env.size;
+}
+
+/* Every rank on this host: rank r is local rank r. */
+static cr_status mpi_local_peers(struct mpi_state *s, const char *self, cr_error *err)
+{
+	s->peers = calloc((size_t)s->env.size, sizeof(*s->peers));
+	if (s->peers == NULL)
+		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+	s->npeers = s->env.size;
+	s->local_only = true;
+	for (int64_t r = 0; r < s->env.size; r++) {
+		s->peers[r].local_rank = r;
+		s->peers[r].host = strdup(self);
+		if (s->peers[r].host == NULL)
+			return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+	}
+	return CR_OK;
 }
 
 static cr_status mpi_query(struct mpi_state *s, cr_plugin_ctx *ctx, cr_error *err)
@@ -97,11 +134,20 @@ static cr_status mpi_query(struct mpi_state *s, cr_plugin_ctx *ctx, cr_error *er
 					  "set)",
 					  s->env.launcher);
 	st = mpi_addr_self(ctx, interface, self, sizeof(self), err);
+	if (st == CR_OK && mpi_one_node(s, ctx))
+		return mpi_local_peers(s, self, err);
 	if (st == CR_OK && s->env.query == MPI_QUERY_PMI1)
 		st = mpi_pmi1_exchange(ctx, &s->env, self, cr_host->opt_int(ctx, "timeout") * 1000,
+				       cr_host->getenv(ctx, "CLUSTER_RESOLVER_EXEC") != NULL,
 				       &s->peers, err);
-	else if (st == CR_OK)
+	else if (st == CR_OK) {
+		if (cr_host->getenv(ctx, "CLUSTER_RESOLVER_EXEC") != NULL)
+			cr_host->log(ctx, CR_LOG_WARNING,
+				     "the ranks span several nodes: asking PMIx for their hosts; "
+				     "the program cannot initialize MPI after that (Open MPI 4.1 "
+				     "refuses a second PMIx_Init of the same rank)");
 		st = mpi_pmix_query(ctx, &s->env, interface, self, &s->peers, err);
+	}
 	s->query_ms = cr_host->monotonic_ms() - start;
 	if (st == CR_OK)
 		s->npeers = s->env.size;
@@ -162,6 +208,9 @@ static const cr_option mpi_options[] = {
 	CR_OPTION_RANGE("timeout", CR_OPT_INT, "120", 0,
 			"seconds to wait for each PMI-1 answer (the barrier waits for every rank)",
 			1, 86400),
+	CR_OPTION("query", CR_OPT_STRING, "auto", 0,
+		  "\"auto\": ask the launcher (PMIx or PMI-1) only when the ranks span more than "
+		  "this node; \"always\": ask it even then"),
 	CR_OPTION("rpc_layer", CR_OPT_STRING, NULL, 0, "rpc layer of the cluster (unset: none)"),
 	CR_OPTIONS_END,
 };

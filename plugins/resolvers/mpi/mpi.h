@@ -75,15 +75,17 @@ cr_status mpi_addr_self(cr_plugin_ctx *ctx, const char *interface, char *out, si
 
 /**
  * mpi_pmi1_exchange: put this rank's "@local_rank/@self" into the job's
- * key-value space, take part in one barrier and get every rank's. The
- * connection is left initialized and open, never finalized: the program
- * that `exec` starts goes on using it (a PMI-1 finalize makes Hydra
- * close it, and that program's MPI_Init then fails). @timeout_ms bounds
- * each answer. (transfer full) *@peers: env->size entries (size is set
- * from the server in PMI_PORT mode); free with mpi_peers_free().
+ * key-value space, take part in one barrier and get every rank's, then
+ * finalize. With @keep_open (under `exec`) the connection is left
+ * initialized and open, never finalized: the program goes on using it (a
+ * PMI-1 finalize makes Hydra close it, and the program's MPI_Init then
+ * fails). @timeout_ms bounds each answer. (transfer full) *@peers:
+ * env->size entries (size is set from the server in PMI_PORT mode); free
+ * with mpi_peers_free().
  */
 cr_status mpi_pmi1_exchange(cr_plugin_ctx *ctx, struct mpi_env *env, const char *self,
-			    int64_t timeout_ms, struct mpi_peer **peers, cr_error *err);
+			    int64_t timeout_ms, bool keep_open, struct mpi_peer **peers,
+			    cr_error *err);
 
 /**
  * mpi_pmix_query: PMIx_Init, then PMIX_JOB_SIZE and each rank's
