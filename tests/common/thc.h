@@ -39,7 +39,7 @@
 typedef struct thc_case {
 	const char *name;
 	const char *config;
-	const char *env[6];
+	const char *env[10];
 	const char *root;
 	const char *args[8];
 	const char *out;

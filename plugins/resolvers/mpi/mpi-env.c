@@ -136,7 +136,7 @@ static cr_status env_detect(cr_plugin_ctx *ctx, struct mpi_env *env, cr_error *e
 	    (env_get(ctx, "PMI_ID") && env_get(ctx, "PMI_PORT"))) {
 		cr_status st;
 
-		env->launcher = env_get(ctx, "I_MPI_ROOT") ? "Intel MPI (Hydra)" : "MPICH (Hydra)";
+		env->launcher = "MPICH or Intel MPI (Hydra)";
 		st = env_world(ctx, env, hydra_names, err);
 		return st == CR_OK ? env_pmi1(ctx, env, err) : st;
 	}
@@ -159,10 +159,10 @@ static cr_status env_check(cr_plugin_ctx *ctx, struct mpi_env *env, const char *
 {
 	int64_t pmix_rank = -1;
 
-	if (env->size == 0 && env->query != MPI_QUERY_PMIX && env->pmi_port == NULL)
+	if (env->size < 0 && env->query != MPI_QUERY_PMIX && env->pmi_port == NULL)
 		return cr_host->error_set(err, CR_ERR_NOT_FOUND, "%s is unset under %s",
 					  names[1], env->launcher);
-	if (env->size > 0 && env->rank >= env->size)
+	if (env->size >= 0 && env->rank >= env->size)
 		return cr_host->error_set(err, CR_ERR_CONFLICT,
 					  "%s (%lld) is not below %s (%lld)", names[0],
 					  (long long)env->rank, names[1], (long long)env->size);
@@ -175,7 +175,7 @@ static cr_status env_check(cr_plugin_ctx *ctx, struct mpi_env *env, const char *
 		return cr_host->error_set(err, CR_ERR_NOT_FOUND, "%s is set but %s is not",
 					  env->local_rank >= 0 ? names[2] : names[3],
 					  env->local_rank >= 0 ? names[3] : names[2]);
-	if (env->size > 0 && env->local_size > env->size)
+	if (env->size >= 0 && env->local_size > env->size)
 		return cr_host->error_set(err, CR_ERR_CONFLICT,
 					  "%s (%lld) is above %s (%lld)", names[3],
 					  (long long)env->local_size, names[1],
@@ -206,6 +206,7 @@ cr_status mpi_env_read(cr_plugin_ctx *ctx, struct mpi_env *env, cr_error *err)
 
 	memset(env, 0, sizeof(*env));
 	env->rank = -1;
+	env->size = -1;
 	env->local_rank = -1;
 	env->local_size = -1;
 	env->pmi_fd = -1;

@@ -117,7 +117,7 @@ static cr_status pmix_ranks(struct pmix_lib *l, const pmix_proc_t *me, struct mp
 	st = pmix_get_uint(l, &job, PMIX_JOB_SIZE, &size, err);
 	if (st != CR_OK)
 		return st;
-	if (size < 1 || (env->size > 0 && size != env->size))
+	if (size < 1 || (env->size >= 0 && size != env->size))
 		return cr_host->error_set(err, CR_ERR_CONFLICT,
 					  "PMIx says the job has %lld ranks, the environment %lld",
 					  (long long)size, (long long)env->size);

@@ -127,15 +127,15 @@ static cr_status mpi_query(struct mpi_state *s, cr_plugin_ctx *ctx, cr_error *er
 	char self[256];
 	cr_status st;
 
-	if (s->env.query == MPI_QUERY_NONE)
+	st = mpi_addr_self(ctx, interface, self, sizeof(self), err);
+	if (st == CR_OK && mpi_one_node(s, ctx))
+		return mpi_local_peers(s, self, err);
+	if (st == CR_OK && s->env.query == MPI_QUERY_NONE)
 		return cr_host->error_set(err, CR_ERR_NOT_FOUND,
 					  "%s gives rank and size but no way to ask for the other "
 					  "ranks' hosts (none of PMI_FD, PMI_PORT, PMIX_NAMESPACE is "
 					  "set)",
 					  s->env.launcher);
-	st = mpi_addr_self(ctx, interface, self, sizeof(self), err);
-	if (st == CR_OK && mpi_one_node(s, ctx))
-		return mpi_local_peers(s, self, err);
 	if (st == CR_OK && s->env.query == MPI_QUERY_PMI1)
 		st = mpi_pmi1_exchange(ctx, &s->env, self, cr_host->opt_int(ctx, "timeout") * 1000,
 				       cr_host->getenv(ctx, "CLUSTER_RESOLVER_EXEC") != NULL,
@@ -143,9 +143,9 @@ static cr_status mpi_query(struct mpi_state *s, cr_plugin_ctx *ctx, cr_error *er
 	else if (st == CR_OK) {
 		if (cr_host->getenv(ctx, "CLUSTER_RESOLVER_EXEC") != NULL)
 			cr_host->log(ctx, CR_LOG_WARNING,
-				     "the ranks span several nodes: asking PMIx for their hosts; "
-				     "the program cannot initialize MPI after that (Open MPI 4.1 "
-				     "refuses a second PMIx_Init of the same rank)");
+				     "asking PMIx for the ranks' hosts under exec: the program "
+				     "cannot initialize MPI after that (Open MPI 4.1 refuses a "
+				     "second PMIx_Init of the same rank)");
 		st = mpi_pmix_query(ctx, &s->env, interface, self, &s->peers, err);
 	}
 	s->query_ms = cr_host->monotonic_ms() - start;

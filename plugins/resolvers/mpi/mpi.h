@@ -29,7 +29,7 @@ enum mpi_query {
  * mpi_env: what the launcher's variables say.
  * @launcher: "Open MPI 4 (ORTE)", "Open MPI 5 (PRRTE)", ... (static).
  * @vars: the names of the variables read (static), @nvars of them.
- * @rank, @size: this process's rank and the world size (@size 0: not in
+ * @rank, @size: this process's rank and the world size (@size -1: not in
  *     the environment; the query gives it).
  * @local_rank, @local_size: on this node (-1: not given).
  * @query: how the other ranks' hosts are learnt.
