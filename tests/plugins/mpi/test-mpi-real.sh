@@ -1,0 +1,90 @@
+#!/bin/sh
+# The mpi resolver under the real launchers, four ranks on loopback
+# (scripts/hermetic.sh): Open MPI 4.1's mpirun (PMIx) and MPICH 4.0's
+# mpiexec (Hydra, PMI-1). Every rank's `resolve --format json` names the
+# same four tasks and its own index, with the default `query = "auto"`
+# (one node: nothing asked) and with `query = "always"` (the PMIx query,
+# the PMI-1 exchange); and after `exec --format tf_config` the program's
+# own MPI works: an all-reduce of the ranks gives 6 (mpi4py under Open
+# MPI, a C program built with mpicc.mpich under MPICH; under MPICH also
+# after the PMI-1 exchange, which leaves the connection to the program).
+# Each rank writes its own file.
+set -u
+src=${CR_TEST_SOURCE_DIR:?}
+if [ "${CR_HERMETIC:-}" != 1 ]; then
+	exec sh "$src/scripts/hermetic.sh" sh "$0" "$@"
+fi
+cli=${CR_CLI:?}
+for tool in mpirun mpiexec.mpich mpicc.mpich; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "SKIP: $tool is not installed (scripts/deps.sh)"
+		exit 77
+	fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+. "$src/tests/common/expect.sh"
+
+for v in $(env | sed -n 's/^\(OMPI_[A-Z_a-z]*\|PMIX_[A-Z_]*\|PMI_[A-Z_]*\|MPI_[A-Z_]*\|MV2_[A-Z_]*\|PRTE_[A-Z_]*\|MPIR_[A-Z_0-9]*\)=.*/\1/p'); do
+	unset "$v"
+done
+export HOME="$tmp" CLUSTER_RESOLVER_CONFIG= OMPI_MCA_btl_tcp_if_include=lo \
+	OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl=self,vader,tcp
+h=$(hostname)
+printf 'resolvers = ( { plugin = "mpi"; policy = "required"; } );\n' >"$tmp/auto.conf"
+printf 'resolvers = ( { plugin = "mpi"; policy = "required"; query = "always"; } );\n' >"$tmp/always.conf"
+ompi="mpirun --allow-run-as-root --oversubscribe -np 4"
+mpich="mpiexec.mpich -n 4"
+tasks="[\"$h:8888\", \"$h:8889\", \"$h:8890\", \"$h:8891\"]"
+mpicc.mpich -o "$tmp/allreduce" "$src/tests/plugins/mpi/allreduce.c" || exit 1
+
+# rank.sh OUT CMD...: run CMD with stdout and stderr to OUT.<rank>.
+cat >"$tmp/rank.sh" <<'EOS'
+r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-x}}
+out=$1
+shift
+"$@" >"$out.$r" 2>&1
+echo "exit $?" >>"$out.$r"
+EOS
+
+# expect_ranks NAME WHAT: each OUT.<r> holds WHAT with @R@, @P@ (its port,
+# 8888 + r) and @J@ (the JSON result of rank r) replaced.
+expect_ranks() {
+	for r in 0 1 2 3; do
+		want=$(printf '%s\n' "$2" | sed "s|@R@|$r|g; s|@P@|$((8888 + r))|g; s|@J@|{\"cluster\": {\"worker\": $tasks}, \"task\": {\"type\": \"worker\", \"index\": $r}|g")
+		expect "$1-rank$r" 0 "$want" '' -- cat "$tmp/$1.$r"
+	done
+}
+
+for launcher in ompi mpich; do
+	eval "run=\$$launcher"
+	for q in auto always; do
+		rm -f "$tmp"/res.*
+		$run sh "$tmp/rank.sh" "$tmp/res" "$cli" -c "$tmp/$q.conf" resolve --format json >"$tmp/launch.out" 2>&1 ||
+			{ echo "FAIL $launcher $q: launcher exit $?"; cat "$tmp/launch.out"; fail=1; }
+		for r in 0 1 2 3; do
+			[ -f "$tmp/res.$r" ] && mv "$tmp/res.$r" "$tmp/$launcher-resolve-$q.$r"
+		done
+		expect_ranks "$launcher-resolve-$q" "@J@, \"master\": \"$h:@P@\", \"num_accelerators\": {}}
+exit 0"
+	done
+done
+
+# Open MPI: mpi4py after exec (the default query: a PMIx query before the
+# program's MPI_Init breaks it, see docs/launchers.md).
+$ompi "$cli" -c "$tmp/auto.conf" exec --format tf_config -- \
+	/usr/bin/python3 "$src/tests/plugins/mpi/allreduce.py" "$tmp/ompi-exec" >"$tmp/launch.out" 2>&1 ||
+	{ echo "FAIL ompi exec: launcher exit $?"; cat "$tmp/launch.out"; fail=1; }
+expect_ranks ompi-exec "rank @R@ of 4 sum 6
+@J@}"
+# MPICH: the C program after exec, with and without the PMI-1 exchange.
+for q in auto always; do
+	$mpich "$cli" -c "$tmp/$q.conf" exec --format tf_config -- "$tmp/allreduce" "$tmp/mpich-exec-$q" \
+		>"$tmp/launch.out" 2>&1 ||
+		{ echo "FAIL mpich exec $q: launcher exit $?"; cat "$tmp/launch.out"; fail=1; }
+	expect_ranks "mpich-exec-$q" "rank @R@ of 4 sum 6
+@J@}"
+done
+exit $fail
