@@ -64,29 +64,56 @@ static cr_status pmi1_send(struct pmi1 *p, const char *text, cr_error *err)
 	return CR_OK;
 }
 
-/* Read one answer line (without its newline) into p->line, byte by byte:
- * nothing after the line is taken from the connection. */
+/* Wait until @p's connection is readable or its deadline passes. */
+static cr_status pmi1_wait(struct pmi1 *p, int64_t deadline, const char *request, cr_error *err)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+		int64_t left = deadline - cr_host->monotonic_ms();
+		int r = left > 0 ? poll(&pfd, 1, (int)(left > 60000 ? 60000 : left)) : 0;
+
+		if (r > 0)
+			return CR_OK;
+		if ((r < 0 && errno == EINTR) || (r == 0 && cr_host->monotonic_ms() < deadline))
+			continue;
+		if (r < 0)
+			return cr_host->error_set(err, CR_ERR_IO, "%s: poll failed: %s", p->where,
+						  strerror(errno));
+		return cr_host->error_set(err, CR_ERR_TIMEOUT,
+					  "%s: no answer to cmd=%s within %lld ms", p->where,
+					  request, (long long)p->timeout_ms);
+	}
+}
+
+/* Read one answer line (without its newline) into p->line. Nothing after
+ * the line is taken from the connection: what is there is peeked at, and
+ * only up to the newline read (byte by byte where PMI_FD is not a
+ * socket). */
 static cr_status pmi1_read(struct pmi1 *p, const char *request, cr_error *err)
 {
 	int64_t deadline = cr_host->monotonic_ms() + p->timeout_ms;
 	size_t n = 0;
 
 	for (;;) {
-		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
-		int64_t left = deadline - cr_host->monotonic_ms();
-		int r = left > 0 ? poll(&pfd, 1, (int)(left > 60000 ? 60000 : left)) : 0;
-		char c;
+		cr_status st = pmi1_wait(p, deadline, request, err);
+		size_t room = sizeof(p->line) - 1 - n, take;
 		ssize_t got;
+		char *nl;
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0 && cr_host->monotonic_ms() < deadline)
-			continue;
-		if (r == 0)
-			return cr_host->error_set(err, CR_ERR_TIMEOUT,
-						  "%s: no answer to cmd=%s within %lld ms", p->where,
-						  request, (long long)p->timeout_ms);
-		got = read(p->fd, &c, 1);
+		if (st != CR_OK)
+			return st;
+		if (room == 0)
+			return cr_host->error_set(err, CR_ERR_PARSE,
+						  "%s: answer to cmd=%s is longer than %d bytes",
+						  p->where, request, PMI1_LINE_MAX - 1);
+		got = recv(p->fd, p->line + n, room, MSG_PEEK);
+		if (got < 0 && errno == ENOTSOCK)
+			got = read(p->fd, p->line + n, 1);
+		else if (got > 0) {
+			nl = memchr(p->line + n, '\n', (size_t)got);
+			take = nl != NULL ? (size_t)(nl - (p->line + n)) + 1 : (size_t)got;
+			got = read(p->fd, p->line + n, take);
+		}
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -94,16 +121,12 @@ static cr_status pmi1_read(struct pmi1 *p, const char *request, cr_error *err)
 						  "%s: connection closed after %zu bytes of the answer "
 						  "to cmd=%s",
 						  p->where, n, request);
-		if (c == '\n')
-			break;
-		if (n + 1 >= sizeof(p->line))
-			return cr_host->error_set(err, CR_ERR_PARSE,
-						  "%s: answer to cmd=%s is longer than %d bytes",
-						  p->where, request, PMI1_LINE_MAX - 1);
-		p->line[n++] = c;
+		n += (size_t)got;
+		if (p->line[n - 1] == '\n') {
+			p->line[n - 1] = '\0';
+			return CR_OK;
+		}
 	}
-	p->line[n] = '\0';
-	return CR_OK;
 }
 
 /* The value of @key in p->line (a pointer into it, up to the next space
