@@ -39,10 +39,11 @@ static cr_status addr_interface(const char *interface, char *out, size_t len, cr
 	}
 	freeifaddrs(list);
 	if (!found)
-		return cr_host->error_set(err, CR_ERR_NOT_FOUND,
-					  "interface '%s' has no IPv4 address (interfaces with one: "
-					  "%s)",
-					  interface, used ? names : "none");
+		return cr_host->error_set(
+			err, CR_ERR_NOT_FOUND,
+			"interface '%s' has no IPv4 address (interfaces with one: "
+			"%s)",
+			interface, used ? names : "none");
 	return CR_OK;
 }
 

@@ -146,11 +146,12 @@ static cr_status env_detect(cr_plugin_ctx *ctx, struct mpi_env *env, cr_error *e
 		env->query = MPI_QUERY_PMIX;
 		return env_int(ctx, env, "PMIX_RANK", &env->rank, err);
 	}
-	return cr_host->error_set(err, CR_DECLINED,
-				  "not launched by an MPI launcher: none of OMPI_COMM_WORLD_RANK with "
-				  "OMPI_MCA_orte_hnp_uri, PRTE_LAUNCHED, MV2_COMM_WORLD_RANK, PMI_RANK "
-				  "with PMI_FD, PMI_ID with PMI_PORT, PMIX_RANK with PMIX_NAMESPACE is "
-				  "set");
+	return cr_host->error_set(
+		err, CR_DECLINED,
+		"not launched by an MPI launcher: none of OMPI_COMM_WORLD_RANK with "
+		"OMPI_MCA_orte_hnp_uri, PRTE_LAUNCHED, MV2_COMM_WORLD_RANK, PMI_RANK "
+		"with PMI_FD, PMI_ID with PMI_PORT, PMIX_RANK with PMIX_NAMESPACE is "
+		"set");
 }
 
 /* rank < size, size >= 1, local rank < local size; PMIX_RANK agrees. */
@@ -160,25 +161,23 @@ static cr_status env_check(cr_plugin_ctx *ctx, struct mpi_env *env, const char *
 	int64_t pmix_rank = -1;
 
 	if (env->size < 0 && env->query != MPI_QUERY_PMIX && env->pmi_port == NULL)
-		return cr_host->error_set(err, CR_ERR_NOT_FOUND, "%s is unset under %s",
-					  names[1], env->launcher);
+		return cr_host->error_set(err, CR_ERR_NOT_FOUND, "%s is unset under %s", names[1],
+					  env->launcher);
 	if (env->size >= 0 && env->rank >= env->size)
-		return cr_host->error_set(err, CR_ERR_CONFLICT,
-					  "%s (%lld) is not below %s (%lld)", names[0],
-					  (long long)env->rank, names[1], (long long)env->size);
+		return cr_host->error_set(err, CR_ERR_CONFLICT, "%s (%lld) is not below %s (%lld)",
+					  names[0], (long long)env->rank, names[1],
+					  (long long)env->size);
 	if (env->local_size >= 0 && env->local_rank >= env->local_size)
-		return cr_host->error_set(err, CR_ERR_CONFLICT,
-					  "%s (%lld) is not below %s (%lld)", names[2],
-					  (long long)env->local_rank, names[3],
+		return cr_host->error_set(err, CR_ERR_CONFLICT, "%s (%lld) is not below %s (%lld)",
+					  names[2], (long long)env->local_rank, names[3],
 					  (long long)env->local_size);
 	if ((env->local_size >= 0) != (env->local_rank >= 0))
 		return cr_host->error_set(err, CR_ERR_NOT_FOUND, "%s is set but %s is not",
 					  env->local_rank >= 0 ? names[2] : names[3],
 					  env->local_rank >= 0 ? names[3] : names[2]);
 	if (env->size >= 0 && env->local_size > env->size)
-		return cr_host->error_set(err, CR_ERR_CONFLICT,
-					  "%s (%lld) is above %s (%lld)", names[3],
-					  (long long)env->local_size, names[1],
+		return cr_host->error_set(err, CR_ERR_CONFLICT, "%s (%lld) is above %s (%lld)",
+					  names[3], (long long)env->local_size, names[1],
 					  (long long)env->size);
 	if (names != NULL && strcmp(names[0], "PMIX_RANK") != 0 &&
 	    env_get(ctx, "PMIX_RANK") != NULL) {
@@ -188,10 +187,9 @@ static cr_status env_check(cr_plugin_ctx *ctx, struct mpi_env *env, const char *
 		if (st != CR_OK)
 			return st;
 		if (pmix_rank != env->rank)
-			return cr_host->error_set(err, CR_ERR_CONFLICT,
-						  "%s (%lld) and PMIX_RANK (%lld) disagree",
-						  names[0], (long long)env->rank,
-						  (long long)pmix_rank);
+			return cr_host->error_set(
+				err, CR_ERR_CONFLICT, "%s (%lld) and PMIX_RANK (%lld) disagree",
+				names[0], (long long)env->rank, (long long)pmix_rank);
 		*env = scratch;
 	}
 	return CR_OK;

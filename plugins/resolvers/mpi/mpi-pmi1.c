@@ -117,10 +117,11 @@ static cr_status pmi1_read(struct pmi1 *p, const char *request, cr_error *err)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
-			return cr_host->error_set(err, CR_ERR_IO,
-						  "%s: connection closed after %zu bytes of the answer "
-						  "to cmd=%s",
-						  p->where, n, request);
+			return cr_host->error_set(
+				err, CR_ERR_IO,
+				"%s: connection closed after %zu bytes of the answer "
+				"to cmd=%s",
+				p->where, n, request);
 		n += (size_t)got;
 		if (p->line[n - 1] == '\n') {
 			p->line[n - 1] = '\0';
@@ -249,8 +250,8 @@ static cr_status pmi1_run(struct pmi1 *p, struct mpi_env *env, const char *self,
 	int64_t keymax = 0, valmax = 0;
 	cr_status st;
 
-	st = pmi1_call(p, "init", "cmd=init pmi_version=1 pmi_subversion=1\n",
-		       "response_to_init", err);
+	st = pmi1_call(p, "init", "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init",
+		       err);
 	if (st == CR_OK)
 		st = pmi1_call(p, "get_maxes", "cmd=get_maxes\n", "maxes", err);
 	if (st == CR_OK)
@@ -264,12 +265,12 @@ static cr_status pmi1_run(struct pmi1 *p, struct mpi_env *env, const char *self,
 					p->line);
 	if (st != CR_OK)
 		return st;
-	snprintf(value, sizeof(value), "%lld/%s", (long long)(env->local_rank < 0 ? 0 : env->local_rank),
-		 self);
+	snprintf(value, sizeof(value), "%lld/%s",
+		 (long long)(env->local_rank < 0 ? 0 : env->local_rank), self);
 	if ((int64_t)strlen(value) >= valmax || keymax < 16)
 		return cr_host->error_set(err, CR_ERR_PARSE,
-					  "%s: host '%s' does not fit its vallen_max %lld", p->where,
-					  self, (long long)valmax);
+					  "%s: host '%s' does not fit its vallen_max %lld",
+					  p->where, self, (long long)valmax);
 	snprintf(req, sizeof(req), "cmd=put kvsname=%s key=crhost%lld value=%s\n", kvs,
 		 (long long)env->rank, value);
 	st = pmi1_call(p, "put", req, "put_result", err);

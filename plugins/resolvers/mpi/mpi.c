@@ -28,7 +28,7 @@ struct mpi_state {
 	struct mpi_peer *peers; /* after the first resolve */
 	int64_t npeers;
 	int64_t query_ms;
-	bool local_only; /* one node: nothing asked */
+	bool local_only;  /* one node: nothing asked */
 	cr_status failed; /* a query that failed is not asked again */
 	char failure[256];
 };
@@ -131,11 +131,12 @@ static cr_status mpi_query(struct mpi_state *s, cr_plugin_ctx *ctx, cr_error *er
 	if (st == CR_OK && mpi_one_node(s, ctx))
 		return mpi_local_peers(s, self, err);
 	if (st == CR_OK && s->env.query == MPI_QUERY_NONE)
-		return cr_host->error_set(err, CR_ERR_NOT_FOUND,
-					  "%s gives rank and size but no way to ask for the other "
-					  "ranks' hosts (none of PMI_FD, PMI_PORT, PMIX_NAMESPACE is "
-					  "set)",
-					  s->env.launcher);
+		return cr_host->error_set(
+			err, CR_ERR_NOT_FOUND,
+			"%s gives rank and size but no way to ask for the other "
+			"ranks' hosts (none of PMI_FD, PMI_PORT, PMIX_NAMESPACE is "
+			"set)",
+			s->env.launcher);
 	if (st == CR_OK && s->env.query == MPI_QUERY_PMI1)
 		st = mpi_pmi1_exchange(ctx, &s->env, self, cr_host->opt_int(ctx, "timeout") * 1000,
 				       cr_host->getenv(ctx, "CLUSTER_RESOLVER_EXEC") != NULL,

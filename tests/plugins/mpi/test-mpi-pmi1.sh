@@ -48,4 +48,6 @@ expect silence 1 '' "$e no answer to cmd=barrier_in within 1000 ms" -- \
 	$fake silence "$cli" -c "$conf" resolve
 expect value-64k 1 '' "$e answer to cmd=get is longer than 4095 bytes" -- \
 	$fake bigvalue "$cli" -c "$conf" resolve
+expect example-config 0 'config/mpi.conf: ok' '' -- \
+	sh -c 'cd "$1" && "$0" check-config config/mpi.conf | head -n 1' "$cli" "$src"
 exit $fail
