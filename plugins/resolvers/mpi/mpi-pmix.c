@@ -147,6 +147,8 @@ cr_status mpi_pmix_query(cr_plugin_ctx *ctx, struct mpi_env *env, const char *in
 			 const char *self, struct mpi_peer **peers, cr_error *err)
 {
 	struct pmix_lib l = { 0 };
+	char gds[] = "hash";
+	pmix_info_t info;
 	pmix_proc_t me;
 	pmix_status_t rc;
 	cr_status st;
@@ -164,7 +166,14 @@ cr_status mpi_pmix_query(cr_plugin_ctx *ctx, struct mpi_env *env, const char *in
 		return st;
 	}
 	memset(&me, 0, sizeof(me));
-	rc = l.init(&me, NULL, 0);
+	/* The job's data by message, not through the shared-memory store
+	 * (ds21), in which PMIx_Init hung now and then under Open MPI 4.1.4
+	 * with 16 ranks on 2 cores. */
+	memset(&info, 0, sizeof(info));
+	snprintf(info.key, sizeof(info.key), "%s", PMIX_GDS_MODULE);
+	info.value.type = PMIX_STRING;
+	info.value.data.string = gds;
+	rc = l.init(&me, &info, 1);
 	if (rc != PMIX_SUCCESS) {
 		st = cr_host->error_set(err, CR_ERR_IO,
 					"PMIx_Init failed: %s (PMIX_NAMESPACE is set, but no PMIx "

@@ -72,6 +72,34 @@ exit 0"
 	done
 done
 
+# explain in every rank: the launcher, the variables read, the query.
+facts() { # launcher query variables
+	printf '   fact launcher: "%s"\n   fact variables: "%s"\n   fact query: "%s"' "$1" "$3" "$2"
+	[ "$2" = "${2#none}" ] && printf '\n   fact query_ms: N'
+	printf '\nexit 0\n'
+}
+ovars="OMPI_MCA_orte_hnp_uri, OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE, PMIX_RANK"
+hvars="PMI_RANK, PMI_SIZE, MPI_LOCALRANKID, MPI_LOCALNRANKS, PMI_FD"
+for launcher in ompi mpich; do
+	eval "run=\$$launcher"
+	for q in auto always; do
+		$run sh "$tmp/rank.sh" "$tmp/explain" sh -c \
+			'"$0" -c "$1" explain | sed -n "s/query_ms: [0-9]*\$/query_ms: N/; /   fact /p"' \
+			"$cli" "$tmp/$q.conf" >"$tmp/launch.out" 2>&1 ||
+			{ echo "FAIL $launcher explain $q: launcher exit $?"; cat "$tmp/launch.out"; fail=1; }
+		for r in 0 1 2 3; do
+			[ -f "$tmp/explain.$r" ] && mv "$tmp/explain.$r" "$tmp/$launcher-explain-$q.$r"
+		done
+		case $launcher-$q in
+		ompi-auto) want=$(facts "Open MPI 4 (ORTE)" "none (one node: local size = size)" "$ovars") ;;
+		ompi-always) want=$(facts "Open MPI 4 (ORTE)" pmix "$ovars") ;;
+		mpich-auto) want=$(facts "MPICH or Intel MPI (Hydra)" "none (one node: local size = size)" "$hvars") ;;
+		mpich-always) want=$(facts "MPICH or Intel MPI (Hydra)" pmi1 "$hvars") ;;
+		esac
+		expect_ranks "$launcher-explain-$q" "$want"
+	done
+done
+
 # Open MPI: mpi4py after exec (the default query: a PMIx query before the
 # program's MPI_Init breaks it, see docs/launchers.md).
 $ompi "$cli" -c "$tmp/auto.conf" exec --format tf_config -- \
