@@ -2,7 +2,9 @@
 /*
  * mpi-pmix.c - every rank's host through PMIx (Open MPI 4 and 5, PRRTE,
  * Slurm --mpi=pmix): PMIx_Init, PMIX_JOB_SIZE, each rank's PMIX_HOSTNAME
- * and PMIX_LOCAL_RANK, PMIx_Finalize. libpmix.so.2 is opened at run time
+ * and PMIX_LOCAL_RANK, PMIx_Finalize. With `interface`, each rank's own
+ * address instead of PMIX_HOSTNAME: PMIx_Put, PMIx_Commit and a collecting
+ * PMIx_Fence of the job, then PMIx_Get of each rank's. libpmix.so.2 is opened at run time
  * (host->dl_open): mpi.so loads without it, and declines where it is
  * absent. pmix.h gives the types only; nothing is linked.
  *
@@ -27,6 +29,9 @@ struct pmix_lib {
 	pmix_status_t (*fin)(const pmix_info_t[], size_t);
 	pmix_status_t (*get)(const pmix_proc_t *, const char[], const pmix_info_t[], size_t,
 			     pmix_value_t **);
+	pmix_status_t (*put)(pmix_scope_t, const char[], pmix_value_t *);
+	pmix_status_t (*commit)(void);
+	pmix_status_t (*fence)(const pmix_proc_t[], size_t, const pmix_info_t[], size_t);
 	void (*destruct)(pmix_value_t *);
 	const char *(*error_string)(pmix_status_t);
 };
@@ -45,10 +50,13 @@ static cr_status pmix_open(cr_plugin_ctx *ctx, struct pmix_lib *l, cr_error *err
 	*(void **)&l->init = cr_host->dl_sym(l->handle, "PMIx_Init");
 	*(void **)&l->fin = cr_host->dl_sym(l->handle, "PMIx_Finalize");
 	*(void **)&l->get = cr_host->dl_sym(l->handle, "PMIx_Get");
+	*(void **)&l->put = cr_host->dl_sym(l->handle, "PMIx_Put");
+	*(void **)&l->commit = cr_host->dl_sym(l->handle, "PMIx_Commit");
+	*(void **)&l->fence = cr_host->dl_sym(l->handle, "PMIx_Fence");
 	*(void **)&l->destruct = cr_host->dl_sym(l->handle, "PMIx_Value_destruct");
 	*(void **)&l->error_string = cr_host->dl_sym(l->handle, "PMIx_Error_string");
-	if (l->init == NULL || l->fin == NULL || l->get == NULL || l->destruct == NULL ||
-	    l->error_string == NULL)
+	if (l->init == NULL || l->fin == NULL || l->get == NULL || l->put == NULL ||
+	    l->commit == NULL || l->fence == NULL || l->destruct == NULL || l->error_string == NULL)
 		return cr_host->error_set(err, CR_ERR_IO,
 					  "%s lacks PMIx_Init, PMIx_Get or PMIx_Finalize",
 					  PMIX_SONAME);
@@ -87,27 +95,61 @@ static cr_status pmix_get_uint(struct pmix_lib *l, const pmix_proc_t *proc, cons
 	return st;
 }
 
-static cr_status pmix_get_host(struct pmix_lib *l, const pmix_proc_t *proc, char **out,
-			       cr_error *err)
+static cr_status pmix_get_host(struct pmix_lib *l, const pmix_proc_t *proc, const char *key,
+			       char **out, cr_error *err)
 {
 	pmix_value_t *v = NULL;
-	pmix_status_t rc = l->get(proc, PMIX_HOSTNAME, NULL, 0, &v);
+	pmix_status_t rc = l->get(proc, key, NULL, 0, &v);
 	cr_status st = CR_OK;
 
 	if (rc != PMIX_SUCCESS || v == NULL)
-		st = cr_host->error_set(err, CR_ERR_NOT_FOUND, "PMIx_Get(%s, rank %u): %s",
-					PMIX_HOSTNAME, proc->rank, l->error_string(rc));
+		st = cr_host->error_set(err, CR_ERR_NOT_FOUND, "PMIx_Get(%s, rank %u): %s", key,
+					proc->rank, l->error_string(rc));
 	else if (v->type != PMIX_STRING || v->data.string == NULL || *v->data.string == '\0')
-		st = cr_host->error_set(err, CR_ERR_PARSE, "PMIx_Get(%s, rank %u): not a name",
-					PMIX_HOSTNAME, proc->rank);
+		st = cr_host->error_set(err, CR_ERR_PARSE, "PMIx_Get(%s, rank %u): not a name", key,
+					proc->rank);
 	else if ((*out = strdup(v->data.string)) == NULL)
 		st = cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
 	pmix_value_release(l, v);
 	return st;
 }
 
+#define PMIX_ADDR_KEY "cluster-resolver.addr"
+
+/* With `interface`: every rank's own address, exchanged: PMIx_Put,
+ * PMIx_Commit, a PMIx_Fence of the whole job that collects the data. */
+static cr_status pmix_share(struct pmix_lib *l, const pmix_proc_t *me, const char *self,
+			    cr_error *err)
+{
+	pmix_proc_t all = *me;
+	pmix_value_t v;
+	pmix_info_t collect;
+	char copy[256];
+	pmix_status_t rc;
+
+	snprintf(copy, sizeof(copy), "%s", self);
+	memset(&v, 0, sizeof(v));
+	v.type = PMIX_STRING;
+	v.data.string = copy;
+	rc = l->put(PMIX_GLOBAL, PMIX_ADDR_KEY, &v);
+	if (rc == PMIX_SUCCESS)
+		rc = l->commit();
+	if (rc != PMIX_SUCCESS)
+		return cr_host->error_set(err, CR_ERR_IO, "PMIx_Put/PMIx_Commit of %s: %s",
+					  PMIX_ADDR_KEY, l->error_string(rc));
+	memset(&collect, 0, sizeof(collect));
+	snprintf(collect.key, sizeof(collect.key), "%s", PMIX_COLLECT_DATA);
+	collect.value.type = PMIX_BOOL;
+	collect.value.data.flag = true;
+	all.rank = PMIX_RANK_WILDCARD;
+	rc = l->fence(&all, 1, &collect, 1);
+	if (rc != PMIX_SUCCESS)
+		return cr_host->error_set(err, CR_ERR_IO, "PMIx_Fence: %s", l->error_string(rc));
+	return CR_OK;
+}
+
 static cr_status pmix_ranks(struct pmix_lib *l, const pmix_proc_t *me, struct mpi_env *env,
-			    struct mpi_peer **peers, cr_error *err)
+			    const char *key, struct mpi_peer **peers, cr_error *err)
 {
 	pmix_proc_t job = *me, p = *me;
 	int64_t size = 0;
@@ -132,7 +174,7 @@ static cr_status pmix_ranks(struct pmix_lib *l, const pmix_proc_t *me, struct mp
 		return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
 	for (int64_t r = 0; r < size && st == CR_OK; r++) {
 		p.rank = (pmix_rank_t)r;
-		st = pmix_get_host(l, &p, &(*peers)[r].host, err);
+		st = pmix_get_host(l, &p, key, &(*peers)[r].host, err);
 		if (st == CR_OK)
 			st = pmix_get_uint(l, &p, PMIX_LOCAL_RANK, &(*peers)[r].local_rank, err);
 	}
@@ -153,13 +195,9 @@ cr_status mpi_pmix_query(cr_plugin_ctx *ctx, struct mpi_env *env, const char *in
 	pmix_status_t rc;
 	cr_status st;
 
-	(void)self;
+	bool share = interface != NULL && *interface != '\0';
+
 	*peers = NULL;
-	if (interface != NULL && *interface != '\0')
-		return cr_host->error_set(err, CR_ERR_CONFIG,
-					  "interface = \"%s\" needs the pmi1 query; under PMIx the "
-					  "launcher's host names are used",
-					  interface);
 	st = pmix_open(ctx, &l, err);
 	if (st != CR_OK) {
 		cr_host->dl_close(l.handle);
@@ -182,7 +220,9 @@ cr_status mpi_pmix_query(cr_plugin_ctx *ctx, struct mpi_env *env, const char *in
 		cr_host->dl_close(l.handle);
 		return st;
 	}
-	st = pmix_ranks(&l, &me, env, peers, err);
+	st = share ? pmix_share(&l, &me, self, err) : CR_OK;
+	if (st == CR_OK)
+		st = pmix_ranks(&l, &me, env, share ? PMIX_ADDR_KEY : PMIX_HOSTNAME, peers, err);
 	rc = l.fin(NULL, 0);
 	if (rc != PMIX_SUCCESS && st == CR_OK) {
 		mpi_peers_free(*peers, env->size);

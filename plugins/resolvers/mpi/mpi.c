@@ -205,7 +205,7 @@ static const cr_option mpi_options[] = {
 			"keeps its ports)",
 			1, 65535),
 	CR_OPTION("interface", CR_OPT_STRING, NULL, 0,
-		  "give each host as this interface's IPv4 address, e.g. \"eth0\" (pmi1 query)"),
+		  "give each host as this interface's IPv4 address, e.g. \"eth0\""),
 	CR_OPTION_RANGE("timeout", CR_OPT_INT, "120", 0,
 			"seconds to wait for each PMI-1 answer (the barrier waits for every rank)",
 			1, 86400),

@@ -72,6 +72,17 @@ exit 0"
 	done
 done
 
+# interface = "lo": the ranks exchange their addresses (PMIx_Put + Fence;
+# the PMI-1 put).
+printf 'resolvers = ( { plugin = "mpi"; policy = "required"; query = "always"; interface = "lo"; } );\n' >"$tmp/lo.conf"
+for launcher in ompi mpich; do
+	eval "run=\$$launcher"
+	$run sh "$tmp/rank.sh" "$tmp/$launcher-lo" "$cli" -c "$tmp/lo.conf" resolve >"$tmp/launch.out" 2>&1 ||
+		{ echo "FAIL $launcher lo: launcher exit $?"; cat "$tmp/launch.out"; fail=1; }
+	expect_ranks "$launcher-lo" '{"cluster": {"worker": ["127.0.0.1:8888", "127.0.0.1:8889", "127.0.0.1:8890", "127.0.0.1:8891"]}, "task": {"type": "worker", "index": @R@}}
+exit 0'
+done
+
 # explain in every rank: the launcher, the variables read, the query.
 facts() { # launcher query variables
 	printf '   fact launcher: "%s"\n   fact variables: "%s"\n   fact query: "%s"' "$1" "$3" "$2"
