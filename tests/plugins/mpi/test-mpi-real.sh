@@ -32,12 +32,15 @@ for v in $(env | sed -n 's/^\(OMPI_[A-Z_a-z]*\|PMIX_[A-Z_]*\|PMI_[A-Z_]*\|MPI_[A
 done
 export HOME="$tmp" CLUSTER_RESOLVER_CONFIG= OMPI_MCA_btl_tcp_if_include=lo \
 	OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl=self,vader,tcp
-h=$(hostname)
 printf 'resolvers = ( { plugin = "mpi"; policy = "required"; } );\n' >"$tmp/auto.conf"
 printf 'resolvers = ( { plugin = "mpi"; policy = "required"; query = "always"; } );\n' >"$tmp/always.conf"
 ompi="mpirun --allow-run-as-root --oversubscribe -np 4"
 mpich="mpiexec.mpich -n 4"
-tasks="[\"$h:8888\", \"$h:8889\", \"$h:8890\", \"$h:8891\"]"
+# The name each launcher gives this host (Open MPI drops a domain unless
+# told otherwise): what the resolver must report.
+ohost=$($ompi sh -c 'echo "$PMIX_HOSTNAME"' | head -n 1)
+hhost=$($mpich sh -c 'echo "${MPIR_CVAR_CH3_INTERFACE_HOSTNAME:-$(hostname)}"' | head -n 1)
+[ -n "$ohost" ] && [ -n "$hhost" ] || { echo "FAIL: no host name from the launchers ('$ohost', '$hhost')"; exit 1; }
 mpicc.mpich -o "$tmp/allreduce" "$src/tests/plugins/mpi/allreduce.c" || exit 1
 
 # rank.sh OUT CMD...: run CMD with stdout and stderr to OUT.<rank>.
@@ -50,10 +53,13 @@ echo "exit $?" >>"$out.$r"
 EOS
 
 # expect_ranks NAME WHAT: each OUT.<r> holds WHAT with @R@, @P@ (its port,
-# 8888 + r) and @J@ (the JSON result of rank r) replaced.
+# 8888 + r), @H@ (the launcher's host name) and @J@ (the JSON result of
+# rank r) replaced.
 expect_ranks() {
 	for r in 0 1 2 3; do
-		want=$(printf '%s\n' "$2" | sed "s|@R@|$r|g; s|@P@|$((8888 + r))|g; s|@J@|{\"cluster\": {\"worker\": $tasks}, \"task\": {\"type\": \"worker\", \"index\": $r}|g")
+		case $1 in ompi*) h=$ohost ;; *) h=$hhost ;; esac
+		tasks="[\"$h:8888\", \"$h:8889\", \"$h:8890\", \"$h:8891\"]"
+		want=$(printf '%s\n' "$2" | sed "s|@H@|$h|g; s|@R@|$r|g; s|@P@|$((8888 + r))|g; s|@J@|{\"cluster\": {\"worker\": $tasks}, \"task\": {\"type\": \"worker\", \"index\": $r}|g")
 		expect "$1-rank$r" 0 "$want" '' -- cat "$tmp/$1.$r"
 	done
 }
@@ -67,7 +73,7 @@ for launcher in ompi mpich; do
 		for r in 0 1 2 3; do
 			[ -f "$tmp/res.$r" ] && mv "$tmp/res.$r" "$tmp/$launcher-resolve-$q.$r"
 		done
-		expect_ranks "$launcher-resolve-$q" "@J@, \"master\": \"$h:@P@\", \"num_accelerators\": {}}
+		expect_ranks "$launcher-resolve-$q" "@J@, \"master\": \"@H@:@P@\", \"num_accelerators\": {}}
 exit 0"
 	done
 done
