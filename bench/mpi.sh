@@ -23,7 +23,8 @@ export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo CLUSTER_RES
 printf 'resolvers = ( { plugin = "mpi"; policy = "required"; query = "always"; } );\n' >"$dir/always.conf"
 printf 'resolvers = ( { plugin = "mpi"; policy = "required"; } );\n' >"$dir/auto.conf"
 # timeout: PMIx_Init now and then never returns in one of 16 ranks under
-# Open MPI 4.1.4 on 2 busy cores (docs/launchers.md); fail, do not hang.
+# Open MPI 4.1.4 on 2 busy cores, in any PMIx client (docs/launchers.md);
+# fail, do not hang.
 ompi="timeout 60 mpirun --allow-run-as-root --oversubscribe -np $np"
 mpich="timeout 60 mpiexec.mpich -n $np"
 
