@@ -34,8 +34,9 @@ export HOME="$tmp" CLUSTER_RESOLVER_CONFIG= OMPI_MCA_btl_tcp_if_include=lo \
 	OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl=self,vader,tcp
 printf 'resolvers = ( { plugin = "mpi"; policy = "required"; } );\n' >"$tmp/auto.conf"
 printf 'resolvers = ( { plugin = "mpi"; policy = "required"; query = "always"; } );\n' >"$tmp/always.conf"
-ompi="mpirun --allow-run-as-root --oversubscribe -np 4"
-mpich="mpiexec.mpich -n 4"
+# A launch that hangs fails the test instead of stalling it (docs/launchers.md).
+ompi="timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4"
+mpich="timeout 120 mpiexec.mpich -n 4"
 # The name each launcher gives this host (Open MPI drops a domain unless
 # told otherwise): what the resolver must report.
 ohost=$($ompi sh -c 'echo "$PMIX_HOSTNAME"' | head -n 1)
