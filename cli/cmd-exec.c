@@ -224,7 +224,12 @@ int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 		cr_context_free(ctx);
 		return rc;
 	}
+	/* Tells a resolver that this process becomes PROGRAM (the mpi
+	 * resolver then leaves the launcher's PMI-1 connection initialized
+	 * for the program's MPI_Init); not passed on to PROGRAM. */
+	setenv("CLUSTER_RESOLVER_EXEC", exec_supervise ? "supervise" : "1", 1);
 	rc = cli_resolve(&o, &ctx, &res);
+	unsetenv("CLUSTER_RESOLVER_EXEC");
 	if (rc == CLI_OK)
 		rc = exec_set_env(res, (const char *const *)formats);
 	g_strfreev(formats);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # deps.sh [build|test|package] - install the Debian packages cluster-resolver needs.
 #   build: compiler, CMake and the libraries (GLib, json-c, libcurl, libconfig;
-#          libyaml for k8s, libxml2 for aws, OpenSSL's libcrypto for gcp's RS256)
+#          libyaml for k8s, libxml2 for aws, OpenSSL's libcrypto for gcp's RS256,
+#          libpmix-dev's headers for mpi, which opens libpmix2 at run time)
 #   test:  build + everything the test suite and benchmarks run for real
 #          (Slurm + munge, libslurm-dev for the SPANK plugin, protoc, valgrind,
 #          clang/libFuzzer, abigail, the AWS CLI v2, zsh for the completion test,
@@ -9,7 +10,7 @@
 #          stress-ng for scripts/stress-test.sh (the suite on a busy machine), and
 #          the launchers the formats and the Python package are checked
 #          against: PyTorch (torchrun, torch.distributed), Open MPI, MPICH
-#          and mpi4py)
+#          and mpi4py; libmpich-dev for the MPI program of the mpi tests)
 # Installs only what is missing; needs root (or sudo) the first time.
 #   package: build + what scripts/package-check.sh runs (dpkg-buildpackage with
 #          debhelper, lintian, fakeroot, rpmbuild); `test` includes them, as the
@@ -18,12 +19,12 @@ set -eu
 what=${1:-build}
 
 build_pkgs="cmake make gcc pkg-config libglib2.0-dev libjson-c-dev libcurl4-openssl-dev
-  libconfig-dev libyaml-dev libxml2-dev libssl-dev ca-certificates"
+  libconfig-dev libyaml-dev libxml2-dev libssl-dev libpmix-dev ca-certificates"
 test_pkgs="$build_pkgs clang libclang-rt-14-dev valgrind protobuf-compiler python3-protobuf iproute2
   util-linux openssl curl python3 munge slurmctld slurmd slurm-client libslurm-dev clustershell
   python3-kubernetes python3-torch abigail-tools man-db hyperfine time clang-format
   awscli python3-boto3 python3-botocore python3-googleapi python3-google-auth
-  zsh openmpi-bin mpich python3-mpi4py stress-ng
+  zsh openmpi-bin mpich libmpich-dev python3-mpi4py stress-ng
   python3-setuptools python3-wheel python3-build python3-venv python3-pip"
 
 package_tools="dpkg-dev debhelper fakeroot lintian rpm git iproute2 util-linux libslurm-dev"

@@ -79,7 +79,7 @@ if [ "$deb" = 1 ]; then
 		{ tail -n 60 "$work/deb.log"; fail "dpkg-buildpackage (log above)"; }
 	changes=$(ls "$work"/cluster-resolver_"$version"_*.changes)
 	for p in libcluster-resolver1 libcluster-resolver-dev cluster-resolver cluster-resolver-plugins \
-		cluster-resolver-k8s cluster-resolver-cloud cluster-resolver-slurm libcr-testhost1 cr-testhost \
+		cluster-resolver-k8s cluster-resolver-cloud cluster-resolver-slurm cluster-resolver-mpi libcr-testhost1 cr-testhost \
 		python3-cluster-resolver; do
 		ls "$work/${p}_${version}_"*.deb >/dev/null 2>&1 || fail "no $p .deb"
 	done
@@ -96,6 +96,7 @@ if [ "$deb" = 1 ]; then
 	has libcluster-resolver1 '/usr/lib/[^/]*/libcluster-resolver.so.1 -> '
 	has libcluster-resolver1 '/cluster-resolver/libcr-http.so$'
 	has cluster-resolver-k8s '/resolvers/k8s.so$'
+	has cluster-resolver-mpi '/resolvers/mpi.so$'
 	has cluster-resolver-cloud '/resolvers/aws.so$'
 	has cluster-resolver-plugins '/accelerators/nvidia.so$'
 	has cluster-resolver '/etc/cluster-resolver/cluster-resolver.conf$'
@@ -158,6 +159,7 @@ if [ "$rpm" = 1 ]; then
 	rhas cluster-resolver-libs '/libcluster-resolver.so.1$'
 	rhas cluster-resolver-plugins '/resolvers/simple.so$'
 	rhas cluster-resolver-k8s '/resolvers/k8s.so$'
+	rhas cluster-resolver-mpi '/resolvers/mpi.so$'
 	rhas cluster-resolver-cloud '/resolvers/gce.so$'
 	rhas cluster-resolver-testhost '^/usr/bin/cr-testhost$'
 	rhas cluster-resolver-slurm '/slurm/spank_cluster_resolver.so$'
