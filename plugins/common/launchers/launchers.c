@@ -30,7 +30,8 @@ static const launch_size table[] = {
 	{ "NSLOTS", "a Grid Engine job", NULL, "PE_HOSTFILE", "slots" },
 	{ "NHOSTS", "a Grid Engine job", NULL, "PE_HOSTFILE", "hosts" },
 	{ "SKYPILOT_NUM_NODES", "a SkyPilot cluster", NULL, NULL, "nodes" },
-	{ "AWS_BATCH_JOB_NUM_NODES", "an AWS Batch multi-node parallel job", NULL, NULL, "nodes" },
+	{ "AWS_BATCH_JOB_NUM_NODES", "an AWS Batch multi-node parallel job", "aws-batch", NULL,
+	  "nodes" },
 };
 
 /* @s as a decimal number (digits only, at most 19 of them); false otherwise. */

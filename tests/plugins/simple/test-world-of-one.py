@@ -45,7 +45,8 @@ ROWS = [
     ("NSLOTS", "slots", "a Grid Engine job", None, "PE_HOSTFILE"),
     ("NHOSTS", "hosts", "a Grid Engine job", None, "PE_HOSTFILE"),
     ("SKYPILOT_NUM_NODES", "nodes", "a SkyPilot cluster", None, None),
-    ("AWS_BATCH_JOB_NUM_NODES", "nodes", "an AWS Batch multi-node parallel job", None, None),
+    ("AWS_BATCH_JOB_NUM_NODES", "nodes", "an AWS Batch multi-node parallel job", "aws-batch",
+     None),
 ]
 
 
