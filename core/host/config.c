@@ -192,7 +192,7 @@ cr_status config_parse_string(cr_plan *plan, const char *text, const char *name,
  * process (docs/launchers.md). */
 const char *const config_auto_order[] = { "tfconfig",  "torch-env", "mpi", "slurm",
 					  "k8s",       "gce",       "tpu", "sagemaker",
-					  "aws-batch", "aws",       NULL };
+					  "aws-batch", "skypilot",  "aws", NULL };
 
 cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_error *err)
 {

@@ -29,7 +29,7 @@ static const launch_size table[] = {
 	{ "PBS_NUM_NODES", "a Torque job", NULL, "PBS_JOBID", "nodes" },
 	{ "NSLOTS", "a Grid Engine job", NULL, "PE_HOSTFILE", "slots" },
 	{ "NHOSTS", "a Grid Engine job", NULL, "PE_HOSTFILE", "hosts" },
-	{ "SKYPILOT_NUM_NODES", "a SkyPilot cluster", NULL, NULL, "nodes" },
+	{ "SKYPILOT_NUM_NODES", "a SkyPilot cluster", "skypilot", NULL, "nodes" },
 	{ "AWS_BATCH_JOB_NUM_NODES", "an AWS Batch multi-node parallel job", "aws-batch", NULL,
 	  "nodes" },
 };

@@ -44,7 +44,7 @@ ROWS = [
     ("PBS_NUM_NODES", "nodes", "a Torque job", None, "PBS_JOBID"),
     ("NSLOTS", "slots", "a Grid Engine job", None, "PE_HOSTFILE"),
     ("NHOSTS", "hosts", "a Grid Engine job", None, "PE_HOSTFILE"),
-    ("SKYPILOT_NUM_NODES", "nodes", "a SkyPilot cluster", None, None),
+    ("SKYPILOT_NUM_NODES", "nodes", "a SkyPilot cluster", "skypilot", None),
     ("AWS_BATCH_JOB_NUM_NODES", "nodes", "an AWS Batch multi-node parallel job", "aws-batch",
      None),
 ]
