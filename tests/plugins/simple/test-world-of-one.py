@@ -40,8 +40,8 @@ ROWS = [
     ("SLURM_STEP_NUM_TASKS", "processes", "a Slurm step (srun)", "slurm", None),
     ("SLURM_NTASKS", "tasks", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID"),
     ("SLURM_JOB_NUM_NODES", "nodes", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID"),
-    ("PBS_NP", "processors", "a Torque job", None, "PBS_JOBID"),
-    ("PBS_NUM_NODES", "nodes", "a Torque job", None, "PBS_JOBID"),
+    ("PBS_NP", "processors", "a Torque job", "pbs", "PBS_JOBID"),
+    ("PBS_NUM_NODES", "nodes", "a Torque job", "pbs", "PBS_JOBID"),
     ("NSLOTS", "slots", "a Grid Engine job", None, "PE_HOSTFILE"),
     ("NHOSTS", "hosts", "a Grid Engine job", None, "PE_HOSTFILE"),
     ("SKYPILOT_NUM_NODES", "nodes", "a SkyPilot cluster", "skypilot", None),
@@ -107,11 +107,11 @@ def main():
     line = "   error: " + refusal("OMPI_COMM_WORLD_SIZE", 2, "processes", "Open MPI's mpirun",
                                   "mpi")[len("cluster-resolver: resolver 'local': "):]
     ok(rc == 1 and line in out, "explain: the local resolver's error", f"{rc} {out!r} {err!r}")
-    # The shipped default configuration: a Torque job of 4 processors.
+    # The shipped default configuration: a Grid Engine job of 4 slots.
     shipped = os.path.join(SRC, "config", "cluster-resolver.conf")
-    rc, out, err = run({"PBS_JOBID": "17.server", "PBS_NP": "4"}, shipped, "resolve")
-    want = refusal("PBS_NP", 4, "processors", "a Torque job", None)
-    ok(rc == 1 and out == "" and err == want, "shipped config: Torque's PBS_NP=4 refused",
+    rc, out, err = run({"PE_HOSTFILE": "/nonexistent", "NSLOTS": "4"}, shipped, "resolve")
+    want = refusal("NSLOTS", 4, "slots", "a Grid Engine job", None)
+    ok(rc == 1 and out == "" and err == want, "shipped config: Grid Engine's NSLOTS=4 refused",
        f"{rc} {out!r} {err!r}")
     rc, out, err = run({}, shipped, "resolve", "--format", "json")
     ok(rc == 0 and out == LOCAL_WORKER, "shipped config, no launcher: the local worker",

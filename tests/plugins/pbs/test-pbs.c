@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-pbs.c - the `pbs` resolver through cr-testhost: a job of 3 hosts and
+ * 5 slots (tests/fixtures/pbs/aux/123.server, one line a slot, FQDNs as
+ * PBS writes them when a vnode has an explicit host name), the job script
+ * (PBS_NODENUM=0), a task on node 2, Torque's pbsdsh task on slot 3, and
+ * each node file and variable that is wrong.
+ */
+#include "thc.h"
+
+#define R "resolver 'pbs': PBS: "
+#define ROOT "@SRC@/tests/fixtures/pbs"
+
+/* clang-format off */
+#define JOB "PBS_JOBID=123.server", "PBS_ENVIRONMENT=PBS_BATCH", "PBS_NODEFILE=/aux/123.server"
+#define W3 "[\"node1.cluster:8888\", \"node2.cluster:8888\", \"node3.cluster:8888\"]"
+static const thc_case cases[] = {
+	{ "job-script-node0",
+	  "", { JOB, "PBS_NODENUM=0", "PBS_TASKNUM=1" }, ROOT, { "resolve", "--format", "json" },
+	  "{\"cluster\": {\"worker\": " W3 "}, \"task\": {\"type\": \"worker\", \"index\": 0}, \"master\": \"node1.cluster:8888\", \"num_accelerators\": {}}\n",
+	  "", CR_OK },
+	{ "node2",
+	  "", { JOB, "PBS_NODENUM=2" }, ROOT, { "resolve" },
+	  "{\"cluster\": {\"worker\": " W3 "}, \"task\": {\"type\": \"worker\", \"index\": 2}}\n",
+	  "", CR_OK },
+	{ "torque-pbsdsh-slot3-per-slot",
+	  "per_slot = true; job = \"w\"; port_base = 2222;", { JOB, "PBS_NODENUM=1", "PBS_VNODENUM=3", "PBS_NP=5", "PBS_NUM_NODES=3" }, ROOT, { "resolve" },
+	  "{\"cluster\": {\"w\": [\"node1.cluster:2222\", \"node1.cluster:2223\", \"node2.cluster:2222\", \"node2.cluster:2223\", \"node3.cluster:2222\"]}, \"task\": {\"type\": \"w\", \"index\": 3}}\n",
+	  "", CR_OK },
+	{ "openpbs-per-slot-declines",
+	  "per_slot = true;", { JOB, "PBS_NODENUM=0" }, ROOT, { "resolve" },
+	  "",
+	  "no resolver applies here (declined: pbs)", CR_DECLINED },
+	{ "repeated-blank-comment-lines",
+	  "", { "PBS_JOBID=124[2].server", "PBS_ENVIRONMENT=PBS_BATCH", "PBS_NODEFILE=/aux/repeated", "PBS_NODENUM=2" }, ROOT, { "resolve" },
+	  "{\"cluster\": {\"worker\": [\"n1:8888\", \"n2:8888\", \"n3:8888\"]}, \"task\": {\"type\": \"worker\", \"index\": 2}}\n",
+	  "", CR_OK },
+	{ "nodenum-not-below-hosts",
+	  "", { JOB, "PBS_NODENUM=3" }, ROOT, { "resolve" },
+	  "",
+	  R "PBS_NODENUM=3 is not below the 3 hosts of PBS_NODEFILE", CR_ERR_BACKEND },
+	{ "vnodenum-not-below-lines",
+	  "per_slot = true;", { JOB, "PBS_NODENUM=0", "PBS_VNODENUM=5" }, ROOT, { "resolve" },
+	  "",
+	  R "PBS_VNODENUM=5 is not below the 5 lines of PBS_NODEFILE", CR_ERR_BACKEND },
+	{ "nodenum-not-a-number",
+	  "", { JOB, "PBS_NODENUM=undefined" }, ROOT, { "resolve" },
+	  "",
+	  R "PBS_NODENUM=\"undefined\" is not a non-negative integer", CR_ERR_BACKEND },
+	{ "bad-line",
+	  "", { "PBS_JOBID=1.s", "PBS_ENVIRONMENT=PBS_BATCH", "PBS_NODEFILE=/aux/bad", "PBS_NODENUM=0" }, ROOT, { "resolve" },
+	  "",
+	  R "/aux/bad:1: not a host name (one host a line)", CR_ERR_PARSE },
+	{ "empty-nodefile",
+	  "", { "PBS_JOBID=1.s", "PBS_ENVIRONMENT=PBS_BATCH", "PBS_NODEFILE=/aux/empty", "PBS_NODENUM=0" }, ROOT, { "resolve" },
+	  "",
+	  R "/aux/empty lists no host", CR_ERR_PARSE },
+	{ "nodefile-unset",
+	  "", { "PBS_JOBID=1.s", "PBS_ENVIRONMENT=PBS_BATCH", "PBS_NODENUM=0" }, ROOT, { "resolve" },
+	  "",
+	  R "PBS_NODEFILE is not set (PBS sets it in every job)", CR_ERR_BACKEND },
+	{ "declines-outside-pbs",
+	  "", { "PBS_JOBID=1.s" }, ROOT, { "resolve" },
+	  "",
+	  "no resolver applies here (declined: pbs)", CR_DECLINED },
+	{ NULL },
+};
+/* clang-format on */
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_set_nonfatal_assertions();
+	thc_add_cases("pbs", "resolvers/pbs.so", cases);
+	return g_test_run();
+}
