@@ -5,6 +5,7 @@
  * confirms are here. Task-level launchers come first, then allocations, so
  * the message names the innermost launcher.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "launchers.h"
@@ -34,21 +35,22 @@ static const launch_size table[] = {
 	  "nodes" },
 };
 
-/* @s as a decimal number (digits only, at most 19 of them); false otherwise. */
-static int launch_decimal(const char *s, uint64_t *out)
+bool launch_decimal(const char *s, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;
 	size_t i = 0;
 
 	for (; s[i] >= '0' && s[i] <= '9'; i++) {
-		if (i == 19)
-			return 0;
-		v = v * 10 + (uint64_t)(s[i] - '0');
+		unsigned d = (unsigned)(s[i] - '0');
+
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
 	}
 	if (i == 0 || s[i] != '\0')
-		return 0;
+		return false;
 	*out = v;
-	return 1;
+	return true;
 }
 
 const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size)
@@ -57,7 +59,7 @@ const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size)
 		const char *v = cr_host->getenv(ctx, table[i].var);
 		uint64_t n;
 
-		if (v == NULL || !launch_decimal(v, &n) || n < 2)
+		if (v == NULL || !launch_decimal(v, LAUNCH_SIZE_MAX, &n) || n < 2)
 			continue;
 		if (table[i].with != NULL && cr_host->getenv(ctx, table[i].with) == NULL)
 			continue;

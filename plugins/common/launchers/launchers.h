@@ -9,6 +9,7 @@
 #ifndef CR_COMMON_LAUNCHERS_H
 #define CR_COMMON_LAUNCHERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cluster-resolver/plugin.h>
@@ -27,5 +28,15 @@ typedef struct launch_size {
  * process. A value that is not a decimal number is passed over: the plugin
  * that reads it reports it. */
 const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size);
+
+/* The largest size a size variable may say (19 digits): a longer number
+ * is no size, passed over like a word. */
+#define LAUNCH_SIZE_MAX UINT64_C(9999999999999999999)
+
+/* @s as a decimal number of at most @max: digits only (no sign, blank or
+ * prefix); true and the value in *@out, else false. The one reader of a
+ * launcher's or scheduler's numbers (ranks, sizes, indices) for the
+ * plugins that link this library; each words its own message. */
+bool launch_decimal(const char *s, uint64_t max, uint64_t *out);
 
 #endif /* CR_COMMON_LAUNCHERS_H */

@@ -24,6 +24,8 @@
 
 #include <cluster-resolver/plugin.h>
 
+#include "launchers.h"
+
 #define V_INDEX "AWS_BATCH_JOB_NODE_INDEX"
 #define V_NUM "AWS_BATCH_JOB_NUM_NODES"
 #define V_MAIN "AWS_BATCH_JOB_MAIN_NODE_INDEX"
@@ -34,20 +36,17 @@
 static cr_status ab_uint(cr_plugin_ctx *ctx, const char *var, int64_t *out, cr_error *err)
 {
 	const char *v = cr_host->getenv(ctx, var);
-	int64_t n = 0;
-	size_t i = 0;
+	uint64_t n = 0;
 
 	if (v == NULL)
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "%s: %s is not set (AWS Batch sets it on every node)",
 					  LAUNCHER, var);
-	for (; v[i] >= '0' && v[i] <= '9' && n <= INT32_MAX; i++)
-		n = n * 10 + (v[i] - '0');
-	if (i == 0 || v[i] != '\0' || n > INT32_MAX)
+	if (!launch_decimal(v, INT32_MAX, &n))
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "%s: %s=\"%.64s\" is not a non-negative integer",
 					  LAUNCHER, var, v);
-	*out = n;
+	*out = (int64_t)n;
 	return CR_OK;
 }
 

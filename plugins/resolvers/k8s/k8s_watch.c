@@ -92,7 +92,7 @@ static char *k8s_said(const struct k8s_stream *s, const char *text)
 	char *r = redact_secrets(text ? text : "", secrets);
 
 	if (strlen(r) > 200)
-		strcpy(r + 197, "...");
+		memcpy(r + 197, "...", 4); /* with its NUL: the text ends at 200 */
 	return r;
 }
 

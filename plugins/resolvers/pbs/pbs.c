@@ -22,6 +22,8 @@
 
 #include <cluster-resolver/plugin.h>
 
+#include "launchers.h"
+
 #define NODEFILE_MAX (64u << 20)
 
 typedef struct pbs_hosts {
@@ -133,19 +135,16 @@ static cr_status pbs_read_nodefile(cr_plugin_ctx *ctx, pbs_hosts *h, const char 
 static int pbs_uint(cr_plugin_ctx *ctx, const char *var, int64_t *out, cr_status *st, cr_error *err)
 {
 	const char *v = cr_host->getenv(ctx, var);
-	int64_t n = 0;
-	size_t i = 0;
+	uint64_t n = 0;
 
 	if (v == NULL)
 		return 0;
-	for (; v[i] >= '0' && v[i] <= '9' && n <= INT32_MAX; i++)
-		n = n * 10 + (v[i] - '0');
-	if (i == 0 || v[i] != '\0' || n > INT32_MAX) {
+	if (!launch_decimal(v, INT32_MAX, &n)) {
 		*st = cr_host->error_set(err, CR_ERR_BACKEND,
 					 "PBS: %s=\"%.64s\" is not a non-negative integer", var, v);
 		return -1;
 	}
-	*out = n;
+	*out = (int64_t)n;
 	return 1;
 }
 

@@ -19,6 +19,8 @@
 
 #include <cluster-resolver/plugin.h>
 
+#include "launchers.h"
+
 #define V_IPS "SKYPILOT_NODE_IPS"
 #define V_RANK "SKYPILOT_NODE_RANK"
 #define V_NUM "SKYPILOT_NUM_NODES"
@@ -27,16 +29,13 @@
 
 static cr_status sp_uint(const char *var, const char *v, int64_t *out, cr_error *err)
 {
-	int64_t n = 0;
-	size_t i = 0;
+	uint64_t n = 0;
 
-	for (; v[i] >= '0' && v[i] <= '9' && n <= INT32_MAX; i++)
-		n = n * 10 + (v[i] - '0');
-	if (i == 0 || v[i] != '\0' || n > INT32_MAX)
+	if (!launch_decimal(v, INT32_MAX, &n))
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  "SkyPilot: %s=\"%.64s\" is not a non-negative integer",
 					  var, v);
-	*out = n;
+	*out = (int64_t)n;
 	return CR_OK;
 }
 
