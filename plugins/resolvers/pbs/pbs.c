@@ -22,113 +22,20 @@
 
 #include <cluster-resolver/plugin.h>
 
+#include "alloc.h"
 #include "launchers.h"
 
-#define NODEFILE_MAX (64u << 20)
-
-typedef struct pbs_hosts {
-	char **name; /* unique, first-appearance order */
-	size_t *slots;
-	size_t n, cap, lines;
-	size_t *line_host; /* the host of each line */
-	size_t line_cap;
-} pbs_hosts;
-
-static void pbs_hosts_free(pbs_hosts *h)
-{
-	for (size_t i = 0; i < h->n; i++)
-		free(h->name[i]);
-	free(h->name);
-	free(h->slots);
-	free(h->line_host);
-}
-
-static cr_status pbs_nomem(cr_error *err)
-{
-	return cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
-}
-
-static cr_status pbs_add_line(pbs_hosts *h, const char *name, size_t len, cr_error *err)
-{
-	size_t i = 0;
-
-	while (i < h->n && !(strlen(h->name[i]) == len && memcmp(h->name[i], name, len) == 0))
-		i++;
-	if (i == h->n) {
-		if (h->n == h->cap) {
-			size_t cap = h->cap ? h->cap * 2 : 16;
-			char **nn = realloc(h->name, cap * sizeof(*nn));
-			size_t *ns;
-
-			if (nn == NULL)
-				return pbs_nomem(err);
-			h->name = nn;
-			ns = realloc(h->slots, cap * sizeof(*ns));
-			if (ns == NULL)
-				return pbs_nomem(err);
-			h->slots = ns;
-			h->cap = cap;
-		}
-		if ((h->name[h->n] = strndup(name, len)) == NULL)
-			return pbs_nomem(err);
-		h->slots[h->n++] = 0;
-	}
-	h->slots[i]++;
-	if (h->lines == h->line_cap) {
-		size_t cap = h->line_cap ? h->line_cap * 2 : 64;
-		size_t *nl = realloc(h->line_host, cap * sizeof(*nl));
-
-		if (nl == NULL)
-			return pbs_nomem(err);
-		h->line_host = nl;
-		h->line_cap = cap;
-	}
-	h->line_host[h->lines++] = i;
-	return CR_OK;
-}
-
-/* PBS_NODEFILE: a host a line; blank lines and `#` comments skipped, blanks
- * trimmed. A line with a blank inside is no host name. */
-static cr_status pbs_read_nodefile(cr_plugin_ctx *ctx, pbs_hosts *h, const char **path,
+/* PBS_NODEFILE: a host a line (a slot), blank lines and `#` comments
+ * skipped, blanks trimmed. */
+static cr_status pbs_read_nodefile(cr_plugin_ctx *ctx, launch_alloc *h, const char **path,
 				   cr_error *err)
 {
-	char *text = NULL;
-	size_t len = 0, lineno = 0;
-	cr_status st;
-
 	*path = cr_host->getenv(ctx, "PBS_NODEFILE");
 	if (*path == NULL || **path == '\0')
 		return cr_host->error_set(
 			err, CR_ERR_BACKEND,
 			"PBS: PBS_NODEFILE is not set (PBS sets it in every job)");
-	st = cr_host->read_file(ctx, *path, NODEFILE_MAX, &text, &len, err);
-	if (st != CR_OK)
-		return st;
-	for (char *p = text, *end; st == CR_OK && p < text + len; p = end + 1) {
-		size_t n;
-
-		end = memchr(p, '\n', (size_t)(text + len - p));
-		if (end == NULL)
-			end = text + len;
-		lineno++;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		n = (size_t)(end - p);
-		while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
-			n--;
-		if (n == 0 || *p == '#')
-			continue;
-		if (memchr(p, ' ', n) != NULL || memchr(p, '\t', n) != NULL || n > 255)
-			st = cr_host->error_set(err, CR_ERR_PARSE,
-						"PBS: %s:%zu: not a host name (one host a line)",
-						*path, lineno);
-		else
-			st = pbs_add_line(h, p, n, err);
-	}
-	cr_host->free(text);
-	if (st == CR_OK && h->n == 0)
-		st = cr_host->error_set(err, CR_ERR_PARSE, "PBS: %s lists no host", *path);
-	return st;
+	return launch_alloc_read_file(ctx, "PBS", *path, LAUNCH_HOST_A_LINE, 0, h, err);
 }
 
 /* @var as a decimal below 2^31: 1, 0 when unset, -1 after an error. */
@@ -175,7 +82,7 @@ static cr_status pbs_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 }
 
 /* This process's task, or -1 with a decline in @err. */
-static cr_status pbs_rank(cr_plugin_ctx *ctx, const pbs_hosts *h, bool per_slot, int64_t tph,
+static cr_status pbs_rank(cr_plugin_ctx *ctx, const launch_alloc *h, bool per_slot, int64_t tph,
 			  int64_t *rank, cr_error *err)
 {
 	int64_t node = 0, vnode = 0;
@@ -219,47 +126,23 @@ static cr_status pbs_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	bool per_slot = cr_host->opt_bool(ctx, "per_slot");
 	int64_t tph = cr_host->opt_int(ctx, "tasks_per_host");
 	int64_t base = cr_host->opt_int(ctx, "port_base"), rank = -1;
-	pbs_hosts h = { 0 };
+	launch_alloc h;
 	cr_status st;
-	char addr[300];
 
 	(void)state;
+	launch_alloc_init(&h);
 	st = pbs_read_nodefile(ctx, &h, &path, err);
 	if (st == CR_OK)
 		st = pbs_rank(ctx, &h, per_slot, tph, &rank, err);
 	if (st == CR_OK) {
 		cr_host->result_set_fact_string(b, "launcher", "PBS", NULL);
 		cr_host->result_set_fact_string(b, "nodefile", path, NULL);
-		st = cr_host->result_add_job(b, job, err);
+		/* The slot's task: a host's lines need not be adjacent, its tasks are. */
+		rank = per_slot ? launch_alloc_line_task(&h, (size_t)rank)
+				: launch_alloc_first_task(&h, (size_t)rank, tph, false);
+		st = launch_alloc_emit(b, "PBS", &h, job, tph, per_slot, base, rank, err);
 	}
-	for (size_t i = 0; st == CR_OK && i < h.n; i++) {
-		int64_t k = per_slot ? (int64_t)h.slots[i] : tph;
-
-		if (base + k - 1 > 65535)
-			st = cr_host->error_set(
-				err, CR_ERR_CONFIG,
-				"PBS: port_base %lld + %lld tasks on %s passes port 65535",
-				(long long)base, (long long)k, h.name[i]);
-		for (int64_t t = 0; st == CR_OK && t < k; t++) {
-			snprintf(addr, sizeof(addr), "%s:%lld", h.name[i], (long long)(base + t));
-			st = cr_host->result_append_task(b, job, addr, err);
-		}
-	}
-	if (st == CR_OK && per_slot) {
-		/* The slot's task: line order groups no host, tasks do. */
-		size_t before = 0, host = h.line_host[rank], nth = 0;
-
-		for (size_t i = 0; i < host; i++)
-			before += h.slots[i];
-		for (int64_t l = 0; l < rank; l++)
-			nth += h.line_host[l] == host;
-		rank = (int64_t)(before + nth);
-	} else if (st == CR_OK) {
-		rank *= tph;
-	}
-	if (st == CR_OK)
-		st = cr_host->result_set_task(b, job, rank, err);
-	pbs_hosts_free(&h);
+	launch_alloc_clear(&h);
 	return st;
 }
 

@@ -4,8 +4,15 @@
  * 5 slots (tests/fixtures/pbs/aux/123.server, one line a slot, FQDNs as
  * PBS writes them when a vnode has an explicit host name), the job script
  * (PBS_NODENUM=0), a task on node 2, Torque's pbsdsh task on slot 3, and
- * each node file and variable that is wrong.
+ * each node file and variable that is wrong; and, written by this test under
+ * the build tree, a node file of 10^6 lines (4 hosts of 250,000 slots) and
+ * a FIFO.
  */
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
 #include "thc.h"
 
 #define R "resolver 'pbs': PBS: "
@@ -65,12 +72,57 @@ static const thc_case cases[] = {
 	  "no resolver applies here (declined: pbs)", CR_DECLINED },
 	{ NULL },
 };
+
+#define GEN "@BUILD@/tests/plugins/pbs/gen"
+#define BIG "PBS_JOBID=9.s", "PBS_ENVIRONMENT=PBS_BATCH", "PBS_NODEFILE=/aux/million"
+static const thc_case generated[] = {
+	{ "million-lines-four-hosts",
+	  "", { BIG, "PBS_NODENUM=3" }, GEN, { "resolve" },
+	  "{\"cluster\": {\"worker\": [\"n0:8888\", \"n1:8888\", \"n2:8888\", \"n3:8888\"]}, \"task\": {\"type\": \"worker\", \"index\": 3}}\n",
+	  "", CR_OK },
+	{ "million-lines-per-slot-passes-65535",
+	  "per_slot = true;", { BIG, "PBS_NODENUM=0", "PBS_VNODENUM=999999" }, GEN, { "resolve" },
+	  "",
+	  R "port_base 8888 + 250000 tasks on n0 passes port 65535", CR_ERR_CONFIG },
+	{ "nodefile-fifo",
+	  "", { "PBS_JOBID=9.s", "PBS_ENVIRONMENT=PBS_BATCH", "PBS_NODEFILE=/aux/fifo", "PBS_NODENUM=0" }, GEN, { "resolve" },
+	  "",
+	  R "cannot read /aux/fifo: not a regular file", CR_ERR_IO },
+	{ "nodefile-missing",
+	  "", { "PBS_JOBID=9.s", "PBS_ENVIRONMENT=PBS_BATCH", "PBS_NODEFILE=/aux/gone", "PBS_NODENUM=0" }, GEN, { "resolve" },
+	  "",
+	  R "cannot read /aux/gone: No such file or directory", CR_ERR_NOT_FOUND },
+	{ NULL },
+};
 /* clang-format on */
+
+/* The generated tree: aux/million, one of n0..n3 a line, round robin (a
+ * host's lines are not adjacent), and aux/fifo. */
+static void write_generated(void)
+{
+	const char *build = g_getenv("CR_TEST_BUILD_DIR");
+	g_autofree char *aux =
+		g_build_filename(build ? build : ".", "tests/plugins/pbs/gen/aux", NULL);
+	g_autofree char *big = g_build_filename(aux, "million", NULL);
+	g_autofree char *fifo = g_build_filename(aux, "fifo", NULL);
+	FILE *f;
+
+	g_assert_cmpint(g_mkdir_with_parents(aux, 0755), ==, 0);
+	f = fopen(big, "w");
+	g_assert_nonnull(f);
+	for (unsigned i = 0; i < 1000000; i++)
+		fprintf(f, "n%u\n", i % 4);
+	g_assert_cmpint(fclose(f), ==, 0);
+	(void)g_unlink(fifo);
+	g_assert_cmpint(mkfifo(fifo, 0644), ==, 0);
+}
 
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_set_nonfatal_assertions();
 	thc_add_cases("pbs", "resolvers/pbs.so", cases);
+	write_generated();
+	thc_add_cases("pbs", "resolvers/pbs.so", generated);
 	return g_test_run();
 }
