@@ -191,7 +191,7 @@ cr_status config_parse_string(cr_plan *plan, const char *text, const char *name,
  * The launchers come before the schedulers: the innermost one started this
  * process (docs/launchers.md). */
 const char *const config_auto_order[] = { "tfconfig", "torch-env", "mpi", "slurm",     "pbs",
-					  "k8s",      "gce",       "tpu", "sagemaker", "aws-batch",
+					  "sge",      "k8s",      "gce",       "tpu", "sagemaker", "aws-batch",
 					  "skypilot", "aws",       NULL };
 
 cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_error *err)

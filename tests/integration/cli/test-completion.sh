@@ -53,7 +53,7 @@ check "--json " -v plugins --js
 # Plugin names come from `plugins --json` of the cluster-resolver on PATH.
 PATH=$(dirname "$cli"):$PATH
 export PATH
-check "sagemaker simple skypilot slurm " plugins s
+check "sagemaker sge simple skypilot slurm " plugins s
 if command -v zsh >/dev/null 2>&1; then
 	zsh -n "$tmp/zsh" || { echo "FAIL: zsh -n"; fail=1; }
 	# The script run with _arguments stubbed to print what it is given,

@@ -42,8 +42,8 @@ ROWS = [
     ("SLURM_JOB_NUM_NODES", "nodes", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID"),
     ("PBS_NP", "processors", "a Torque job", "pbs", "PBS_JOBID"),
     ("PBS_NUM_NODES", "nodes", "a Torque job", "pbs", "PBS_JOBID"),
-    ("NSLOTS", "slots", "a Grid Engine job", None, "PE_HOSTFILE"),
-    ("NHOSTS", "hosts", "a Grid Engine job", None, "PE_HOSTFILE"),
+    ("NSLOTS", "slots", "a Grid Engine job", "sge", "JOB_ID"),
+    ("NHOSTS", "hosts", "a Grid Engine job", "sge", "JOB_ID"),
     ("SKYPILOT_NUM_NODES", "nodes", "a SkyPilot cluster", "skypilot", None),
     ("AWS_BATCH_JOB_NUM_NODES", "nodes", "an AWS Batch multi-node parallel job", "aws-batch",
      None),
@@ -107,11 +107,14 @@ def main():
     line = "   error: " + refusal("OMPI_COMM_WORLD_SIZE", 2, "processes", "Open MPI's mpirun",
                                   "mpi")[len("cluster-resolver: resolver 'local': "):]
     ok(rc == 1 and line in out, "explain: the local resolver's error", f"{rc} {out!r} {err!r}")
-    # The shipped default configuration: a Grid Engine job of 4 slots.
+    # The shipped default configuration: a task that Grid Engine's qrsh -inherit
+    # started in a job of 4 slots (no PE_HOSTFILE, no rank: sge declines).
     shipped = os.path.join(SRC, "config", "cluster-resolver.conf")
-    rc, out, err = run({"PE_HOSTFILE": "/nonexistent", "NSLOTS": "4"}, shipped, "resolve")
-    want = refusal("NSLOTS", 4, "slots", "a Grid Engine job", None)
-    ok(rc == 1 and out == "" and err == want, "shipped config: Grid Engine's NSLOTS=4 refused",
+    rc, out, err = run({"JOB_ID": "7", "PE": "mpi", "NSLOTS": "4", "NHOSTS": "2",
+                        "JOB_SCRIPT": "QRSH"}, shipped, "resolve")
+    want = refusal("NSLOTS", 4, "slots", "a Grid Engine job", "sge")
+    ok(rc == 1 and out == "" and err == want,
+       "shipped config: a qrsh -inherit task of Grid Engine's NSLOTS=4 refused",
        f"{rc} {out!r} {err!r}")
     rc, out, err = run({}, shipped, "resolve", "--format", "json")
     ok(rc == 0 and out == LOCAL_WORKER, "shipped config, no launcher: the local worker",
