@@ -71,8 +71,9 @@ static cr_status sge_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 
 	(void)state;
 	if (id == NULL)
-		return cr_host->error_set(err, CR_DECLINED,
-					  "not in a Grid Engine job: JOB_ID and PE_HOSTFILE are not set");
+		return cr_host->error_set(
+			err, CR_DECLINED,
+			"not in a Grid Engine job: JOB_ID and PE_HOSTFILE are not set");
 	if (cr_host->getenv(ctx, "PE_HOSTFILE") == NULL) {
 		script = cr_host->getenv(ctx, "JOB_SCRIPT");
 		if (script != NULL && strcmp(script, "QRSH") == 0 &&
@@ -81,13 +82,15 @@ static cr_status sge_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 				err, CR_DECLINED,
 				"a task of Grid Engine job %.64s started by qrsh -inherit "
 				"(JOB_SCRIPT=QRSH): Grid Engine gives it neither PE_HOSTFILE (the "
-				"master task's only) nor a rank; start the tasks with mpirun (the mpi "
+				"master task's only) nor a rank; start the tasks with mpirun (the "
+				"mpi "
 				"resolver places each rank) or give --task-type and --task-id",
 				id);
-		return cr_host->error_set(err, CR_DECLINED,
-					  "in Grid Engine job %.64s but not in a parallel environment "
-					  "(PE_HOSTFILE is not set: a serial job, one slot)",
-					  id);
+		return cr_host->error_set(
+			err, CR_DECLINED,
+			"in Grid Engine job %.64s but not in a parallel environment "
+			"(PE_HOSTFILE is not set: a serial job, one slot)",
+			id);
 	}
 	/* A launcher inside the job: its processes inherit the job script's
 	 * PE_HOSTFILE, and are not the job script. */
@@ -117,10 +120,9 @@ static cr_status sge_check(cr_plugin_ctx *ctx, const char *var, uint64_t want, c
 					  SGE_WHO ": %s=\"%.64s\" is not a non-negative integer",
 					  var, v);
 	if (n != want)
-		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  SGE_WHO ": %s=%llu, but PE_HOSTFILE %s lists %llu %s", var,
-					  (unsigned long long)n, path, (unsigned long long)want,
-					  what);
+		return cr_host->error_set(
+			err, CR_ERR_BACKEND, SGE_WHO ": %s=%llu, but PE_HOSTFILE %s lists %llu %s",
+			var, (unsigned long long)n, path, (unsigned long long)want, what);
 	return CR_OK;
 }
 
@@ -134,7 +136,7 @@ static cr_status sge_read(cr_plugin_ctx *ctx, launch_alloc *a, const char **path
 	if (*path == NULL || **path == '\0')
 		return cr_host->error_set(err, CR_ERR_BACKEND,
 					  SGE_WHO ": PE_HOSTFILE is empty (Grid Engine sets it to "
-					  "the master task's host file)");
+						  "the master task's host file)");
 	st = launch_alloc_read_file(ctx, SGE_WHO, *path, LAUNCH_HOST_SLOTS, 0, a, err);
 	if (st == CR_OK)
 		st = sge_check(ctx, "NSLOTS", a->nslots, "slots", *path, err);
