@@ -2,11 +2,13 @@
 # start-sge.sh DIR - start a one-host Grid Engine cell (Debian's SoGE 8.1.9:
 # sge_qmaster + sge_execd) whose every file is under DIR: SGE_ROOT
 # (DIR/root: bootstrap, act_qmaster, bin/<arch> links to the clients, which
-# Open MPI's tight integration runs as $SGE_ROOT/bin/$ARC/qrsh), the classic
-# spool (DIR/spool/qmaster), the execd spool (DIR/spool/execd) and the
-# daemons' pid files there. A PE `mpi` (tight integration: control_slaves,
-# $fill_up) and a queue all.q of $SGE_TEST_SLOTS slots (4) on this host.
-# Writes DIR/env.sh for clients (SGE_ROOT, SGE_CELL, ports, PATH).
+# Open MPI's tight integration runs as $SGE_ROOT/bin/$ARC/qrsh, utilbin/<arch>
+# to Debian's helpers, where the shepherd finds qrsh_starter for a qrsh
+# task), the classic spool (DIR/spool/qmaster), the execd spool
+# (DIR/spool/execd) and the daemons' pid files there. A PE `mpi` (tight
+# integration: control_slaves, $fill_up) and a queue all.q of
+# $SGE_TEST_SLOTS slots (4) on this host. Writes DIR/env.sh for clients
+# (SGE_ROOT, SGE_CELL, ports, PATH).
 #
 # Must run inside test-sge-real.sh's namespaces (CR_SGE_NS=1): a host name
 # of its own (UTS), a private /etc/hosts (mount) and loopback only (net), so
@@ -44,8 +46,11 @@ fail() {
 
 root=$dir/root
 common=$root/default/common
-mkdir -p "$common" "$root/bin/$arch" "$dir/spool/qmaster/job_scripts" "$dir/spool/execd" "$dir/tmp"
+mkdir -p "$common" "$root/bin/$arch" "$root/utilbin" "$dir/spool/qmaster/job_scripts" \
+	"$dir/spool/execd" "$dir/tmp"
 ln -sf /usr/share/gridengine/util "$root/util"
+# The shepherd runs $SGE_ROOT/utilbin/$ARC/qrsh_starter for a qrsh task.
+ln -sf /usr/lib/gridengine "$root/utilbin/$arch"
 for c in /usr/bin/q*; do
 	ln -sf "$c" "$root/bin/$arch/"
 done
