@@ -47,7 +47,7 @@ fi
 base=${CR_TEST_BUILD_DIR:-/tmp}/tests/integration/sge
 mkdir -p "$base"
 dir=$(mktemp -d "$base/run.XXXXXX")
-trap '"$here/stop-sge.sh" "$dir"' EXIT
+trap '"$here/stop-sge.sh" "$dir/cell"; rm -rf "$dir"' EXIT
 trap 'exit 1' INT TERM
 hostname "$host"
 printf '127.0.0.1 %s localhost\n' "$host" >"$dir/hosts"
@@ -117,6 +117,16 @@ ok() { # NAME COND-STATUS [DETAIL FILE...]
 same() { # FILE WANT: exit status 0 when FILE holds exactly WANT (and a newline)
 	[ -f "$1" ] && [ "$(cat "$1")" = "$2" ]
 }
+expect() { # NAME FILE WANT [FILE...]: ok when FILE holds exactly WANT
+	name=$1 file=$2 want=$3
+	shift 3
+	if same "$file" "$want"; then
+		ok "$name" 0
+	else
+		ok "$name" 1 "$file" "$@"
+		printf '%s\n' "$want" | sed 's/^/# want: /'
+	fi
+}
 
 # One qsub -pe mpi N job: submit, wait for it to end (up to 120 s: mpirun
 # and mpiexec on a busy machine), check every output.
@@ -140,17 +150,14 @@ run_job() {
 		sleep 0.1
 	done
 	ok "qsub -pe mpi $n: job $id ran" 0
-	same "$out/pe_hostfile" "$host $n all.q@$host UNDEFINED"
-	ok "job $id: PE_HOSTFILE is '$host $n all.q@$host UNDEFINED'" $? "$out/pe_hostfile"
+	expect "job $id: PE_HOSTFILE is '$host $n all.q@$host UNDEFINED'" "$out/pe_hostfile" \
+		"$host $n all.q@$host UNDEFINED"
 
 	json="{\"cluster\": {\"worker\": [\"$host:8888\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}, \"master\": \"$host:8888\", \"num_accelerators\": {}}"
-	same "$out/json" "$json
+	expect "job $id script: resolve --format json is the one task of $host" "$out/json" "$json
+rc=0" "$out/env"
+	expect "job $id script: the shipped configuration gives the same" "$out/shipped" "$json
 rc=0"
-	ok "job $id script: resolve --format json is the one task of $host" $? "$out/json" "$out/env"
-	same "$out/shipped" "$json
-rc=0"
-	ok "job $id script: the shipped configuration gives the same" $? "$out/shipped"
-	pe="$out/pe_hostfile"
 	pe=$(sed -n 's/^PE_HOSTFILE=//p' "$out/env")
 	want="config: $dir/cr.conf
 1. resolver 'torch-env' (plugin torch-env, sufficient, at $dir/cr.conf:2)
@@ -166,16 +173,17 @@ rc=0"
    skipped: resolver 'sge' (sufficient) answered first
 result: $json
 rc=0"
-	same "$out/explain" "$want"
-	ok "job $id script: explain" $? "$out/explain"
+	expect "job $id script: explain" "$out/explain" "$want"
+	st=0
 	grep -qxF "   declined: in Grid Engine job $id of 1 hosts, but Grid Engine gives this process no rank among the $n tasks of $host (per_slot: one a slot): start the tasks with mpirun (the mpi resolver) or give --task-type and --task-id" "$out/per-slot" &&
 		grep -qxF "   error: NSLOTS=$n: this process is one of $n slots of a Grid Engine job, and no resolver placed it (the sge resolver reads these variables: is it in the config and installed? 'cluster-resolver explain' says why each resolver passed); refusing a world of one" "$out/per-slot" &&
-		[ "$(tail -n 1 "$out/per-slot")" = rc=1 ]
-	ok "job $id script, per_slot: sge declines ($n slots on $host), local refuses a world of one" $? "$out/per-slot"
+		[ "$(tail -n 1 "$out/per-slot")" = rc=1 ] || st=1
+	ok "job $id script, per_slot: sge declines ($n slots on $host), local refuses a world of one" $st "$out/per-slot"
+	st=0
 	grep -qxF "   declined: a task of Grid Engine job $id started by qrsh -inherit (JOB_SCRIPT=QRSH): Grid Engine gives it neither PE_HOSTFILE (the master task's only) nor a rank; start the tasks with mpirun (the mpi resolver places each rank) or give --task-type and --task-id" "$out/qrsh" &&
 		grep -qxF "   error: NSLOTS=$n: this process is one of $n slots of a Grid Engine job, and no resolver placed it (the sge resolver reads these variables: is it in the config and installed? 'cluster-resolver explain' says why each resolver passed); refusing a world of one" "$out/qrsh" &&
-		[ "$(tail -n 1 "$out/qrsh")" = rc=1 ]
-	ok "job $id: a qrsh -inherit task: sge declines, local refuses a world of one" $? "$out/qrsh"
+		[ "$(tail -n 1 "$out/qrsh")" = rc=1 ] || st=1
+	ok "job $id: a qrsh -inherit task: sge declines, local refuses a world of one" $st "$out/qrsh"
 
 	# The ranks of each MPI launcher: as many as the PE's slots, each its
 	# own index, all one cluster (the mpi resolver: one node, port 8888 +
