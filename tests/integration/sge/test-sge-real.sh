@@ -72,7 +72,8 @@ sed 's/plugin = "sge"; policy = "sufficient";/plugin = "sge"; policy = "sufficie
 shipped=$src/config/cluster-resolver.conf
 
 # The job: every output in its own file under $out (the job's environment
-# is execd's, not ours: what it needs is written in).
+# is execd's, not ours: what it needs is written in). A launcher that hangs
+# is ended after 60 s, so the job ends and says so.
 cat >"$dir/job.sh" <<JOB
 #!/bin/sh
 out=$dir/out.\$JOB_ID
@@ -88,10 +89,10 @@ env >"\$out/env"
 "\$cli" --config "$dir/per-slot.conf" explain >"\$out/per-slot" 2>&1; echo "rc=\$?" >>"\$out/per-slot"
 qrsh -inherit -nostdin "$host" /usr/bin/env CLUSTER_RESOLVER_PLUGIN_PATH="$CLUSTER_RESOLVER_PLUGIN_PATH" \
 	"\$cli" --config "$dir/cr.conf" explain >"\$out/qrsh" 2>&1; echo "rc=\$?" >>"\$out/qrsh"
-mpirun --allow-run-as-root --bind-to none sh -c \
+timeout 60 mpirun --allow-run-as-root --bind-to none sh -c \
 	'"\$0" --config "\$1" resolve --format json >"\$2/ompi.\$OMPI_COMM_WORLD_RANK" 2>&1' \
 	"\$cli" "$dir/cr.conf" "\$out" >"\$out/ompi.log" 2>&1; echo "rc=\$?" >>"\$out/ompi.log"
-mpiexec.hydra sh -c \
+timeout 60 mpiexec.hydra sh -c \
 	'"\$0" --config "\$1" resolve --format json >"\$2/hydra.\$PMI_RANK" 2>&1' \
 	"\$cli" "$dir/cr.conf" "\$out" >"\$out/hydra.log" 2>&1; echo "rc=\$?" >>"\$out/hydra.log"
 echo done >"\$out/done"
@@ -128,8 +129,8 @@ expect() { # NAME FILE WANT [FILE...]: ok when FILE holds exactly WANT
 	fi
 }
 
-# One qsub -pe mpi N job: submit, wait for it to end (up to 120 s: mpirun
-# and mpiexec on a busy machine), check every output.
+# One qsub -pe mpi N job: submit, wait for it to end (up to 180 s: mpirun
+# and mpiexec on a busy machine, each ended after 60 s), check every output.
 run_job() {
 	n=$1
 	id=$(qsub -terse -pe mpi "$n" -N "pe$n" -o "$dir/job$n.log" -j y "$dir/job.sh" 2>&1) || {
@@ -141,7 +142,7 @@ run_job() {
 	t=0
 	while [ ! -f "$out/done" ] || qstat -j "$id" >/dev/null 2>&1; do
 		t=$((t + 1))
-		if [ "$t" -gt 1200 ]; then
+		if [ "$t" -gt 1800 ]; then
 			ok "qsub -pe mpi $n: job $id ended" 1 "$dir/job$n.log"
 			qstat -j "$id" 2>&1 | tail -5 | sed 's/^/# /'
 			"$here/show-logs.sh" "$dir/cell"

@@ -26,15 +26,15 @@ run() { # NAME WANT-OUTPUT CONFIG ENV -- ARGS: exact stdout+stderr and exit stat
 	name=$1 want=$2 conf=$3 vars=$4
 	shift 5
 	count=$((count + 1))
+	rc=0
 	# shellcheck disable=SC2086
 	got=$(env -i PATH=/usr/bin:/bin CLUSTER_RESOLVER_PLUGIN_PATH="$CLUSTER_RESOLVER_PLUGIN_PATH" \
-		CLUSTER_RESOLVER_CONFIG= $vars "$CR_CLI" --config "$conf" "$@" 2>&1; echo "rc=$?")
-	if [ "$got" = "$want
-rc=0" ]; then
+		CLUSTER_RESOLVER_CONFIG= $vars "$CR_CLI" --config "$conf" "$@" 2>&1) || rc=$?
+	if [ "$got" = "$want" ] && [ "$rc" -eq 0 ]; then
 		echo "ok $count - $name"
 	else
 		echo "not ok $count - $name"
-		printf '%s\n' "$got" | sed 's/^/# got:  /'
+		printf '%s\nrc=%s\n' "$got" "$rc" | sed 's/^/# got:  /'
 		printf '%s\n' "$want" | sed 's/^/# want: /'
 		fail=1
 	fi
