@@ -6,7 +6,9 @@
 # task that `qrsh -inherit` starts in the job; Open MPI's mpirun and MPICH's
 # mpiexec.hydra, tightly integrated (they read the PE and start as many
 # ranks as it has slots, no -np), whose ranks resolve through the mpi
-# resolver to one cluster, ranks 0..N-1.
+# resolver to one cluster, ranks 0..N-1; and torchrun's workers in the job
+# (where python3-torch is installed), which get torchrun's world through the
+# shipped chain, not the job script's.
 #
 # The cell runs in namespaces of its own inside the hermetic one: a host
 # name (crsge1, UTS) that a private /etc/hosts (mount) resolves to
@@ -95,6 +97,16 @@ timeout 60 mpirun --allow-run-as-root --bind-to none sh -c \
 timeout 60 mpiexec.hydra sh -c \
 	'"\$0" --config "\$1" resolve --format json >"\$2/hydra.\$PMI_RANK" 2>&1' \
 	"\$cli" "$dir/cr.conf" "\$out" >"\$out/hydra.log" 2>&1; echo "rc=\$?" >>"\$out/hydra.log"
+# torchrun (Debian's python3-torch) in the job of 3 slots: its 2 workers
+# inherit PE_HOSTFILE; the shipped chain answers with torchrun's world.
+# --redirects 2 --tee 2: Debian 12's torch 1.13 on Python 3.11 cannot read
+# its default --redirects 0 (as launchers-torchrun).
+if [ "\$NSLOTS" = 3 ] && /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
+	timeout 120 /usr/bin/python3 -m torch.distributed.run --standalone --nproc_per_node 2 --max_restarts 0 \
+		--redirects 2 --tee 2 --no_python sh -c 'printf "%s:%s\n" "\$MASTER_ADDR" "\$MASTER_PORT" >"\$1/torch.\$RANK.master"
+"\$0" --config "\$2" resolve --format json >"\$1/torch.\$RANK" 2>&1' \
+		"\$cli" "\$out" "$shipped" >"\$out/torch.log" 2>&1; echo "rc=\$?" >>"\$out/torch.log"
+fi
 echo done >"\$out/done"
 JOB
 chmod +x "$dir/job.sh"
@@ -204,8 +216,26 @@ rc=0"
 		done
 		[ -e "$out/$mpi.$n" ] && st=1
 		[ "$(tail -n 1 "$out/$mpi.log")" = rc=0 ] || st=1
-		ok "job $id: $mpi ($(sed -n 1p "$out/$mpi.log" | cut -c1-40)...) started $n ranks from the PE, ranks 0..$((n - 1)) of one cluster" $st "$out/$mpi.log" "$out/$mpi".*
+		ok "job $id: $mpi started $n ranks from the PE, ranks 0..$((n - 1)) of one cluster" $st "$out/$mpi.log" "$out/$mpi".*
 	done
+	# torchrun's 2 workers: torch-env's world (task 0 at torchrun's
+	# MASTER_ADDR:MASTER_PORT, the other address unknown), not sge's.
+	[ "$n" = 3 ] || return 0
+	if [ ! -f "$out/torch.log" ]; then
+		count=$((count + 1))
+		echo "ok $count - job $id: torchrun # SKIP python3-torch not installed"
+		return
+	fi
+	st=0
+	for r in 0 1; do
+		m=$(cat "$out/torch.$r.master" 2>/dev/null) || m=missing
+		# master: this task's address, known for task 0 only.
+		mine=
+		[ "$r" = 0 ] && mine=$m
+		same "$out/torch.$r" "{\"cluster\": {\"worker\": [\"$m\", null]}, \"task\": {\"type\": \"worker\", \"index\": $r}, \"master\": \"$mine\", \"num_accelerators\": {}}" || st=1
+	done
+	[ "$(tail -n 1 "$out/torch.log")" = rc=0 ] || st=1
+	ok "job $id: torchrun's 2 workers inside the job get torchrun's world through the shipped chain" $st "$out/torch.log" "$out"/torch.*
 }
 
 run_job 3
