@@ -24,7 +24,7 @@ if [ "${CR_HERMETIC:-}" != 1 ]; then
 	exec "$src/scripts/hermetic.sh" "$0" "$@"
 fi
 : "${CR_CLI:?CR_CLI must name the cluster-resolver binary}"
-: "${CLUSTER_RESOLVER_PLUGIN_PATH:?the build's plugins}"
+: "${CLUSTER_RESOLVER_PLUGIN_PATH:?must name the plugins of the build}"
 for tool in /usr/sbin/sge_qmaster /usr/sbin/sge_execd qsub qconf mpirun mpiexec.hydra; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "1..0 # SKIP $tool not installed (Debian: gridengine-master gridengine-exec gridengine-client openmpi-bin mpich; scripts/deps.sh test)"
