@@ -5,17 +5,18 @@
  * allocation in PE_HOSTFILE, one line a queue instance: "host slots
  * queue-instance processor-range" (the fourth field UNDEFINED, <NULL> or a
  * binding string: not read; host names kept as written, short or FQDN),
- * with NSLOTS, NHOSTS and NQUEUES, which must agree with it. The cluster: one job
- * (`job`) with, per host in the file's order, `tasks_per_host` tasks (1 by
- * default, one a node as TensorFlow's resolvers; `per_slot` for one a
- * slot), "host:port_base+i".
+ * with NSLOTS, NHOSTS and NQUEUES, which must agree with it. The cluster:
+ * one job (`job`) with, per host in the file's order, `tasks_per_host`
+ * tasks (1 by default, one a node as TensorFlow's resolvers; `per_slot` for
+ * one a slot), "host:port_base+i".
  *
  * This process's task: execd forwards PE_HOSTFILE to the master task only
  * (the job script, on the master queue's host: exec_job.c's
- * responsible_queue() takes the first granted queue, the file's first line), not
- * to the tasks `qrsh -inherit` starts (JOB_SCRIPT=QRSH, no PE_HOSTFILE, no
- * rank). So the job script is task 0 when it is the only task of the first
- * host; anywhere else Grid Engine gives no rank and it declines, saying what
+ * responsible_queue() takes the first granted queue, the file's first
+ * line), not to the tasks `qrsh -inherit` starts (JOB_SCRIPT=QRSH, no
+ * PE_HOSTFILE, no rank). So the job script is task 0 when it is the only
+ * task of the first host; anywhere else (several tasks there, a host listed
+ * further down) Grid Engine gives no rank and it declines, saying what
  * would place the process (mpirun through the mpi resolver, --task-id),
  * never "task 0". A process that a launcher started inside the job
  * (torchrun, mpirun: their size variable above 1) inherits the job script's
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cluster-resolver/plugin.h>
 
@@ -148,13 +150,30 @@ static cr_status sge_read(cr_plugin_ctx *ctx, launch_alloc *a, const char **path
 }
 
 /* The job script's task: 0 when it is the only task of the first host;
- * otherwise a decline. */
+ * otherwise a decline. A process on a host that PE_HOSTFILE lists further
+ * down (the name as written, else the same short name: launch_alloc_find)
+ * is not the master task, whatever its environment says. */
 static cr_status sge_rank(cr_plugin_ctx *ctx, const launch_alloc *a, bool per_slot, int64_t tph,
 			  cr_error *err)
 {
 	const char *id = cr_host->getenv(ctx, "JOB_ID");
 	uint64_t first = per_slot ? a->slots[0] : (uint64_t)tph;
+	char me[LAUNCH_HOST_MAX + 1];
+	long at = -1;
 
+	if (gethostname(me, sizeof(me)) == 0) {
+		me[sizeof(me) - 1] = '\0';
+		at = launch_alloc_find(a, me);
+	}
+	if (at > 0)
+		return cr_host->error_set(
+			err, CR_DECLINED,
+			"in Grid Engine job %.64s, but this host (%.64s) is host %ld of "
+			"PE_HOSTFILE, "
+			"and the master task runs on the first (%.64s): not the job script; start "
+			"the tasks with mpirun (the mpi resolver) or give --task-type and "
+			"--task-id",
+			id, me, at, a->host[0]);
 	if (first == 1)
 		return CR_OK;
 	return cr_host->error_set(

@@ -240,5 +240,17 @@ rc=0"
 
 run_job 3
 run_job 4
+
+# A recorded master-task environment on a host that PE_HOSTFILE lists
+# second (the FQDN of this namespace's short host name): not the job script.
+printf '%s\n' "node0.example 2 all.q@node0.example UNDEFINED" \
+	"$host.example 2 all.q@$host.example UNDEFINED" >"$dir/pe-second"
+st=0
+why=$(env -i PATH=/usr/bin:/bin CLUSTER_RESOLVER_PLUGIN_PATH="$CLUSTER_RESOLVER_PLUGIN_PATH" \
+	JOB_ID=9 PE=mpi PE_HOSTFILE="$dir/pe-second" NSLOTS=4 NHOSTS=2 \
+	"$CR_CLI" --config "$dir/cr.conf" explain 2>&1) && st=1
+printf '%s\n' "$why" >"$dir/second.out"
+grep -qxF "   declined: in Grid Engine job 9, but this host ($host) is host 1 of PE_HOSTFILE, and the master task runs on the first (node0.example): not the job script; start the tasks with mpirun (the mpi resolver) or give --task-type and --task-id" "$dir/second.out" || st=1
+ok "this host second in PE_HOSTFILE (as $host.example): sge declines" $st "$dir/second.out"
 echo "1..$count"
 exit $fail
