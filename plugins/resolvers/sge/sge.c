@@ -17,8 +17,9 @@
  * PE_HOSTFILE, no rank). So the job script is task 0 when it is the only
  * task of the first host; anywhere else (several tasks there, a host listed
  * further down) Grid Engine gives no rank and it declines, saying what
- * would place the process (mpirun through the mpi resolver, --task-id),
- * never "task 0". A process that a launcher started inside the job
+ * would place the process (mpirun through the mpi resolver), never "task
+ * 0" (not --task-id: a resolver cannot see it, and it would not place the
+ * hosts' other tasks). A process that a launcher started inside the job
  * (torchrun, mpirun: their size variable above 1) inherits the job script's
  * PE_HOSTFILE but is not the job script: declined, the launcher's resolver
  * places it. SGE_TASK_ID (an array job's task, `undefined` otherwise) is not
@@ -57,7 +58,7 @@ static void sge_destroy(void *state)
 static const char *sge_placer(const launch_size *l)
 {
 	if (l->plugin == NULL)
-		return "--task-type and --task-id";
+		return "that launcher's resolver";
 	if (strcmp(l->plugin, "torch-env") == 0)
 		return "the torch-env resolver";
 	if (strcmp(l->plugin, "mpi") == 0)
@@ -86,7 +87,7 @@ static cr_status sge_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 				"(JOB_SCRIPT=QRSH): Grid Engine gives it neither PE_HOSTFILE (the "
 				"master task's only) nor a rank; start the tasks with mpirun (the "
 				"mpi "
-				"resolver places each rank) or give --task-type and --task-id",
+				"resolver places each rank)",
 				id);
 		return cr_host->error_set(
 			err, CR_DECLINED,
@@ -171,8 +172,7 @@ static cr_status sge_rank(cr_plugin_ctx *ctx, const launch_alloc *a, bool per_sl
 			"in Grid Engine job %.64s, but this host (%.64s) is host %ld of "
 			"PE_HOSTFILE, "
 			"and the master task runs on the first (%.64s): not the job script; start "
-			"the tasks with mpirun (the mpi resolver) or give --task-type and "
-			"--task-id",
+			"the tasks with mpirun (the mpi resolver places each rank)",
 			id, me, at, a->host[0]);
 	if (first == 1)
 		return CR_OK;
@@ -180,7 +180,7 @@ static cr_status sge_rank(cr_plugin_ctx *ctx, const launch_alloc *a, bool per_sl
 		err, CR_DECLINED,
 		"in Grid Engine job %.64s of %zu hosts, but Grid Engine gives this process no "
 		"rank among the %llu tasks of %s (%s): start the tasks with mpirun (the mpi "
-		"resolver) or give --task-type and --task-id",
+		"resolver places each rank)",
 		id, a->n, (unsigned long long)first, a->host[0],
 		per_slot ? "per_slot: one a slot" : "tasks_per_host > 1");
 }

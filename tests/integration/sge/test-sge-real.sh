@@ -188,12 +188,12 @@ result: $json
 rc=0"
 	expect "job $id script: explain" "$out/explain" "$want"
 	st=0
-	grep -qxF "   declined: in Grid Engine job $id of 1 hosts, but Grid Engine gives this process no rank among the $n tasks of $host (per_slot: one a slot): start the tasks with mpirun (the mpi resolver) or give --task-type and --task-id" "$out/per-slot" &&
+	grep -qxF "   declined: in Grid Engine job $id of 1 hosts, but Grid Engine gives this process no rank among the $n tasks of $host (per_slot: one a slot): start the tasks with mpirun (the mpi resolver places each rank)" "$out/per-slot" &&
 		grep -qxF "   error: NSLOTS=$n: this process is one of $n slots of a Grid Engine job, and no resolver placed it (the sge resolver reads these variables: is it in the config and installed? 'cluster-resolver explain' says why each resolver passed); refusing a world of one" "$out/per-slot" &&
 		[ "$(tail -n 1 "$out/per-slot")" = rc=1 ] || st=1
 	ok "job $id script, per_slot: sge declines ($n slots on $host), local refuses a world of one" $st "$out/per-slot"
 	st=0
-	grep -qxF "   declined: a task of Grid Engine job $id started by qrsh -inherit (JOB_SCRIPT=QRSH): Grid Engine gives it neither PE_HOSTFILE (the master task's only) nor a rank; start the tasks with mpirun (the mpi resolver places each rank) or give --task-type and --task-id" "$out/qrsh" &&
+	grep -qxF "   declined: a task of Grid Engine job $id started by qrsh -inherit (JOB_SCRIPT=QRSH): Grid Engine gives it neither PE_HOSTFILE (the master task's only) nor a rank; start the tasks with mpirun (the mpi resolver places each rank)" "$out/qrsh" &&
 		grep -qxF "   error: NSLOTS=$n: this process is one of $n slots of a Grid Engine job, and no resolver placed it (the sge resolver reads these variables: is it in the config and installed? 'cluster-resolver explain' says why each resolver passed); refusing a world of one" "$out/qrsh" &&
 		[ "$(tail -n 1 "$out/qrsh")" = rc=1 ] || st=1
 	ok "job $id: a qrsh -inherit task: sge declines, local refuses a world of one" $st "$out/qrsh"
@@ -250,7 +250,7 @@ why=$(env -i PATH=/usr/bin:/bin CLUSTER_RESOLVER_PLUGIN_PATH="$CLUSTER_RESOLVER_
 	JOB_ID=9 PE=mpi PE_HOSTFILE="$dir/pe-second" NSLOTS=4 NHOSTS=2 \
 	"$CR_CLI" --config "$dir/cr.conf" explain 2>&1) && st=1
 printf '%s\n' "$why" >"$dir/second.out"
-grep -qxF "   declined: in Grid Engine job 9, but this host ($host) is host 1 of PE_HOSTFILE, and the master task runs on the first (node0.example): not the job script; start the tasks with mpirun (the mpi resolver) or give --task-type and --task-id" "$dir/second.out" || st=1
+grep -qxF "   declined: in Grid Engine job 9, but this host ($host) is host 1 of PE_HOSTFILE, and the master task runs on the first (node0.example): not the job script; start the tasks with mpirun (the mpi resolver places each rank)" "$dir/second.out" || st=1
 ok "this host second in PE_HOSTFILE (as $host.example): sge declines" $st "$dir/second.out"
 echo "1..$count"
 exit $fail

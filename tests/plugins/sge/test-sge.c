@@ -67,7 +67,7 @@ static const thc_case cases[] = {
 	  "", R "NSLOTS=\"undefined\" is not a non-negative integer", CR_ERR_BACKEND },
 	{ "qrsh-inherit-task-declines",
 	  "", { QRSH }, ROOT, { "probe" },
-	  "", "a task of Grid Engine job 17 started by qrsh -inherit (JOB_SCRIPT=QRSH): Grid Engine gives it neither PE_HOSTFILE (the master task's only) nor a rank; start the tasks with mpirun (the mpi resolver places each rank) or give --task-type and --task-id",
+	  "", "a task of Grid Engine job 17 started by qrsh -inherit (JOB_SCRIPT=QRSH): Grid Engine gives it neither PE_HOSTFILE (the master task's only) nor a rank; start the tasks with mpirun (the mpi resolver places each rank)",
 	  CR_DECLINED },
 	{ "serial-job-declines",
 	  "", { "JOB_ID=5", "NSLOTS=1", "NHOSTS=1", "SGE_TASK_ID=undefined" }, ROOT, { "probe" },
