@@ -53,6 +53,24 @@ bool launch_decimal(const char *s, uint64_t max, uint64_t *out)
 	return true;
 }
 
+int launch_env_uint(cr_plugin_ctx *ctx, const char *who, const char *var, int64_t *out,
+		    cr_status *st, cr_error *err)
+{
+	const char *v = cr_host->getenv(ctx, var);
+	uint64_t n = 0;
+
+	if (v == NULL)
+		return 0;
+	if (!launch_decimal(v, INT32_MAX, &n)) {
+		*st = cr_host->error_set(err, CR_ERR_BACKEND,
+					 "%s: %s=\"%.64s\" is not a non-negative integer", who, var,
+					 v);
+		return -1;
+	}
+	*out = (int64_t)n;
+	return 1;
+}
+
 const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size)
 {
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {

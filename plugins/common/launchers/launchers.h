@@ -39,4 +39,10 @@ const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size);
  * plugins that link this library; each words its own message. */
 bool launch_decimal(const char *s, uint64_t max, uint64_t *out);
 
+/* Variable @var as a decimal below 2^31, into *@out: 1; 0 when unset; -1
+ * when it is no such number, with *@st and @err set to CR_ERR_BACKEND,
+ * "@who: VAR=\"VALUE\" is not a non-negative integer". */
+int launch_env_uint(cr_plugin_ctx *ctx, const char *who, const char *var, int64_t *out,
+		    cr_status *st, cr_error *err);
+
 #endif /* CR_COMMON_LAUNCHERS_H */

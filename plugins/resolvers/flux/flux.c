@@ -35,18 +35,14 @@ typedef struct flux_task {
 /* @var, a decimal below 2^31, into *@out. */
 static cr_status flux_uint(cr_plugin_ctx *ctx, const char *var, int64_t *out, cr_error *err)
 {
-	const char *v = cr_host->getenv(ctx, var);
-	uint64_t n = 0;
+	cr_status st = CR_OK;
+	int got = launch_env_uint(ctx, "Flux", var, out, &st, err);
 
-	if (v == NULL)
-		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  "Flux: %s is not set (the job shell sets it in every task)",
-					  var);
-	if (!launch_decimal(v, INT32_MAX, &n))
-		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  "Flux: %s=\"%.64s\" is not a non-negative integer", var, v);
-	*out = (int64_t)n;
-	return CR_OK;
+	if (got == 0)
+		return cr_host->error_set(
+			err, CR_ERR_BACKEND,
+			"Flux: %s is not set (the job shell sets it in every task)", var);
+	return st;
 }
 
 /* A job id to pass to `flux job info`: printable UTF-8 of at most 64
@@ -73,16 +69,18 @@ static cr_status flux_read_task(cr_plugin_ctx *ctx, flux_task *t, cr_error *err)
 	t->id = cr_host->getenv(ctx, "FLUX_JOB_ID");
 	if (!flux_id_ok(t->id))
 		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  "Flux: FLUX_JOB_ID=\"%.64s\" is not a Flux job id", t->id);
+					  "Flux: FLUX_JOB_ID=\"%.64s\" is not a Flux job id",
+					  t->id);
 	if ((st = flux_uint(ctx, "FLUX_TASK_RANK", &t->rank, err)) != CR_OK ||
 	    (st = flux_uint(ctx, "FLUX_JOB_SIZE", &t->size, err)) != CR_OK ||
 	    (st = flux_uint(ctx, "FLUX_JOB_NNODES", &t->nnodes, err)) != CR_OK ||
 	    (st = flux_uint(ctx, "FLUX_TASK_LOCAL_ID", &t->local, err)) != CR_OK)
 		return st;
 	if (t->rank >= t->size)
-		return cr_host->error_set(err, CR_ERR_BACKEND,
-					  "Flux: FLUX_TASK_RANK=%lld is not below FLUX_JOB_SIZE=%lld",
-					  (long long)t->rank, (long long)t->size);
+		return cr_host->error_set(
+			err, CR_ERR_BACKEND,
+			"Flux: FLUX_TASK_RANK=%lld is not below FLUX_JOB_SIZE=%lld",
+			(long long)t->rank, (long long)t->size);
 	if (t->local > t->rank)
 		return cr_host->error_set(
 			err, CR_ERR_BACKEND,
@@ -107,15 +105,20 @@ static cr_status flux_query(cr_plugin_ctx *ctx, const flux_task *t, char **text,
 
 	g_strlcpy(why, err != NULL ? err->message : "", sizeof(why));
 	if (st == CR_ERR_TIMEOUT)
-		st = cr_host->error_set(err, st, "Flux: `%s job info %s R`: no answer after %lld s "
-					"(timeout): killed", cmd, t->id, (long long)secs);
+		st = cr_host->error_set(err, st,
+					"Flux: `%s job info %s R`: no answer after %lld s "
+					"(timeout): killed",
+					cmd, t->id, (long long)secs);
 	else if (st != CR_OK && res != NULL)
-		st = cr_host->error_set(err, st, "Flux: `%s job info %s R`: more than %u bytes "
-					"of output: killed", cmd, t->id, FLUX_R_BYTES_MAX);
+		st = cr_host->error_set(err, st,
+					"Flux: `%s job info %s R`: more than %u bytes "
+					"of output: killed",
+					cmd, t->id, FLUX_R_BYTES_MAX);
 	else if (st != CR_OK)
-		st = cr_host->error_set(err, st, "Flux: cannot run `%s job info %s R`: %s (set "
-					"flux to the command, or r_file to a copy of R)", cmd,
-					t->id, why);
+		st = cr_host->error_set(err, st,
+					"Flux: cannot run `%s job info %s R`: %s (set "
+					"flux to the command, or r_file to a copy of R)",
+					cmd, t->id, why);
 	else if (res->exit_status != 0) {
 		size_t n = strcspn(res->err, "\n");
 
@@ -177,13 +180,14 @@ static cr_status flux_node(const flux_task *t, const flux_r *r, int64_t *node, c
 	int64_t first = 0, mine = t->rank - t->local;
 
 	if (t->size % t->nnodes != 0 && r->cores_differ)
-		return cr_host->error_set(err, CR_DECLINED,
-				   "in Flux job %s, %lld tasks on %lld nodes of unequal cores: "
-				   "where the job shell put the extra tasks depends on the "
-				   "jobspec, which a task does not see; the mpi resolver places "
-				   "Flux tasks through its PMI (on unless -o pmi=off), or give "
-				   "--task-type and --task-id",
-				   t->id, (long long)t->size, (long long)t->nnodes);
+		return cr_host->error_set(
+			err, CR_DECLINED,
+			"in Flux job %s, %lld tasks on %lld nodes of unequal cores: "
+			"where the job shell put the extra tasks depends on the "
+			"jobspec, which a task does not see; the mpi resolver places "
+			"Flux tasks through its PMI (on unless -o pmi=off), or give "
+			"--task-type and --task-id",
+			t->id, (long long)t->size, (long long)t->nnodes);
 	for (int64_t i = 0; i < t->nnodes; i++) {
 		int64_t n = flux_count(t, i);
 
@@ -193,13 +197,13 @@ static cr_status flux_node(const flux_task *t, const flux_r *r, int64_t *node, c
 		}
 		first += n;
 	}
-	return cr_host->error_set(err, CR_ERR_BACKEND,
-			   "Flux: task %lld is local task %lld (FLUX_TASK_LOCAL_ID), which the "
-			   "block layout of %lld tasks over %lld nodes does not give it: a "
-			   "--taskmap other than block? The mpi resolver places such tasks "
-			   "through Flux's PMI",
-			   (long long)t->rank, (long long)t->local, (long long)t->size,
-			   (long long)t->nnodes);
+	return cr_host->error_set(
+		err, CR_ERR_BACKEND,
+		"Flux: task %lld is local task %lld (FLUX_TASK_LOCAL_ID), which the "
+		"block layout of %lld tasks over %lld nodes does not give it: a "
+		"--taskmap other than block? The mpi resolver places such tasks "
+		"through Flux's PMI",
+		(long long)t->rank, (long long)t->local, (long long)t->size, (long long)t->nnodes);
 }
 
 /* The job: node i's tasks at host:port_base+j, counting on past the tasks
@@ -271,8 +275,7 @@ static cr_status flux_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 				  "not set");
 }
 
-static cr_status flux_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b,
-			      cr_error *err)
+static cr_status flux_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *err)
 {
 	char what[512];
 	flux_task t;

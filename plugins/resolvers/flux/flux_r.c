@@ -213,8 +213,7 @@ cr_status flux_r_parse(const char *text, size_t len, const char *what, flux_r *r
 	memset(r, 0, sizeof(*r));
 	st = cr_host->json_parse(text, len, what, &root, err);
 	if (st == CR_OK && !cr_host->json_int(cr_host->json_get(root, "/version"), &version))
-		st = cr_host->error_set(err, CR_ERR_PARSE, "%s: no \"version\" (RFC 20's R)",
-					what);
+		st = cr_host->error_set(err, CR_ERR_PARSE, "%s: no \"version\" (RFC 20's R)", what);
 	else if (st == CR_OK && version != 1)
 		st = cr_host->error_set(err, CR_ERR_PARSE,
 					"%s: R version %lld, not 1 (the version RFC 20 defines)",

@@ -35,18 +35,7 @@ typedef struct lsf_jsrun {
 /* @var as a decimal below 2^31: 1, 0 when unset, -1 after an error. */
 static int lsf_uint(cr_plugin_ctx *ctx, const char *var, int64_t *out, cr_status *st, cr_error *err)
 {
-	const char *v = cr_host->getenv(ctx, var);
-	uint64_t n = 0;
-
-	if (v == NULL)
-		return 0;
-	if (!launch_decimal(v, INT32_MAX, &n)) {
-		*st = cr_host->error_set(err, CR_ERR_BACKEND,
-					 "LSF: %s=\"%.64s\" is not a non-negative integer", var, v);
-		return -1;
-	}
-	*out = (int64_t)n;
-	return 1;
+	return launch_env_uint(ctx, "LSF", var, out, st, err);
 }
 
 /* @text past its first @words blank-separated words. */

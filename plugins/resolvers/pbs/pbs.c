@@ -41,18 +41,7 @@ static cr_status pbs_read_nodefile(cr_plugin_ctx *ctx, launch_alloc *h, const ch
 /* @var as a decimal below 2^31: 1, 0 when unset, -1 after an error. */
 static int pbs_uint(cr_plugin_ctx *ctx, const char *var, int64_t *out, cr_status *st, cr_error *err)
 {
-	const char *v = cr_host->getenv(ctx, var);
-	uint64_t n = 0;
-
-	if (v == NULL)
-		return 0;
-	if (!launch_decimal(v, INT32_MAX, &n)) {
-		*st = cr_host->error_set(err, CR_ERR_BACKEND,
-					 "PBS: %s=\"%.64s\" is not a non-negative integer", var, v);
-		return -1;
-	}
-	*out = (int64_t)n;
-	return 1;
+	return launch_env_uint(ctx, "PBS", var, out, st, err);
 }
 
 static cr_status pbs_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)

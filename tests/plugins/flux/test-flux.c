@@ -17,7 +17,9 @@
 
 #define R "resolver 'flux': Flux: "
 #define ROOT "@SRC@/tests/fixtures/flux"
-#define ID "\xc6\x92" "D2e73NP"
+#define ID                                                                                         \
+	"\xc6\x92"                                                                                 \
+	"D2e73NP"
 
 /* clang-format off */
 #define TASK(rank, size, nodes, local) "FLUX_JOB_ID=" ID, "FLUX_TASK_RANK=" rank, "FLUX_JOB_SIZE=" size, "FLUX_JOB_NNODES=" nodes, "FLUX_TASK_LOCAL_ID=" local
@@ -150,7 +152,8 @@ static const thc_case generated[] = {
 int main(int argc, char **argv)
 {
 	const char *build = g_getenv("CR_TEST_BUILD_DIR");
-	g_autofree char *dir = g_build_filename(build ? build : ".", "tests/plugins/flux/gen", NULL);
+	g_autofree char *dir =
+		g_build_filename(build ? build : ".", "tests/plugins/flux/gen", NULL);
 	g_autofree char *fifo = g_build_filename(dir, "fifo", NULL);
 
 	g_test_init(&argc, &argv, NULL);
