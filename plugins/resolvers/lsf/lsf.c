@@ -8,7 +8,7 @@
  * else is there). Where jsrun runs (a CSM system: JSM_NAMESPACE_* or
  * CSM_ALLOCATION_ID set) the first host of each is the launch node, where
  * the job script runs and no task does (Lightning's reading of the rank
- * file): `launch_node` says whether to leave it out.
+ * file), with one slot: `launch_node` says whether to leave it out.
  *
  * The cluster: one job (`job`) of, per host in LSF's order,
  * `tasks_per_host` tasks (one a slot with `per_slot`) at host:port_base+i.
@@ -50,28 +50,26 @@ static const char *lsf_skip_words(const char *text, size_t words)
 	return p;
 }
 
-/* The allocation, in LSF's order, without the launch node when @skip;
+/* The allocation, in LSF's order, its first @skip entries passed over;
  * *@from names where it was read. */
-static cr_status lsf_read_hosts(cr_plugin_ctx *ctx, bool skip, launch_alloc *a, const char **from,
-				cr_error *err)
+static cr_status lsf_read_source(cr_plugin_ctx *ctx, size_t skip, launch_alloc *a,
+				 const char **from, cr_error *err)
 {
 	static const char *const files[] = { "LSB_DJOB_HOSTFILE", "LSB_DJOB_RANKFILE" };
 	const char *v = cr_host->getenv(ctx, "LSB_MCPU_HOSTS");
-	cr_status st;
 
 	if (v != NULL && *v != '\0') {
 		*from = "LSB_MCPU_HOSTS";
-		st = launch_alloc_read_words("LSF", *from, lsf_skip_words(v, skip ? 2 : 0), true, a,
-					     err);
-		goto done;
+		return launch_alloc_read_words("LSF", *from, lsf_skip_words(v, 2 * skip), true, a,
+					       err);
 	}
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		const char *path = cr_host->getenv(ctx, files[i]);
 
 		if (path != NULL && *path != '\0') {
 			*from = path;
-			return launch_alloc_read_file(ctx, "LSF", path, LAUNCH_HOST_A_LINE,
-						      skip ? 1 : 0, a, err);
+			return launch_alloc_read_file(ctx, "LSF", path, LAUNCH_HOST_A_LINE, skip, a,
+						      err);
 		}
 	}
 	v = cr_host->getenv(ctx, "LSB_HOSTS");
@@ -81,12 +79,30 @@ static cr_status lsf_read_hosts(cr_plugin_ctx *ctx, bool skip, launch_alloc *a, 
 					  "LSB_DJOB_RANKFILE and LSB_HOSTS is set (LSF sets "
 					  "LSB_MCPU_HOSTS in every job)");
 	*from = "LSB_HOSTS";
-	st = launch_alloc_read_words("LSF", *from, lsf_skip_words(v, skip ? 1 : 0), false, a, err);
-done:
-	if (st == CR_ERR_PARSE && skip && a->n == 0)
+	return launch_alloc_read_words("LSF", *from, lsf_skip_words(v, skip), false, a, err);
+}
+
+/* The allocation without its launch node when *@skip (the first host,
+ * with "auto" only when it has one slot, as a launch node has: else
+ * *@skip turns false). */
+static cr_status lsf_read_hosts(cr_plugin_ctx *ctx, bool *skip, launch_alloc *a, const char **from,
+				cr_error *err)
+{
+	bool forced = strcmp(cr_host->opt_string(ctx, "launch_node"), "skip") == 0;
+	cr_status st = lsf_read_source(ctx, 0, a, from, err);
+
+	if (st != CR_OK || !*skip)
+		return st;
+	if (!forced && a->slots[0] != 1) {
+		*skip = false; /* a compute host of several slots, no launch node */
+		return CR_OK;
+	}
+	if (a->n == 1)
 		return cr_host->error_set(err, CR_ERR_PARSE,
-					  "LSF: %s lists no host but the launch node", *from);
-	return st;
+					  "LSF: %s lists no host but the launch node %.64s", *from,
+					  a->host[0]);
+	launch_alloc_clear(a);
+	return lsf_read_source(ctx, 1, a, from, err);
 }
 
 /* jsrun's variables: 1 when this is a jsrun task, 0 when not, -1 after an
@@ -256,7 +272,7 @@ static cr_status lsf_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	if (jsrun < 0)
 		return st;
 	skip = lsf_launch_node(ctx, jsrun == 1);
-	st = lsf_read_hosts(ctx, skip, &a, &from, err);
+	st = lsf_read_hosts(ctx, &skip, &a, &from, err);
 	if (st == CR_OK) {
 		cr_host->result_set_fact_string(b, "launcher", jsrun ? "LSF jsrun" : "LSF", NULL);
 		cr_host->result_set_fact_string(b, "hosts_from", from, NULL);
