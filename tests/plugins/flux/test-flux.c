@@ -5,7 +5,9 @@
  * job's R read from r_file (tests/fixtures/flux/R: example1.json is RFC
  * 20's own example, flux-framework/rfc data/spec_20/example1.json; the
  * others are shaped as RFC 20 says, old-node.json as R was before its
- * nodelist key). The stand-in `flux` command is test-flux-command.sh's.
+ * nodelist key), and, written by this test under the build tree, an R of
+ * 10^6 nodes and a FIFO. The stand-in `flux` command is
+ * test-flux-command.sh's.
  * Flux's job ids are F58 ("ƒ", U+0192, is "\xc6\x92" in UTF-8).
  */
 #include <stdio.h>
@@ -141,6 +143,9 @@ static const thc_case cases[] = {
 
 #define GEN "@BUILD@/tests/plugins/flux/gen"
 static const thc_case generated[] = {
+	{ "r-of-a-million-nodes",
+	  "r_file = \"/bigR.json\";", { TASK("1999999", "2000000", "1000000", "1") }, GEN, { "master" },
+	  "n999999:8889\n", "", CR_OK },
 	{ "r-file-fifo",
 	  "r_file = \"/fifo\";", { TASK("0", "1", "1", "0") }, GEN, { "resolve" },
 	  "",
@@ -155,11 +160,19 @@ int main(int argc, char **argv)
 	g_autofree char *dir =
 		g_build_filename(build ? build : ".", "tests/plugins/flux/gen", NULL);
 	g_autofree char *fifo = g_build_filename(dir, "fifo", NULL);
+	g_autofree char *big = g_build_filename(dir, "bigR.json", NULL);
 
 	g_test_init(&argc, &argv, NULL);
 	g_test_set_nonfatal_assertions();
 	thc_add_cases("flux", "resolvers/flux.so", cases);
 	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+	/* R of 10^6 nodes, written here rather than kept in git. */
+	g_assert_true(
+		g_file_set_contents(big,
+				    "{\"version\": 1, \"execution\": {\"R_lite\": [{\"rank\": "
+				    "\"0-999999\", \"children\": {\"core\": \"0-63\"}}], "
+				    "\"nodelist\": [\"n[0-999999]\"]}}",
+				    -1, NULL));
 	(void)g_unlink(fifo);
 	g_assert_cmpint(mkfifo(fifo, 0644), ==, 0);
 	thc_add_cases("flux", "resolvers/flux.so", generated);
