@@ -76,4 +76,12 @@ run r-file "r_file = \"$src/tests/fixtures/flux/R/several-entries.json\";" \
 check "r_file: flux is not run" \
 	'0|{"cluster": {"worker": ["node01.cluster.example.org:8888", "node02.cluster.example.org:8888", "gpu7:8888"]}, "task": {"type": "worker", "index": 2}, "master": "gpu7:8888", "num_accelerators": {}}|' \
 	"$(result)"
+# Why it declines (explain): nodes of unequal cores and an uneven count.
+printf 'resolvers = ( { plugin = "flux"; r_file = "%s"; } );\n' \
+	"$src/tests/fixtures/flux/R/unequal-cores.json" >"$tmp/unequal.conf"
+got=$(env FLUX_JOB_ID="$id" FLUX_TASK_RANK=0 FLUX_JOB_SIZE=3 FLUX_JOB_NNODES=2 FLUX_TASK_LOCAL_ID=0 \
+	"$cli" -c "$tmp/unequal.conf" explain 2>/dev/null | sed -n 's/^   declined: //p')
+check "unequal cores, uneven count: declined, saying why" \
+	"in Flux job $id, 3 tasks on 2 nodes of unequal cores: where the job shell put the extra tasks depends on the jobspec, which a task does not see; the mpi resolver places Flux tasks through its PMI (on unless -o pmi=off), or give --task-type and --task-id" \
+	"$got"
 exit $fail
