@@ -26,7 +26,7 @@ run() {
 	name=$1 conf=$2
 	shift 2
 	printf 'resolvers = ( { plugin = "flux"; %s } );\n' "$conf" >"$tmp/$name.conf"
-	env PATH="$here/stand-in:$PATH" FLUX_JOB_ID="$id" FLUX_TASK_RANK=5 FLUX_JOB_SIZE=8 \
+	env LANGUAGE= LC_ALL=C.UTF-8 PATH="$here/stand-in:$PATH" FLUX_JOB_ID="$id" FLUX_TASK_RANK=5 FLUX_JOB_SIZE=8 \
 		FLUX_JOB_NNODES=4 FLUX_TASK_LOCAL_ID=1 \
 		FLUX_STANDIN_JOB="$id" FLUX_STANDIN_R="$src/tests/fixtures/flux/R/example1.json" "$@" \
 		"$cli" -c "$tmp/$name.conf" resolve --format json >"$tmp/out" 2>"$tmp/err"
@@ -67,6 +67,8 @@ run option-path "flux = \"$here/stand-in/flux\";" PATH=/usr/bin:/bin
 check "the flux option names the command off the PATH" "0" "$(cat "$tmp/rc")"
 
 run missing 'flux = "/nonexistent/flux";'
+# GLib's own words, untranslated (LC_ALL above), with its quotes.
+# shellcheck disable=SC1111
 check "a flux that is not there" \
 	"1||$E cannot run \`/nonexistent/flux job info $id R\`: Failed to execute child process “/nonexistent/flux” (No such file or directory) (set flux to the command, or r_file to a copy of R)" \
 	"$(result)"
