@@ -36,10 +36,9 @@ result() { printf '%s|%s|%s' "$(cat "$tmp/rc")" "$(cat "$tmp/out")" "$(cat "$tmp
 E="cluster-resolver: resolver 'flux': Flux:"
 Q="\`flux job info $id R\`"
 
+W8='0|{"cluster": {"worker": ["node186:8888", "node186:8889", "node187:8888", "node187:8889", "node188:8888", "node188:8889", "node189:8888", "node189:8889"]}, "task": {"type": "worker", "index": 5}, "master": "node188:8889", "num_accelerators": {}}|'
 run found-on-path ""
-check "flux on the PATH prints RFC 20's example R" \
-	'0|{"cluster": {"worker": ["node186:8888", "node186:8889", "node187:8888", "node187:8889", "node188:8888", "node188:8889", "node189:8888", "node189:8889"]}, "task": {"type": "worker", "index": 5}, "master": "node188:8889", "num_accelerators": {}}|' \
-	"$(result)"
+check "flux on the PATH prints RFC 20's example R" "$W8" "$(result)"
 
 run fails "" FLUX_STANDIN_MODE=fail
 check "flux fails: its status and first line of stderr" \
@@ -64,7 +63,7 @@ check "flux knows no such job" \
 	"$(result)"
 
 run option-path "flux = \"$here/stand-in/flux\";" PATH=/usr/bin:/bin
-check "the flux option names the command off the PATH" "0" "$(cat "$tmp/rc")"
+check "the flux option names the command off the PATH" "$W8" "$(result)"
 
 run missing 'flux = "/nonexistent/flux";'
 # GLib's own words, untranslated (LC_ALL above), with its quotes.
