@@ -57,8 +57,9 @@ static cr_status vx_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 
 	(void)state;
 	if (v == NULL || *v == '\0')
-		return cr_host->error_set(err, CR_DECLINED,
-					  "not a Vertex AI training replica: " VX_VAR " is not set");
+		return cr_host->error_set(
+			err, CR_DECLINED,
+			"not a Vertex AI training replica: CLUSTER_SPEC is not set");
 	return CR_OK;
 }
 
@@ -96,35 +97,38 @@ static cr_status vx_cluster(const cr_json *root, vx_check *c, cr_error *err)
 	const cr_json *cluster = cr_host->json_get(root, "/cluster");
 
 	if (cluster == NULL || cr_host->json_type(cluster) != CR_JSON_OBJECT)
-		return cr_host->error_set(err, CR_ERR_PARSE,
-					  VX_VAR ": \"cluster\" must be an object of worker pools");
+		return cr_host->error_set(
+			err, CR_ERR_PARSE,
+			"CLUSTER_SPEC: \"cluster\" must be an object of worker pools");
 	cr_host->json_each(cluster, vx_member, c);
 	if (c->bad != NULL)
 		return cr_host->error_set(err, CR_ERR_PARSE,
-					  VX_VAR ": cluster.\"%.64s\" is not a worker pool "
+					  "CLUSTER_SPEC: cluster.\"%.64s\" is not a worker pool "
 					  "(workerpool0 to workerpool3)",
 					  c->bad);
 	for (int i = 0; i < VX_POOLS; i++) {
 		size_t n = c->pool[i] != NULL ? cr_host->json_length(c->pool[i]) : 0;
 
 		if (c->pool[i] != NULL && cr_host->json_type(c->pool[i]) != CR_JSON_ARRAY)
-			return cr_host->error_set(err, CR_ERR_PARSE,
-						  VX_VAR ": cluster.%s must be a list of addresses",
-						  vx_pools[i]);
+			return cr_host->error_set(
+				err, CR_ERR_PARSE,
+				"CLUSTER_SPEC: cluster.%s must be a list of addresses",
+				vx_pools[i]);
 		for (size_t k = 0; k < n; k++) {
 			const char *a = cr_host->json_string(cr_host->json_index(c->pool[i], k));
 
 			if (a == NULL || *a == '\0')
 				return cr_host->error_set(
 					err, CR_ERR_PARSE,
-					VX_VAR ": cluster.%s[%zu] must be an address string",
+					"CLUSTER_SPEC: cluster.%s[%zu] must be an address string",
 					vx_pools[i], k);
 		}
 		if (i == 0 && n != 1)
-			return cr_host->error_set(err, CR_ERR_PARSE,
-						  VX_VAR ": cluster.workerpool0 has %zu addresses; "
-						  "it is the primary replica, exactly one",
-						  n);
+			return cr_host->error_set(
+				err, CR_ERR_PARSE,
+				"CLUSTER_SPEC: cluster.workerpool0 has %zu addresses; "
+				"it is the primary replica, exactly one",
+				n);
 	}
 	return CR_OK;
 }
@@ -142,24 +146,26 @@ static cr_status vx_task(const cr_json *root, const vx_check *c, int *pool, int6
 
 	if (t == NULL || idx == NULL)
 		return cr_host->error_set(err, CR_ERR_PARSE,
-					  VX_VAR ": task needs \"type\" (a worker pool) and "
+					  "CLUSTER_SPEC: task needs \"type\" (a worker pool) and "
 					  "\"index\"; Vertex sets both on every replica");
 	*pool = vx_pool(t);
 	if (*pool < 0 || c->pool[*pool] == NULL)
-		return cr_host->error_set(err, CR_ERR_PARSE,
-					  VX_VAR ": task.type \"%.64s\" is not a worker pool of "
-					  "the cluster",
-					  t);
+		return cr_host->error_set(
+			err, CR_ERR_PARSE,
+			"CLUSTER_SPEC: task.type \"%.64s\" is not a worker pool of "
+			"the cluster",
+			t);
 	if (cr_host->json_int(idx, index) && *index >= 0)
 		u = (uint64_t)*index;
 	else if (s == NULL || !launch_decimal(s, INT32_MAX, &u))
-		return cr_host->error_set(err, CR_ERR_PARSE,
-					  VX_VAR ": task.index must be a non-negative integer");
+		return cr_host->error_set(
+			err, CR_ERR_PARSE,
+			"CLUSTER_SPEC: task.index must be a non-negative integer");
 	*index = (int64_t)u;
 	n = cr_host->json_length(c->pool[*pool]);
 	if (u >= n)
 		return cr_host->error_set(err, CR_ERR_PARSE,
-					  VX_VAR ": task.index %llu is not below the %zu "
+					  "CLUSTER_SPEC: task.index %llu is not below the %zu "
 					  "replicas of %s",
 					  (unsigned long long)u, n, t);
 	return CR_OK;
@@ -215,18 +221,18 @@ static cr_status vx_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *
 
 	(void)state;
 	if (text == NULL || *text == '\0')
-		return cr_host->error_set(err, CR_DECLINED, VX_VAR " is not set");
+		return cr_host->error_set(err, CR_DECLINED, "CLUSTER_SPEC is not set");
 	len = strlen(text);
 	if (len > VX_SPEC_MAX)
 		return cr_host->error_set(err, CR_ERR_PARSE,
-					  VX_VAR ": %zu bytes, more than the %u a cluster "
+					  "CLUSTER_SPEC: %zu bytes, more than the %u a cluster "
 					  "spec may have",
 					  len, VX_SPEC_MAX);
 	st = cr_host->json_parse(text, len, VX_VAR, &root, err);
 	if (st != CR_OK)
 		return st;
 	if (cr_host->json_type(root) != CR_JSON_OBJECT)
-		st = cr_host->error_set(err, CR_ERR_PARSE, VX_VAR ": must be a JSON object");
+		st = cr_host->error_set(err, CR_ERR_PARSE, "CLUSTER_SPEC: must be a JSON object");
 	if (st == CR_OK)
 		st = vx_cluster(root, &c, err);
 	if (st == CR_OK)

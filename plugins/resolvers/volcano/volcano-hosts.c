@@ -98,9 +98,8 @@ static cr_status vc_split(const char *text, char sep, bool line, vc_task *t, cr_
 						line ? ":" : ": entry ", k + 1,
 						(int)((e - p) > 64 ? 64 : (e - p)), p);
 		else if (e > p && hosts->len >= VC_HOSTS_MAX)
-			st = cr_host->error_set(err, CR_ERR_PARSE,
-						"%s lists more than %u hosts", t->from,
-						VC_HOSTS_MAX);
+			st = cr_host->error_set(err, CR_ERR_PARSE, "%s lists more than %u hosts",
+						t->from, VC_HOSTS_MAX);
 		else if (e > p)
 			g_ptr_array_add(hosts, g_strndup(p, (size_t)(e - p)));
 		p = next;
@@ -113,8 +112,7 @@ static cr_status vc_split(const char *text, char sep, bool line, vc_task *t, cr_
 }
 
 /* VC_<TASK>_NUM, when set, must be the number of hosts listed. */
-static cr_status vc_check_num(cr_plugin_ctx *ctx, const char *var, const vc_task *t,
-			      cr_error *err)
+static cr_status vc_check_num(cr_plugin_ctx *ctx, const char *var, const vc_task *t, cr_error *err)
 {
 	const char *v = cr_host->getenv(ctx, var);
 	uint64_t n = 0;
@@ -125,8 +123,8 @@ static cr_status vc_check_num(cr_plugin_ctx *ctx, const char *var, const vc_task
 		return cr_host->error_set(err, CR_ERR_PARSE,
 					  "%s=\"%.64s\" is not a non-negative integer", var, v);
 	if (n != t->n)
-		return cr_host->error_set(err, CR_ERR_PARSE, "%s=%llu, but %s lists %zu hosts",
-					  var, (unsigned long long)n, t->from, t->n);
+		return cr_host->error_set(err, CR_ERR_PARSE, "%s=%llu, but %s lists %zu hosts", var,
+					  (unsigned long long)n, t->from, t->n);
 	return CR_OK;
 }
 

@@ -49,10 +49,11 @@ static cr_status vc_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **stat
 		if (name == NULL || !vc_task_name_ok(name)) {
 			g_strfreev(s->tasks);
 			g_free(s);
-			return cr_host->error_set(err, CR_ERR_CONFIG,
-						  "%s:%d: tasks: \"%.64s\" is not a Volcano task name",
-						  cr_host->cfg_file(list), cr_host->cfg_line(list),
-						  name != NULL ? name : "");
+			return cr_host->error_set(
+				err, CR_ERR_CONFIG,
+				"%s:%d: tasks: \"%.64s\" is not a Volcano task name",
+				cr_host->cfg_file(list), cr_host->cfg_line(list),
+				name != NULL ? name : "");
 		}
 		s->tasks[i] = g_strdup(name);
 	}
@@ -111,9 +112,10 @@ static cr_status vc_index(cr_plugin_ctx *ctx, int64_t *index, const char **var, 
 						  vars[i], s[i]);
 	}
 	if (s[0] != NULL && s[1] != NULL && v[0] != v[1])
-		return cr_host->error_set(err, CR_ERR_PARSE,
-					  "Volcano: VC_TASK_INDEX=%llu and VK_TASK_INDEX=%llu differ",
-					  (unsigned long long)v[0], (unsigned long long)v[1]);
+		return cr_host->error_set(
+			err, CR_ERR_PARSE,
+			"Volcano: VC_TASK_INDEX=%llu and VK_TASK_INDEX=%llu differ",
+			(unsigned long long)v[0], (unsigned long long)v[1]);
 	if (s[0] != NULL || s[1] != NULL) {
 		*index = (int64_t)(s[0] != NULL ? v[0] : v[1]);
 		*var = s[0] != NULL ? vars[0] : vars[1];
@@ -232,10 +234,11 @@ static cr_status vc_read(cr_plugin_ctx *ctx, const vc_state *s, vc_task **tasks,
 		st = vc_task_names(ctx, dir, &names, err);
 	if (st == CR_DECLINED && err != NULL) {
 		snprintf(msg, sizeof(msg), "%s", err->message);
-		return cr_host->error_set(err, CR_DECLINED,
-					  "in a Volcano job, but its tasks are unknown: %s (Volcano's "
-					  "svc plugin mounts it) and the option tasks is not set",
-					  msg);
+		return cr_host->error_set(
+			err, CR_DECLINED,
+			"in a Volcano job, but its tasks are unknown: %s (Volcano's "
+			"svc plugin mounts it) and the option tasks is not set",
+			msg);
 	}
 	if (st != CR_OK)
 		return st;
@@ -281,8 +284,7 @@ static const cr_option vc_options[] = {
 	CR_OPTION("hosts_dir", CR_OPT_STRING, "/etc/volcano", 0,
 		  "where Volcano's svc plugin mounts the job's hosts"),
 	CR_OPTION_RANGE("port", CR_OPT_INT, "2222", 0,
-			"the port of every task (Volcano's tensorflow plugin's default)", 1,
-			65535),
+			"the port of every task (Volcano's tensorflow plugin's default)", 1, 65535),
 	CR_OPTIONS_END,
 };
 

@@ -155,7 +155,8 @@ static void write_hosts(const char *dir, unsigned n)
 static void write_generated(void)
 {
 	const char *build = g_getenv("CR_TEST_BUILD_DIR");
-	g_autofree char *gen = g_build_filename(build ? build : ".", "tests/plugins/volcano/gen", NULL);
+	g_autofree char *gen =
+		g_build_filename(build ? build : ".", "tests/plugins/volcano/gen", NULL);
 	g_autofree char *fdir = g_build_filename(gen, "fifo", NULL);
 	g_autofree char *fifo = g_build_filename(fdir, "worker.host", NULL);
 	g_autofree char *huge = g_build_filename(gen, "huge", NULL);
