@@ -9,13 +9,16 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.environ["CR_TEST_SOURCE_DIR"], "tests", "common"))
+import harness  # noqa: E402
 
 CLI = os.environ["CR_CLI"]
 SRC = os.environ["CR_TEST_SOURCE_DIR"]
-PLUGINS = os.environ["CLUSTER_RESOLVER_PLUGIN_PATH"]
 SHIPPED = os.path.join(SRC, "config", "cluster-resolver.conf")
-count = 0
-failures = 0
+TMP = tempfile.mkdtemp(prefix="cr-vertex-chain.")
+RESULTS = harness.Results()
 
 ID = "d604929a6a"
 P0 = [f"cmle-training-workerpool0-{ID}-0:2222"]
@@ -33,20 +36,12 @@ TF_CONFIG = json.dumps({"cluster": {"chief": P0, "worker": P1, "ps": P2},
                         "job": {}})
 
 
-def ok(cond, name, detail):
-    global count, failures
-    count += 1
-    if cond:
-        print(f"ok {count} {name}")
-    else:
-        failures += 1
-        print(f"not ok {count} {name}\n# {detail}".replace("\n", "\n# ", 1))
+def check(cond, name, detail):
+    RESULTS.check(name, cond, detail)
 
 
 def run(env, *args):
-    full = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "CLUSTER_RESOLVER_PLUGIN_PATH": PLUGINS, "CLUSTER_RESOLVER_CONFIG": ""}
-    full.update(env)
+    full = harness.clean_env(TMP, extra=env)
     p = subprocess.run([CLI, "--config", SHIPPED, *args], env=full, capture_output=True,
                        text=True)
     return p.returncode, p.stdout, p.stderr
@@ -58,35 +53,35 @@ def main():
     want = json.dumps({"cluster": {"chief": P0, "worker": P1, "ps": P2},
                        "task": {"type": "worker", "index": 1}, "environment": "cloud",
                        "master": P1[1], "num_accelerators": {}}) + "\n"
-    ok(rc == 0 and out == want and err == "", "both set: TF_CONFIG's cluster (tfconfig first)",
-       f"rc={rc} err={err!r}\n got {out!r}\nwant {want!r}")
+    check(rc == 0 and out == want and err == "", "both set: TF_CONFIG's cluster (tfconfig first)",
+          f"rc={rc} err={err!r}\n got {out!r}\nwant {want!r}")
     rc, out, err = run(both, "explain")
     lines = out.splitlines()
     at = [i for i, l in enumerate(lines) if "resolver 'vertex' (plugin vertex," in l]
     verdict = lines[at[0] + 1] if len(at) == 1 and at[0] + 1 < len(lines) else ""
-    ok(rc == 0 and verdict == "   skipped: resolver 'tfconfig' (sufficient) answered first",
-       "both set: explain says vertex was not asked", f"rc={rc} {out!r} {err!r}")
+    check(rc == 0 and verdict == "   skipped: resolver 'tfconfig' (sufficient) answered first",
+          "both set: explain says vertex was not asked", f"rc={rc} {out!r} {err!r}")
 
     rc, out, err = run({"CLUSTER_SPEC": CLUSTER_SPEC}, "resolve", "--format", "json")
     want = json.dumps({"cluster": {"chief": P0, "worker": P1, "ps": P2, "evaluator": P3},
                        "task": {"type": "worker", "index": 1}, "master": P1[1],
                        "num_accelerators": {}}) + "\n"
-    ok(rc == 0 and out == want and err == "", "CLUSTER_SPEC alone: vertex's four jobs",
-       f"rc={rc} err={err!r}\n got {out!r}\nwant {want!r}")
+    check(rc == 0 and out == want and err == "", "CLUSTER_SPEC alone: vertex's four jobs",
+          f"rc={rc} err={err!r}\n got {out!r}\nwant {want!r}")
     rc, out, err = run({"CLUSTER_SPEC": CLUSTER_SPEC}, "resolve", "--format", "torch")
     want = (f"export MASTER_ADDR='cmle-training-workerpool0-{ID}-0'\nexport MASTER_PORT='2222'\n"
             "export WORLD_SIZE='3'\nexport RANK='2'\nexport LOCAL_RANK='0'\n"
             "export LOCAL_WORLD_SIZE='1'\nexport NODE_RANK='2'\nexport GROUP_RANK='2'\n")
-    ok(rc == 0 and out == want and err == "", "CLUSTER_SPEC alone: torch's coordinator",
-       f"rc={rc} err={err!r}\n got {out!r}\nwant {want!r}")
+    check(rc == 0 and out == want and err == "", "CLUSTER_SPEC alone: torch's coordinator",
+          f"rc={rc} err={err!r}\n got {out!r}\nwant {want!r}")
     rc, out, err = run({"CLUSTER_SPEC": "{\"cluster\": "}, "resolve")
     want = ("cluster-resolver: resolver 'vertex': CLUSTER_SPEC: invalid JSON at line 1, "
             "column 13 (offset 12): unexpected end of data\n")
-    ok(rc == 1 and out == "" and err == want, "a malformed CLUSTER_SPEC is an error",
-       f"rc={rc} out={out!r}\n got {err!r}\nwant {want!r}")
-    print(f"1..{count}")
-    return 1 if failures else 0
+    check(rc == 1 and out == "" and err == want, "a malformed CLUSTER_SPEC is an error",
+          f"rc={rc} out={out!r}\n got {err!r}\nwant {want!r}")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    harness.ensure_hermetic()
+    main()
+    RESULTS.finish()

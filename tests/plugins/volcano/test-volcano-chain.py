@@ -14,24 +14,17 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.join(os.environ["CR_TEST_SOURCE_DIR"], "tests", "common"))
+import harness  # noqa: E402
+
 CLI = os.environ["CR_CLI"]
 SRC = os.environ["CR_TEST_SOURCE_DIR"]
-PLUGINS = os.environ["CLUSTER_RESOLVER_PLUGIN_PATH"]
 FIX = os.path.join(SRC, "tests", "fixtures", "volcano", "etc", "volcano")
 TMP = tempfile.mkdtemp(prefix="cr-volcano-chain.")
-count = 0
-failures = 0
+RESULTS = harness.Results()
 connections = 0
 
 
-def ok(cond, name, detail):
-    global count, failures
-    count += 1
-    if cond:
-        print(f"ok {count} {name}")
-    else:
-        failures += 1
-        print(f"not ok {count} {name}\n# {detail}".replace("\n", "\n# ", 1))
 
 
 def listen():
@@ -62,10 +55,12 @@ def shipped_with_hosts_dir():
     return path
 
 
+def check(cond, name, detail):
+    RESULTS.check(name, cond, detail)
+
+
 def run(conf, env, *args):
-    full = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "CLUSTER_RESOLVER_PLUGIN_PATH": PLUGINS, "CLUSTER_RESOLVER_CONFIG": ""}
-    full.update(env)
+    full = harness.clean_env(TMP, extra=env)
     p = subprocess.run([CLI, "--config", conf, *args], env=full, capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 
@@ -84,24 +79,24 @@ def main():
                                    "worker": w},
                        "task": {"type": "worker", "index": 2}, "master": w[2],
                        "num_accelerators": {}}) + "\n"
-    ok(rc == 0 and out == want and err == "", "a Volcano pod: volcano's cluster",
-       f"rc={rc} err={err!r}\n got {out!r}\nwant {want!r}")
+    check(rc == 0 and out == want and err == "", "a Volcano pod: volcano's cluster",
+          f"rc={rc} err={err!r}\n got {out!r}\nwant {want!r}")
     rc, out, err = run(conf, pod, "explain")
     m = re.search(r"resolver 'k8s' \(plugin k8s,[^\n]*\n([^\n]*)", out)
-    ok(rc == 0 and m is not None
-       and m.group(1) == "   skipped: resolver 'volcano' (sufficient) answered first",
-       "explain: k8s not asked", f"rc={rc} {out!r} {err!r}")
-    ok(connections == 0, "no connection to the API server", f"{connections} connections")
+    check(rc == 0 and m is not None
+          and m.group(1) == "   skipped: resolver 'volcano' (sufficient) answered first",
+          "explain: k8s not asked", f"rc={rc} {out!r} {err!r}")
+    check(connections == 0, "no connection to the API server", f"{connections} connections")
     # The shipped file as it is: outside a Volcano pod volcano declines first.
     rc, out, err = run(os.path.join(SRC, "config", "cluster-resolver.conf"), {}, "explain")
     m = re.search(r"resolver 'volcano' \(plugin volcano,[^\n]*\n([^\n]*)", out)
     want = ("   declined: not in a Volcano job: VC_TASK_INDEX and VK_TASK_INDEX are not set "
             "and /etc/volcano has no <task>.host file")
-    ok(rc == 0 and m is not None and m.group(1) == want, "shipped config: volcano declines",
-       f"rc={rc} {m.group(1) if m else out!r}")
-    print(f"1..{count}")
-    return 1 if failures else 0
+    check(rc == 0 and m is not None and m.group(1) == want, "shipped config: volcano declines",
+          f"rc={rc} {m.group(1) if m else out!r}")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    harness.ensure_hermetic()
+    main()
+    RESULTS.finish()
