@@ -80,6 +80,7 @@ static bool vc_host_ok(const char *s, size_t len)
 static cr_status vc_split(const char *text, char sep, bool line, vc_task *t, cr_error *err)
 {
 	GPtrArray *hosts = g_ptr_array_new_with_free_func(g_free);
+	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
 	cr_status st = CR_OK;
 	size_t k = 0;
 
@@ -102,8 +103,14 @@ static cr_status vc_split(const char *text, char sep, bool line, vc_task *t, cr_
 						t->from, VC_HOSTS_MAX);
 		else if (e > p)
 			g_ptr_array_add(hosts, g_strndup(p, (size_t)(e - p)));
+		/* Two pods never share a host name: a repeated one is no pod's. */
+		if (st == CR_OK && e > p && !g_hash_table_add(seen, hosts->pdata[hosts->len - 1]))
+			st = cr_host->error_set(err, CR_ERR_PARSE, "%s%s%zu: \"%.64s\" again",
+						t->from, line ? ":" : ": entry ", k + 1,
+						(const char *)hosts->pdata[hosts->len - 1]);
 		p = next;
 	}
+	g_hash_table_destroy(seen);
 	t->n = hosts->len;
 	g_ptr_array_set_free_func(hosts, NULL);
 	g_ptr_array_add(hosts, NULL);

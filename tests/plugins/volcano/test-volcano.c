@@ -7,8 +7,10 @@
  * and the ConfigMap mounted at /etc/volcano (tests/fixtures/volcano/etc,
  * laid out as the kubelet mounts one: ..data and symbolic links); with and
  * without the variables' injection, with and without the env plugin; each
- * shape that is wrong; and, written by this test under the build tree, a
- * FIFO, a hosts file of 10^6 lines and one of 100,000.
+ * shape that is wrong (an index not below the hosts, NUM not the hosts
+ * listed, a repeated host, a missing file); and, written by this test
+ * under the build tree, a FIFO, a hosts file of 10^6 lines and one of
+ * 100,000.
  */
 #include <stdio.h>
 #include <sys/stat.h>
@@ -92,6 +94,10 @@ static const thc_case cases[] = {
 	  "tasks = [\"worker\"];", { "VC_WORKER_HOSTS=myjob-worker-0.myjob,,myjob worker 1", "VC_TASK_INDEX=0" }, NULL, { "resolve" },
 	  "",
 	  R "VC_WORKER_HOSTS: entry 3: \"myjob worker 1\" is not a host name", CR_ERR_PARSE },
+	{ "host-list-repeated-host",
+	  "tasks = [\"worker\"];", { "VC_WORKER_HOSTS=myjob-worker-0.myjob,myjob-worker-1.myjob,myjob-worker-0.myjob", "VC_TASK_INDEX=0" }, NULL, { "resolve" },
+	  "",
+	  R "VC_WORKER_HOSTS: entry 3: \"myjob-worker-0.myjob\" again", CR_ERR_PARSE },
 	{ "host-file-line-not-a-host",
 	  "tasks = [\"worker\"]; hosts_dir = \"/bad\";", { "VC_TASK_INDEX=0" }, ROOT, { "resolve" },
 	  "",
