@@ -6,7 +6,8 @@
  * resolution failure runs nothing and exits as `resolve` would.
  *
  * The variables are those of cr_result_env_vars() for each listed format
- * (tf_config, torch, torchrun, jax, env; default tf_config), in list order, then the
+ * (tf_config, torch, torchrun, jax, env; default tf_config, or torch for a
+ * world that knows only its coordinator), in list order, then the
  * variables the resolvers asked for (cr_result_env), so the environment is
  * the one `eval "$(cluster-resolver resolve --format env)"` would give; then
  * one variable per descriptor a resolver passed (cr_result_fd), naming its
@@ -81,7 +82,8 @@ static const cli_command exec_cmd = {
 	.name = "exec",
 	.params = "[--supervise|--elastic] -- PROGRAM [ARGS...]",
 	.summary = "Run PROGRAM with the cluster in its environment (the variables of each "
-		   "--format, default tf_config): in place of this process; with --supervise as "
+		   "--format, default tf_config, or torch where only the coordinator is known): in "
+		   "place of this process; with --supervise as "
 		   "its child; with --elastic as its child, restarted with each new generation of "
 		   "the cluster (every member together, after --settle), each membership with a "
 		   "rendezvous port of its own unless --master-port is given.",
@@ -182,6 +184,22 @@ static bool exec_elastic_options(cli_elastic_opts *eo)
 	return true;
 }
 
+/* Without --format, a world that knows only its coordinator (torchrun,
+ * Kubeflow, DeepSpeed: the others' addresses unknown) cannot be written as
+ * TF_CONFIG, the default, but is exactly what torch's variables say: use
+ * those rather than refuse. An explicit --format is kept as given. */
+static void exec_default_format(const cr_result *res, int verbose, char ***formats)
+{
+	if (cli_fmt.format != NULL || cr_spec_num_unknown(cr_result_spec(res), NULL) == 0)
+		return;
+	g_strfreev(*formats);
+	*formats = g_strsplit("torch", ",", -1);
+	if (verbose > 0)
+		cli_error("exec: the addresses of %zu tasks are unknown: --format torch, not "
+			  "tf_config",
+			  cr_spec_num_unknown(cr_result_spec(res), NULL));
+}
+
 int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 {
 	cli_opts o;
@@ -230,8 +248,10 @@ int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 	setenv("CLUSTER_RESOLVER_EXEC", exec_supervise ? "supervise" : "1", 1);
 	rc = cli_resolve(&o, &ctx, &res);
 	unsetenv("CLUSTER_RESOLVER_EXEC");
-	if (rc == CLI_OK)
+	if (rc == CLI_OK) {
+		exec_default_format(res, o.verbose, &formats);
 		rc = exec_set_env(res, (const char *const *)formats);
+	}
 	g_strfreev(formats);
 	if (rc == CLI_OK && exec_supervise)
 		rc = cli_supervise(ctx, res, &argv[2], stop_timeout);
