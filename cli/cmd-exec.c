@@ -104,32 +104,9 @@ static const cli_command exec_cmd = {
 	.values = cli_exec_format_value_words,
 };
 
-/* Seconds 0..86400 for @what ("stop timeout"), written in decimal
- * (DIGITS, DIGITS.DIGITS, .DIGITS: no sign, blank, exponent, hexadecimal,
- * "inf" or "nan", which strtod would take); NULL: keep *@out. */
 static bool exec_parse_seconds(const char *what, const char *text, double *out)
 {
-	size_t whole, frac = 0;
-	char *end = NULL;
-	double v = -1;
-
-	if (text == NULL)
-		return true;
-	whole = strspn(text, "0123456789");
-	if (text[whole] == '.')
-		frac = strspn(text + whole + 1, "0123456789") + 1;
-	if ((whole > 0 || frac > 1) && text[whole + frac] == '\0') {
-		errno = 0;
-		v = strtod(text, &end);
-		if (errno != 0 || *end != '\0')
-			v = -1;
-	}
-	if (!(v >= 0 && v <= 86400)) {
-		cli_error("exec: invalid %s \"%s\": expected seconds 0..86400", what, text);
-		return false;
-	}
-	*out = v;
-	return true;
+	return text == NULL || cli_parse_seconds("exec", what, text, out);
 }
 
 /* A count @min..2147483647 for --@what; NULL: keep *@out. */
