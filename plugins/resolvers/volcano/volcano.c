@@ -16,7 +16,8 @@
  * svc.go sets the pod's hostname to its name and lists
  * `<hostname>.<job>`), from HOSTNAME, else gethostname(). Where no host
  * matches (a hostname set in the pod template), the index alone places a
- * pod of a one-task job; otherwise the plugin declines and says why.
+ * pod of a one-task job; otherwise the plugin declines and says what would
+ * place it (no template hostname, or a launcher inside the pod).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,9 +197,10 @@ static cr_status vc_place(cr_plugin_ctx *ctx, const vc_task *t, size_t n, vc_sel
 	}
 	return cr_host->error_set(err, CR_DECLINED,
 				  "in a Volcano job of %zu tasks, but this pod's host name "
-				  "(%s %.64s) is none of their hosts, so its task is unknown (a "
-				  "hostname set in the pod template?): give --task-type and "
-				  "--task-id with a config that lists the cluster",
+				  "(%s %.64s) is none of their hosts, so its task is unknown: "
+				  "leave hostname out of the pod template (Volcano then names "
+				  "each pod's host <job>-<task>-<index>), or start the "
+				  "processes with a launcher (torchrun, mpirun)",
 				  n, me->from, me->name[0] != '\0' ? me->name : "(none)");
 }
 
