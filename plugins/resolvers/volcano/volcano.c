@@ -270,6 +270,7 @@ static cr_status vc_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *
 		st = vc_place(ctx, t, n, &me, err);
 	if (st == CR_OK) {
 		cr_host->result_set_fact_string(b, "launcher", "Volcano", NULL);
+		cr_host->result_set_fact_string(b, "host", me.name, NULL);
 		cr_host->result_set_fact_string(b, "hosts", t[me.task].from, NULL);
 		st = vc_emit(b, t, n, &me, cr_host->opt_int(ctx, "port"), err);
 	}
