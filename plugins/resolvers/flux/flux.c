@@ -185,8 +185,7 @@ static cr_status flux_node(const flux_task *t, const flux_r *r, int64_t *node, c
 			"in Flux job %s, %lld tasks on %lld nodes of unequal cores: "
 			"where the job shell put the extra tasks depends on the "
 			"jobspec, which a task does not see; the mpi resolver places "
-			"Flux tasks through its PMI (on unless -o pmi=off), or give "
-			"--task-type and --task-id",
+			"Flux tasks through its PMI (on unless -o pmi=off)",
 			t->id, (long long)t->size, (long long)t->nnodes);
 	for (int64_t i = 0; i < t->nnodes; i++) {
 		int64_t n = flux_count(t, i);

@@ -179,8 +179,7 @@ static cr_status lsf_emit_jsrun(cr_result_builder *b, const launch_alloc *a, con
 			err, CR_ERR_BACKEND,
 			"LSF: jsrun task %lld is local task %lld (JSM_NAMESPACE_LOCAL_RANK), but "
 			"%lld tasks laid out host by host put it at local task %lld of %s: "
-			"jsrun placed them otherwise (set tasks_per_host to its tasks a host, "
-			"or give --task-type and --task-id)",
+			"jsrun placed them otherwise (set tasks_per_host to its tasks a host)",
 			(long long)j->rank, (long long)j->local, (long long)j->size,
 			(long long)(j->rank - first), a->host[h]);
 	return launch_alloc_emit(b, "LSF", a, job, tph, per_slot, base, j->rank, err);
@@ -243,14 +242,14 @@ static cr_status lsf_emit_script(cr_plugin_ctx *ctx, cr_result_builder *b, const
 			err, CR_DECLINED,
 			"in LSF job %.64s of %zu compute hosts, on its launch node (a jsrun job's "
 			"script runs there, no task does): start the tasks with jsrun or mpirun "
-			"(the mpi resolver), or give --task-type and --task-id",
+			"(the mpi resolver places each rank)",
 			id, a->n);
 	if (per_slot || tph != 1)
 		return cr_host->error_set(
 			err, CR_DECLINED,
 			"in LSF job %.64s of %zu hosts, but LSF gives this process no rank among "
-			"%s: start the tasks with jsrun or mpirun (the mpi resolver), or give "
-			"--task-type and --task-id",
+			"%s: start the tasks with jsrun or mpirun (the mpi resolver places each "
+			"rank)",
 			id, a->n, per_slot ? "the slots" : "several tasks a host");
 	return launch_alloc_emit(b, "LSF", a, job, tph, per_slot, base, 0, err);
 }

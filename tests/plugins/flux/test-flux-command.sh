@@ -83,6 +83,6 @@ printf 'resolvers = ( { plugin = "flux"; r_file = "%s"; } );\n' \
 got=$(env FLUX_JOB_ID="$id" FLUX_TASK_RANK=0 FLUX_JOB_SIZE=3 FLUX_JOB_NNODES=2 FLUX_TASK_LOCAL_ID=0 \
 	"$cli" -c "$tmp/unequal.conf" explain 2>/dev/null | sed -n 's/^   declined: //p')
 check "unequal cores, uneven count: declined, saying why" \
-	"in Flux job $id, 3 tasks on 2 nodes of unequal cores: where the job shell put the extra tasks depends on the jobspec, which a task does not see; the mpi resolver places Flux tasks through its PMI (on unless -o pmi=off), or give --task-type and --task-id" \
+	"in Flux job $id, 3 tasks on 2 nodes of unequal cores: where the job shell put the extra tasks depends on the jobspec, which a task does not see; the mpi resolver places Flux tasks through its PMI (on unless -o pmi=off)" \
 	"$got"
 exit $fail

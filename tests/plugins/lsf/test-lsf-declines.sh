@@ -24,13 +24,13 @@ declined() {
 }
 J="LSB_JOBID=4711"
 declined "two tasks a host" "tasks_per_host = 2;" \
-	"in LSF job 4711 of 2 hosts, but LSF gives this process no rank among several tasks a host: start the tasks with jsrun or mpirun (the mpi resolver), or give --task-type and --task-id" \
+	"in LSF job 4711 of 2 hosts, but LSF gives this process no rank among several tasks a host: start the tasks with jsrun or mpirun (the mpi resolver places each rank)" \
 	"$J" "LSB_MCPU_HOSTS=hA 2 hB 2"
 declined "one task a slot" "per_slot = true;" \
-	"in LSF job 4711 of 2 hosts, but LSF gives this process no rank among the slots: start the tasks with jsrun or mpirun (the mpi resolver), or give --task-type and --task-id" \
+	"in LSF job 4711 of 2 hosts, but LSF gives this process no rank among the slots: start the tasks with jsrun or mpirun (the mpi resolver places each rank)" \
 	"$J" "LSB_MCPU_HOSTS=hA 2 hB 2"
 declined "the launch node of a CSM job" "" \
-	"in LSF job 4711 of 2 compute hosts, on its launch node (a jsrun job's script runs there, no task does): start the tasks with jsrun or mpirun (the mpi resolver), or give --task-type and --task-id" \
+	"in LSF job 4711 of 2 compute hosts, on its launch node (a jsrun job's script runs there, no task does): start the tasks with jsrun or mpirun (the mpi resolver places each rank)" \
 	"$J" "CSM_ALLOCATION_ID=7" "LSB_MCPU_HOSTS=batch1 1 a01n01 42 a01n02 42"
 declined "outside LSF" "" "not in an LSF job: LSB_JOBID is not set" "LSB_MCPU_HOSTS=hA 2"
 exit $fail

@@ -59,7 +59,7 @@ static const thc_case cases[] = {
 	{ "jsrun-cyclic-refused",
 	  "tasks_per_host = 2;", { CSM, "JSM_NAMESPACE_RANK=1", "JSM_NAMESPACE_SIZE=4", "JSM_NAMESPACE_LOCAL_RANK=0" }, ROOT, { "resolve" },
 	  "",
-	  R "jsrun task 1 is local task 0 (JSM_NAMESPACE_LOCAL_RANK), but 4 tasks laid out host by host put it at local task 1 of a01n01: jsrun placed them otherwise (set tasks_per_host to its tasks a host, or give --task-type and --task-id)", CR_ERR_BACKEND },
+	  R "jsrun task 1 is local task 0 (JSM_NAMESPACE_LOCAL_RANK), but 4 tasks laid out host by host put it at local task 1 of a01n01: jsrun placed them otherwise (set tasks_per_host to its tasks a host)", CR_ERR_BACKEND },
 	{ "jsrun-rankfile-fqdn-blank-comment",
 	  "", { "LSB_JOBID=4711", "LSB_DJOB_RANKFILE=/rankfile", "JSM_NAMESPACE_RANK=1", "JSM_NAMESPACE_SIZE=2", "JSM_NAMESPACE_LOCAL_RANK=0" }, ROOT, { "resolve" },
 	  "{\"cluster\": {\"worker\": [\"a01n01.summit.olcf.ornl.gov:8888\", \"a01n02.summit.olcf.ornl.gov:8888\"]}, \"task\": {\"type\": \"worker\", \"index\": 1}}\n",
