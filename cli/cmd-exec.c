@@ -6,7 +6,8 @@
  * resolution failure runs nothing and exits as `resolve` would.
  *
  * The variables are those of cr_result_env_vars() for each listed format
- * (tf_config, torch, torchrun, jax, env; default tf_config), in list order, then the
+ * (tf_config, torch, torchrun, jax, env; default tf_config, or torch for a
+ * world that knows only its coordinator), in list order, then the
  * variables the resolvers asked for (cr_result_env), so the environment is
  * the one `eval "$(cluster-resolver resolve --format env)"` would give; then
  * one variable per descriptor a resolver passed (cr_result_fd), naming its
@@ -81,7 +82,8 @@ static const cli_command exec_cmd = {
 	.name = "exec",
 	.params = "[--supervise|--elastic] -- PROGRAM [ARGS...]",
 	.summary = "Run PROGRAM with the cluster in its environment (the variables of each "
-		   "--format, default tf_config): in place of this process; with --supervise as "
+		   "--format, default tf_config, or torch where only the coordinator is known): in "
+		   "place of this process; with --supervise as "
 		   "its child; with --elastic as its child, restarted with each new generation of "
 		   "the cluster (every member together, after --settle), each membership with a "
 		   "rendezvous port of its own unless --master-port is given.",
@@ -102,32 +104,9 @@ static const cli_command exec_cmd = {
 	.values = cli_exec_format_value_words,
 };
 
-/* Seconds 0..86400 for @what ("stop timeout"), written in decimal
- * (DIGITS, DIGITS.DIGITS, .DIGITS: no sign, blank, exponent, hexadecimal,
- * "inf" or "nan", which strtod would take); NULL: keep *@out. */
 static bool exec_parse_seconds(const char *what, const char *text, double *out)
 {
-	size_t whole, frac = 0;
-	char *end = NULL;
-	double v = -1;
-
-	if (text == NULL)
-		return true;
-	whole = strspn(text, "0123456789");
-	if (text[whole] == '.')
-		frac = strspn(text + whole + 1, "0123456789") + 1;
-	if ((whole > 0 || frac > 1) && text[whole + frac] == '\0') {
-		errno = 0;
-		v = strtod(text, &end);
-		if (errno != 0 || *end != '\0')
-			v = -1;
-	}
-	if (!(v >= 0 && v <= 86400)) {
-		cli_error("exec: invalid %s \"%s\": expected seconds 0..86400", what, text);
-		return false;
-	}
-	*out = v;
-	return true;
+	return text == NULL || cli_parse_seconds("exec", what, text, out);
 }
 
 /* A count @min..2147483647 for --@what; NULL: keep *@out. */
@@ -182,6 +161,22 @@ static bool exec_elastic_options(cli_elastic_opts *eo)
 	return true;
 }
 
+/* Without --format, a world that knows only its coordinator (torchrun,
+ * Kubeflow, DeepSpeed: the others' addresses unknown) cannot be written as
+ * TF_CONFIG, the default, but is exactly what torch's variables say: use
+ * those rather than refuse. An explicit --format is kept as given. */
+static void exec_default_format(const cr_result *res, int verbose, char ***formats)
+{
+	if (cli_fmt.format != NULL || cr_spec_num_unknown(cr_result_spec(res), NULL) == 0)
+		return;
+	g_strfreev(*formats);
+	*formats = g_strsplit("torch", ",", -1);
+	if (verbose > 0)
+		cli_error("exec: the addresses of %zu tasks are unknown: --format torch, not "
+			  "tf_config",
+			  cr_spec_num_unknown(cr_result_spec(res), NULL));
+}
+
 int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 {
 	cli_opts o;
@@ -230,8 +225,10 @@ int cli_cmd_exec(const cli_opts *in, int argc, char **argv)
 	setenv("CLUSTER_RESOLVER_EXEC", exec_supervise ? "supervise" : "1", 1);
 	rc = cli_resolve(&o, &ctx, &res);
 	unsetenv("CLUSTER_RESOLVER_EXEC");
-	if (rc == CLI_OK)
+	if (rc == CLI_OK) {
+		exec_default_format(res, o.verbose, &formats);
 		rc = exec_set_env(res, (const char *const *)formats);
+	}
 	g_strfreev(formats);
 	if (rc == CLI_OK && exec_supervise)
 		rc = cli_supervise(ctx, res, &argv[2], stop_timeout);

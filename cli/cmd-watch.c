@@ -91,15 +91,10 @@ static bool watch_parse_count(const char *text, int64_t *out)
 
 static bool watch_parse_seconds(const char *text, int64_t *ms)
 {
-	char *end = NULL;
 	double v;
 
-	errno = 0;
-	v = strtod(text, &end);
-	if (errno != 0 || end == text || *end != '\0' || !(v >= 0 && v <= 86400)) {
-		cli_error("watch: invalid timeout \"%s\": expected seconds 0..86400", text);
+	if (!cli_parse_seconds("watch", "timeout", text, &v))
 		return false;
-	}
 	*ms = (int64_t)(v * 1000);
 	return true;
 }

@@ -81,6 +81,29 @@ bool cli_parse_task_id(const char *text, int64_t *out)
 	return true;
 }
 
+bool cli_parse_seconds(const char *command, const char *what, const char *text, double *out)
+{
+	size_t whole, frac = 0;
+	char *end = NULL;
+	double v = -1;
+
+	whole = strspn(text, "0123456789");
+	if (text[whole] == '.')
+		frac = strspn(text + whole + 1, "0123456789") + 1;
+	if ((whole > 0 || frac > 1) && text[whole + frac] == '\0') {
+		errno = 0;
+		v = strtod(text, &end);
+		if (errno != 0 || *end != '\0')
+			v = -1;
+	}
+	if (!(v >= 0 && v <= 86400)) {
+		cli_error("%s: invalid %s \"%s\": expected seconds 0..86400", command, what, text);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
 int cli_open(const cli_opts *o, cr_context **out)
 {
 	cr_error err = CR_ERROR_INIT;

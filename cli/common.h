@@ -50,6 +50,11 @@ int cli_resolve(const cli_opts *o, cr_context **ctx, cr_result **res);
  * substitute, swap of neighbours) of @word, as git suggests one; NULL when
  * none is, or when @word is too short for a guess to mean anything. */
 const char *cli_nearest(const char *word, const char *const *names);
+/* Seconds 0..86400 for @command's @what ("stop timeout"), written in
+ * decimal (DIGITS, DIGITS.DIGITS, .DIGITS: no sign, blank, exponent,
+ * hexadecimal, "inf" or "nan", which strtod alone would take); false with
+ * a message naming both when invalid. */
+bool cli_parse_seconds(const char *command, const char *what, const char *text, double *out);
 /* Parse a non-negative task id; false (with a message) when invalid. */
 bool cli_parse_task_id(const char *text, int64_t *out);
 

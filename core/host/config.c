@@ -190,9 +190,10 @@ cr_status config_parse_string(cr_plan *plan, const char *text, const char *name,
  * (unless a launcher says it is one of several: no silent world of one).
  * The launchers come before the schedulers: the innermost one started this
  * process (docs/launchers.md). */
-const char *const config_auto_order[] = { "tfconfig",  "torch-env", "mpi", "slurm", "pbs",
-					  "sge",       "k8s",       "gce", "tpu",   "sagemaker",
-					  "aws-batch", "skypilot",  "aws", NULL };
+const char *const config_auto_order[] = { "tfconfig", "torch-env", "mpi",  "slurm",     "pbs",
+					  "sge",      "lsf",       "flux", "vertex",    "volcano",
+					  "k8s",      "gce",       "tpu",  "sagemaker", "aws-batch",
+					  "skypilot", "aws",       NULL };
 
 cr_status config_parse_auto(cr_plan *plan, const char *const *installed, cr_error *err)
 {

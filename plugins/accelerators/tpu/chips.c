@@ -325,7 +325,12 @@ cr_status tpu_chips_find(cr_plugin_ctx *ctx, const char *root, struct tpu_chips 
 		st = tpu_chips_accel(ctx, pci, npci, naccel, out, err);
 	else if (nvfio > 0 && npci > 0)
 		st = tpu_chips_vfio(ctx, root, vfio, nvfio, pci, npci, out, err);
-	if (st == CR_OK && out->n == 0)
+	if (st == CR_OK && naccel == 0 && nvfio == 0)
+		/* The words of accelerators/tpu.applies (test manifest-reasons). */
+		st = cr_host->error_set(err, CR_DECLINED,
+					"no TPU: no %s/dev/accel* or %s/dev/vfio/N node", root,
+					root);
+	else if (st == CR_OK && out->n == 0)
 		st = cr_host->error_set(err, CR_DECLINED,
 					"no TPU: %zu TPU PCI functions, no usable %s/dev/accel* "
 					"or %s/dev/vfio/N node",

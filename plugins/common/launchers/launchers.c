@@ -7,6 +7,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "launchers.h"
 
@@ -21,8 +22,8 @@ static const launch_size table[] = {
 	{ "PMI_SIZE", "a PMI launcher (MPICH's or Intel MPI's mpiexec, Flux)", "mpi", NULL,
 	  "processes" },
 	{ "MV2_COMM_WORLD_SIZE", "MVAPICH2's mpirun_rsh", "mpi", NULL, "processes" },
-	{ "JSM_NAMESPACE_SIZE", "an LSF jsrun launch", NULL, NULL, "processes" },
-	{ "FLUX_JOB_SIZE", "a Flux job", NULL, NULL, "processes" },
+	{ "JSM_NAMESPACE_SIZE", "an LSF jsrun launch", "lsf", NULL, "processes" },
+	{ "FLUX_JOB_SIZE", "a Flux job", "flux", NULL, "processes" },
 	{ "SLURM_STEP_NUM_TASKS", "a Slurm step (srun)", "slurm", NULL, "processes" },
 	{ "SLURM_NTASKS", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID", "tasks" },
 	{ "SLURM_JOB_NUM_NODES", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID", "nodes" },
@@ -53,6 +54,63 @@ bool launch_decimal(const char *s, uint64_t max, uint64_t *out)
 	return true;
 }
 
+int launch_env_uint(cr_plugin_ctx *ctx, const char *who, const char *var, int64_t *out,
+		    cr_status *st, cr_error *err)
+{
+	const char *v = cr_host->getenv(ctx, var);
+	uint64_t n = 0;
+
+	if (v == NULL)
+		return 0;
+	if (!launch_decimal(v, INT32_MAX, &n)) {
+		*st = cr_host->error_set(err, CR_ERR_BACKEND,
+					 "%s: %s=\"%.64s\" is not a non-negative integer", who, var,
+					 v);
+		return -1;
+	}
+	*out = (int64_t)n;
+	return 1;
+}
+
+/* An allocation that says its size only as "host slots host slots ..."
+ * (LSF's LSB_MCPU_HOSTS: no number of slots of its own is confirmed):
+ * the sum of the slots. Looked at after the table, as an allocation. */
+typedef struct launch_pairs {
+	const char *env; /* the variable read */
+	launch_size size;
+} launch_pairs;
+
+static const launch_pairs pairs_table[] = {
+	{ "LSB_MCPU_HOSTS",
+	  { "LSB_MCPU_HOSTS's slots", "an LSF job", "lsf", "LSB_JOBID", "slots" } },
+};
+
+/* The sum of the slots of "host slots ..." @s; false when it is not such
+ * a list. */
+static bool launch_pairs_sum(const char *s, uint64_t *sum)
+{
+	char num[24];
+
+	*sum = 0;
+	for (const char *p = s + strspn(s, " \t\n"); *p != '\0'; p += strspn(p, " \t\n")) {
+		size_t n;
+		uint64_t v;
+
+		p += strcspn(p, " \t\n"); /* the host */
+		p += strspn(p, " \t\n");
+		n = strcspn(p, " \t\n");
+		if (n == 0 || n >= sizeof(num))
+			return false;
+		memcpy(num, p, n);
+		num[n] = '\0';
+		if (!launch_decimal(num, UINT32_MAX, &v) || *sum + v > LAUNCH_SIZE_MAX)
+			return false;
+		*sum += v;
+		p += n;
+	}
+	return true;
+}
+
 const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size)
 {
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
@@ -65,6 +123,17 @@ const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size)
 			continue;
 		*size = n;
 		return &table[i];
+	}
+	for (size_t i = 0; i < sizeof(pairs_table) / sizeof(pairs_table[0]); i++) {
+		const launch_size *l = &pairs_table[i].size;
+		const char *v = cr_host->getenv(ctx, pairs_table[i].env);
+		uint64_t n;
+
+		if (v == NULL || !launch_pairs_sum(v, &n) || n < 2 ||
+		    cr_host->getenv(ctx, l->with) == NULL)
+			continue;
+		*size = n;
+		return l;
 	}
 	return NULL;
 }

@@ -24,9 +24,11 @@ typedef struct launch_size {
 
 /* The first entry of the table whose variable holds a decimal number above
  * 1 in this process's environment (and whose @with variable is set), its
- * value in *@size; NULL when no launcher says there is more than one
- * process. A value that is not a decimal number is passed over: the plugin
- * that reads it reports it. */
+ * value in *@size; else an LSF job's LSB_MCPU_HOSTS whose "host slots"
+ * pairs add up to more than 1 (the entry's var is "LSB_MCPU_HOSTS's
+ * slots"); NULL when no launcher says there is more than one process. A
+ * value that is not a decimal number (or such a list) is passed over: the
+ * plugin that reads it reports it. */
 const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size);
 
 /* The largest size a size variable may say (19 digits): a longer number
@@ -38,5 +40,11 @@ const launch_size *launch_size_find(cr_plugin_ctx *ctx, uint64_t *size);
  * launcher's or scheduler's numbers (ranks, sizes, indices) for the
  * plugins that link this library; each words its own message. */
 bool launch_decimal(const char *s, uint64_t max, uint64_t *out);
+
+/* Variable @var as a decimal below 2^31, into *@out: 1; 0 when unset; -1
+ * when it is no such number, with *@st and @err set to CR_ERR_BACKEND,
+ * "@who: VAR=\"VALUE\" is not a non-negative integer". */
+int launch_env_uint(cr_plugin_ctx *ctx, const char *who, const char *var, int64_t *out,
+		    cr_status *st, cr_error *err);
 
 #endif /* CR_COMMON_LAUNCHERS_H */

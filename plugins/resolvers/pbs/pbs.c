@@ -13,7 +13,12 @@
  * script is on node 0, the only process there); with one a slot, Torque's
  * PBS_VNODENUM. Anything else has no rank from PBS (OpenPBS sets no slot
  * variable): it declines, saying what would place it (mpirun through the
- * mpi resolver, --task-id), never "task 0".
+ * mpi resolver, Torque's pbsdsh), never "task 0". (Not --task-id: a
+ * resolver cannot see it, and it would not stop this decline.)
+ *
+ * GPUs: Torque's PBS_GPUFILE lists a job's GPUs, "host-gpuN" a line; each
+ * task of a host gets an equal share of that host's (a share that does not
+ * divide is an error naming the host).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -38,21 +43,78 @@ static cr_status pbs_read_nodefile(cr_plugin_ctx *ctx, launch_alloc *h, const ch
 	return launch_alloc_read_file(ctx, "PBS", *path, LAUNCH_HOST_A_LINE, 0, h, err);
 }
 
+/* PBS_GPUFILE ("host-gpuN" lines) as a count a host of @h, in *@gpus
+ * (h->n entries, the caller's to free); *@gpus NULL when unset. */
+static cr_status pbs_read_gpufile(cr_plugin_ctx *ctx, const launch_alloc *h, uint64_t **gpus,
+				  cr_error *err)
+{
+	const char *path = cr_host->getenv(ctx, "PBS_GPUFILE");
+	launch_alloc g;
+	cr_status st;
+
+	*gpus = NULL;
+	if (path == NULL || *path == '\0')
+		return CR_OK;
+	launch_alloc_init(&g);
+	st = launch_alloc_read_file(ctx, "PBS", path, LAUNCH_HOST_A_LINE, 0, &g, err);
+	if (st == CR_OK && (*gpus = calloc(h->n, sizeof(**gpus))) == NULL)
+		st = cr_host->error_set(err, CR_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; st == CR_OK && i < g.n; i++) {
+		char *dash = strrchr(g.host[i], '-');
+		uint64_t idx;
+		long host;
+
+		if (dash == NULL || strncmp(dash, "-gpu", 4) != 0 ||
+		    !launch_decimal(dash + 4, 65535, &idx)) {
+			st = cr_host->error_set(err, CR_ERR_PARSE,
+						"PBS: %s: \"%s\" is not \"host-gpuN\"", path,
+						g.host[i]);
+			break;
+		}
+		*dash = '\0';
+		host = launch_alloc_find(h, g.host[i]);
+		if (host < 0)
+			st = cr_host->error_set(err, CR_ERR_PARSE,
+						"PBS: %s: host \"%s\" is not in PBS_NODEFILE", path,
+						g.host[i]);
+		else
+			(*gpus)[host]++;
+	}
+	launch_alloc_clear(&g);
+	if (st != CR_OK) {
+		free(*gpus);
+		*gpus = NULL;
+	}
+	return st;
+}
+
+/* Each task's share of its host's GPUs. */
+static cr_status pbs_set_gpus(cr_result_builder *b, const launch_alloc *h, const uint64_t *gpus,
+			      const char *job, int64_t tph, bool per_slot, cr_error *err)
+{
+	cr_status st = CR_OK;
+
+	for (size_t i = 0; st == CR_OK && i < h->n; i++) {
+		int64_t k = per_slot ? (int64_t)h->slots[i] : tph;
+		int64_t first = launch_alloc_first_task(h, i, tph, per_slot);
+
+		if (gpus[i] % (uint64_t)k != 0)
+			return cr_host->error_set(
+				err, CR_ERR_BACKEND,
+				"PBS: PBS_GPUFILE gives %s %llu GPUs, no equal share "
+				"for its %lld tasks",
+				h->host[i], (unsigned long long)gpus[i], (long long)k);
+		for (int64_t t = 0; st == CR_OK && t < k; t++)
+			st = cr_host->result_set_task_accelerators(
+				b, job, first + t, "GPU", (int64_t)(gpus[i] / (uint64_t)k), err);
+	}
+	return st;
+}
+
 /* @var as a decimal below 2^31: 1, 0 when unset, -1 after an error. */
 static int pbs_uint(cr_plugin_ctx *ctx, const char *var, int64_t *out, cr_status *st, cr_error *err)
 {
-	const char *v = cr_host->getenv(ctx, var);
-	uint64_t n = 0;
-
-	if (v == NULL)
-		return 0;
-	if (!launch_decimal(v, INT32_MAX, &n)) {
-		*st = cr_host->error_set(err, CR_ERR_BACKEND,
-					 "PBS: %s=\"%.64s\" is not a non-negative integer", var, v);
-		return -1;
-	}
-	*out = (int64_t)n;
-	return 1;
+	return launch_env_uint(ctx, "PBS", var, out, st, err);
 }
 
 static cr_status pbs_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state, cr_error *err)
@@ -113,11 +175,11 @@ static cr_status pbs_rank(cr_plugin_ctx *ctx, const launch_alloc *h, bool per_sl
 	return cr_host->error_set(
 		err, CR_DECLINED,
 		"in PBS job %.64s of %zu hosts, but PBS gives this process no rank among %s "
-		"(%s): start the tasks with mpirun (the mpi resolver) or give --task-type "
-		"and --task-id",
+		"(%s): start the tasks with mpirun (the mpi resolver places each rank)%s",
 		cr_host->getenv(ctx, "PBS_JOBID"), h->n,
 		per_slot ? "the slots" : "several tasks a host",
-		per_slot ? "PBS_VNODENUM is Torque's pbsdsh's only" : "tasks_per_host > 1");
+		per_slot ? "PBS_VNODENUM is Torque's pbsdsh's only" : "tasks_per_host > 1",
+		per_slot ? "" : " or, under Torque, with pbsdsh and per_slot = true");
 }
 
 static cr_status pbs_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder *b, cr_error *err)
@@ -127,6 +189,7 @@ static cr_status pbs_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	int64_t tph = cr_host->opt_int(ctx, "tasks_per_host");
 	int64_t base = cr_host->opt_int(ctx, "port_base"), rank = -1;
 	launch_alloc h;
+	uint64_t *gpus = NULL;
 	cr_status st;
 
 	(void)state;
@@ -134,6 +197,8 @@ static cr_status pbs_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	st = pbs_read_nodefile(ctx, &h, &path, err);
 	if (st == CR_OK)
 		st = pbs_rank(ctx, &h, per_slot, tph, &rank, err);
+	if (st == CR_OK)
+		st = pbs_read_gpufile(ctx, &h, &gpus, err);
 	if (st == CR_OK) {
 		cr_host->result_set_fact_string(b, "launcher", "PBS", NULL);
 		cr_host->result_set_fact_string(b, "nodefile", path, NULL);
@@ -142,6 +207,9 @@ static cr_status pbs_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 				: launch_alloc_first_task(&h, (size_t)rank, tph, false);
 		st = launch_alloc_emit(b, "PBS", &h, job, tph, per_slot, base, rank, err);
 	}
+	if (st == CR_OK && gpus != NULL)
+		st = pbs_set_gpus(b, &h, gpus, job, tph, per_slot, err);
+	free(gpus);
 	launch_alloc_clear(&h);
 	return st;
 }

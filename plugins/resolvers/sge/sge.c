@@ -54,18 +54,6 @@ static void sge_destroy(void *state)
 	(void)state;
 }
 
-/* The resolver's name for a launcher table entry's plugin. */
-static const char *sge_placer(const launch_size *l)
-{
-	if (l->plugin == NULL)
-		return "that launcher's resolver";
-	if (strcmp(l->plugin, "torch-env") == 0)
-		return "the torch-env resolver";
-	if (strcmp(l->plugin, "mpi") == 0)
-		return "the mpi resolver";
-	return "that launcher's resolver";
-}
-
 static cr_status sge_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 {
 	const char *id = cr_host->getenv(ctx, "JOB_ID"), *script;
@@ -102,9 +90,12 @@ static cr_status sge_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 		return cr_host->error_set(
 			err, CR_DECLINED,
 			"in Grid Engine job %.64s, but %s=%llu says %s started this process (one "
-			"of %llu %s), not the job script: %s places it",
+			"of %llu %s), not the job script: %s%s%s",
 			id, l->var, (unsigned long long)size, l->launcher, (unsigned long long)size,
-			l->unit, sge_placer(l));
+			l->unit,
+			l->plugin != NULL ? "the " : "no resolver of this version reads it",
+			l->plugin != NULL ? l->plugin : "",
+			l->plugin != NULL ? " resolver places it" : "");
 	return CR_OK;
 }
 

@@ -121,6 +121,11 @@ check "count 0: stderr" 'cluster-resolver: watch: invalid count "0": expected an
 "$cli" -c "$conf" watch --timeout x 2>"$tmp/err"
 check "bad timeout: exit" 2 "$?"
 check "bad timeout: stderr" 'cluster-resolver: watch: invalid timeout "x": expected seconds 0..86400' "$(cat "$tmp/err")"
+for t in 1e1 0x10 " 5" -1; do
+	"$cli" -c "$conf" watch --timeout "$t" 2>"$tmp/err"
+	check "timeout '$t': exit" 2 "$?"
+	check "timeout '$t': stderr" "cluster-resolver: watch: invalid timeout \"$t\": expected seconds 0..86400" "$(cat "$tmp/err")"
+done
 "$cli" -c "$conf" watch extra 2>/dev/null
 check "an argument: exit" 2 "$?"
 

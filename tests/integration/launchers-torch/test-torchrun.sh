@@ -4,7 +4,8 @@
 # at a c10d rendezvous. In every worker `cluster-resolver resolve --format
 # torch` (a config listing torch-env) prints exactly what torchrun set, and
 # `--format tf_config` refuses with exit 1 and one line naming the
-# launcher. Each worker writes files of its own (worker.sh). Every wait is a
+# launcher; `exec` without --format gives torch's variables instead of
+# refusing. Each worker writes files of its own (worker.sh). Every wait is a
 # bound, never a measure.
 set -u
 cli=${CR_CLI:?CR_CLI is not set}
@@ -66,6 +67,9 @@ for r in 0 1 2 3; do
 	check "rank $r: --format tf_config refusal" \
 		"cluster-resolver: format 'tf_config' needs every task's address: resolver 'torch-env' (torchrun) gave the addresses of 1 of the 4 tasks of job 'worker', not the others' (use --format torch, torchrun, jax, env or json)" \
 		"$(cat "$tmp/$r.tferr" 2>/dev/null)"
+	check "rank $r: exec without --format gives torch's variables" \
+		"$(sed -n "s/^export GROUP_RANK='\(.*\)'/\1/p" "$tmp/$r.want" 2>/dev/null) 4 unset
+exit 0" "$(cat "$tmp/$r.exec" 2>/dev/null)"
 done
 check "world size in every worker" "4 4 4 4" \
 	"$(for r in 0 1 2 3; do sed -n "s/^export WORLD_SIZE='\(.*\)'/\1/p" "$tmp/$r.got" 2>/dev/null; done | tr '\n' ' ' | sed 's/ $//')"

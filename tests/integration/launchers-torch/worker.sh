@@ -19,3 +19,8 @@ out=${TE_OUT:?}/$RANK
 echo $? >"$out.rc"
 "$CR_CLI" -c "$TE_CONF" resolve --format tf_config >"$out.tf" 2>"$out.tferr"
 echo $? >"$out.tfrc"
+# exec without --format: torch's variables (NODE_RANK is ours, not
+# torchrun's), no TF_CONFIG.
+"$CR_CLI" -c "$TE_CONF" exec -- sh -c 'printf "%s %s %s\n" "$NODE_RANK" "$WORLD_SIZE" "${TF_CONFIG-unset}"' \
+	>"$out.exec" 2>&1
+echo "exit $?" >>"$out.exec"

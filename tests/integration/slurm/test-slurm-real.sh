@@ -59,6 +59,45 @@ check "srun -N4 -n8 -m cyclic --gpus-per-task=1" 8 1 -- -N4 -n8 -m cyclic --gpus
 printf 'node3\nnode1\nnode1\nnode2\nnode3\nnode4\n' >"$dir/hostfile"
 SLURM_HOSTFILE="$dir/hostfile" check "srun -n6 -m arbitrary" 6 -- -n6 --distribution=arbitrary
 
+# torchrun inside a step: the innermost launcher places its workers
+# (docs/launchers.md). The step is one Slurm task; torchrun's two workers
+# each get torchrun's world of 2, not Slurm's world of 1.
+if /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
+	printf '%s\n' 'resolvers = ( { plugin = "torch-env"; policy = "sufficient"; },' \
+		'  { plugin = "slurm"; policy = "sufficient"; } );' >"$dir/torch.conf"
+	cat >"$dir/torch-worker.sh" <<WORKER
+#!/bin/sh
+"$CR_CLI" --config "$dir/torch.conf" resolve --format json >"$dir/torch.\$RANK" 2>&1
+echo "exit \$? \$MASTER_PORT \$SLURM_PROCID/\$SLURM_NTASKS" >>"$dir/torch.\$RANK"
+WORKER
+	std=
+	/usr/bin/python3 -c 'import sys
+from torch.distributed.elastic.multiprocessing.api import Std
+sys.exit(Std.from_str("0") is None)' 2>/dev/null || std="--redirects 2 --tee 2"
+	# shellcheck disable=SC2086
+	if srun --immediate=30 --time=1 -N1 -n1 /usr/bin/python3 -m torch.distributed.run --standalone \
+		--nproc_per_node 2 --max_restarts 0 $std --no_python sh "$dir/torch-worker.sh" \
+		>"$dir/torch.log" 2>&1; then
+		p=$(sed -n 's/^exit 0 \([0-9]*\) .*/\1/p' "$dir/torch.0")
+		w="{\"cluster\": {\"worker\": [\"localhost:$p\", null]}, \"task\": {\"type\": \"worker\", \"index\":"
+		if [ -n "$p" ] && [ "$(cat "$dir/torch.0")" = "$w 0}, \"master\": \"localhost:$p\", \"num_accelerators\": {}}
+exit 0 $p 0/1" ] && [ "$(cat "$dir/torch.1")" = "$w 1}, \"master\": \"\", \"num_accelerators\": {}}
+exit 0 $p 0/1" ]; then
+			echo "ok - torchrun in a step: each worker gets torchrun's world of 2"
+		else
+			echo "not ok - torchrun in a step"
+			cat "$dir/torch.0" "$dir/torch.1" >&2
+			fail=1
+		fi
+	else
+		echo "not ok - torchrun in a step: srun failed"
+		cat "$dir/torch.log" >&2
+		fail=1
+	fi
+else
+	echo "ok - # SKIP torchrun in a step: no torch for /usr/bin/python3"
+fi
+
 # A smaller step inside an sbatch allocation. The batch script itself is not
 # a task: slurm declines, and the shipped local fallback refuses (no silent
 # world of one) rather than answer "task 0" for every rank a launcher in the

@@ -3,7 +3,8 @@
  * test-pbs.c - the `pbs` resolver through cr-testhost: a job of 3 hosts and
  * 5 slots (tests/fixtures/pbs/aux/123.server, one line a slot, FQDNs as
  * PBS writes them when a vnode has an explicit host name), the job script
- * (PBS_NODENUM=0), a task on node 2, Torque's pbsdsh task on slot 3, and
+ * (PBS_NODENUM=0), a task on node 2, Torque's pbsdsh task on slot 3, its
+ * GPUs (PBS_GPUFILE: a short name finds its FQDN in the node file), and
  * each node file and variable that is wrong; and, written by this test under
  * the build tree, a node file of 10^6 lines (4 hosts of 250,000 slots) and
  * a FIFO.
@@ -66,6 +67,22 @@ static const thc_case cases[] = {
 	  "", { "PBS_JOBID=1.s", "PBS_ENVIRONMENT=PBS_BATCH", "PBS_NODENUM=0" }, ROOT, { "resolve" },
 	  "",
 	  R "PBS_NODEFILE is not set (PBS sets it in every job)", CR_ERR_BACKEND },
+	{ "gpufile-a-task-a-host",
+	  "", { JOB, "PBS_NODENUM=1", "PBS_GPUFILE=/aux/123.server.gpu" }, ROOT, { "resolve", "--format", "json" },
+	  "{\"cluster\": {\"worker\": " W3 "}, \"task\": {\"type\": \"worker\", \"index\": 1}, \"master\": \"node2.cluster:8888\", \"num_accelerators\": {\"GPU\": 2}}\n",
+	  "", CR_OK },
+	{ "gpufile-per-slot-shares",
+	  "per_slot = true;", { JOB, "PBS_NODENUM=0", "PBS_VNODENUM=1", "PBS_GPUFILE=/aux/123.server.gpu" }, ROOT, { "resolve", "--format", "json" },
+	  "{\"cluster\": {\"worker\": [\"node1.cluster:8888\", \"node1.cluster:8889\", \"node2.cluster:8888\", \"node2.cluster:8889\", \"node3.cluster:8888\"]}, \"task\": {\"type\": \"worker\", \"index\": 1}, \"master\": \"node1.cluster:8889\", \"num_accelerators\": {\"GPU\": 1}}\n",
+	  "", CR_OK },
+	{ "gpufile-host-not-in-nodefile",
+	  "", { JOB, "PBS_NODENUM=0", "PBS_GPUFILE=/aux/stranger.gpu" }, ROOT, { "resolve" },
+	  "",
+	  R "/aux/stranger.gpu: host \"node9.cluster\" is not in PBS_NODEFILE", CR_ERR_PARSE },
+	{ "gpufile-bad-line",
+	  "", { JOB, "PBS_NODENUM=0", "PBS_GPUFILE=/aux/bad.gpu" }, ROOT, { "resolve" },
+	  "",
+	  R "/aux/bad.gpu: \"node1.cluster-gpuX\" is not \"host-gpuN\"", CR_ERR_PARSE },
 	{ "declines-outside-pbs",
 	  "", { "PBS_JOBID=1.s" }, ROOT, { "resolve" },
 	  "",

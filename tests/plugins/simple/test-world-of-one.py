@@ -35,8 +35,8 @@ ROWS = [
     ("PMI_SIZE", "processes", "a PMI launcher (MPICH's or Intel MPI's mpiexec, Flux)", "mpi",
      None),
     ("MV2_COMM_WORLD_SIZE", "processes", "MVAPICH2's mpirun_rsh", "mpi", None),
-    ("JSM_NAMESPACE_SIZE", "processes", "an LSF jsrun launch", None, None),
-    ("FLUX_JOB_SIZE", "processes", "a Flux job", None, None),
+    ("JSM_NAMESPACE_SIZE", "processes", "an LSF jsrun launch", "lsf", None),
+    ("FLUX_JOB_SIZE", "processes", "a Flux job", "flux", None),
     ("SLURM_STEP_NUM_TASKS", "processes", "a Slurm step (srun)", "slurm", None),
     ("SLURM_NTASKS", "tasks", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID"),
     ("SLURM_JOB_NUM_NODES", "nodes", "a Slurm job (sbatch, salloc)", "slurm", "SLURM_JOB_ID"),
@@ -107,6 +107,19 @@ def main():
     line = "   error: " + refusal("OMPI_COMM_WORLD_SIZE", 2, "processes", "Open MPI's mpirun",
                                   "mpi")[len("cluster-resolver: resolver 'local': "):]
     ok(rc == 1 and line in out, "explain: the local resolver's error", f"{rc} {out!r} {err!r}")
+    # An LSF job says its slots only as LSB_MCPU_HOSTS's "host slots" pairs.
+    lsf = {"LSB_JOBID": "4711", "LSB_MCPU_HOSTS": "hA 2 hB.example.org 3"}
+    rc, out, err = run(lsf, conf, "resolve", "--format", "json")
+    want = refusal("LSB_MCPU_HOSTS's slots", 5, "slots", "an LSF job", "lsf")
+    ok(rc == 1 and out == "" and err == want, "LSB_MCPU_HOSTS of 5 slots: refused",
+       f"rc={rc} out={out!r}\n got {err!r}\nwant {want!r}")
+    for value in ("hA 1", "hA", "hA two hB 2", "hA -2 hB 2", ""):
+        rc, out, err = run(dict(lsf, LSB_MCPU_HOSTS=value), conf, "resolve", "--format", "json")
+        ok(rc == 0 and out == LOCAL_WORKER and err == "",
+           f"LSB_MCPU_HOSTS={value!r}: the local worker", f"rc={rc} {out!r} {err!r}")
+    rc, out, err = run({"LSB_MCPU_HOSTS": "hA 2 hB 2"}, conf, "resolve", "--format", "json")
+    ok(rc == 0 and out == LOCAL_WORKER and err == "",
+       "LSB_MCPU_HOSTS without LSB_JOBID: the local worker", f"rc={rc} {out!r} {err!r}")
     # The shipped default configuration: a task that Grid Engine's qrsh -inherit
     # started in a job of 4 slots (no PE_HOSTFILE, no rank: sge declines).
     shipped = os.path.join(SRC, "config", "cluster-resolver.conf")
