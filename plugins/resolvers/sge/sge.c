@@ -83,10 +83,12 @@ static cr_status sge_probe(void *state, cr_plugin_ctx *ctx, cr_error *err)
 			"(PE_HOSTFILE is not set: a serial job, one slot)",
 			id);
 	}
-	/* A launcher inside the job: its processes inherit the job script's
-	 * PE_HOSTFILE, and are not the job script. */
+	/* A task launcher inside the job (a size in processes: torchrun,
+	 * mpirun, mpiexec, jsrun, srun): its processes inherit the job script's
+	 * PE_HOSTFILE, and are not the job script. An allocation's count
+	 * (Slurm's, Torque's) that qsub -V carried in says nothing of that. */
 	l = launch_size_find(ctx, &size);
-	if (l != NULL && (l->plugin == NULL || strcmp(l->plugin, "sge") != 0))
+	if (l != NULL && strcmp(l->unit, "processes") == 0)
 		return cr_host->error_set(
 			err, CR_DECLINED,
 			"in Grid Engine job %.64s, but %s=%llu says %s started this process (one "

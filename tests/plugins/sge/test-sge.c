@@ -5,7 +5,8 @@
  * (tests/fixtures/sge/spool/node1/active_jobs/17.1/pe_hostfile: FQDNs, a
  * host on two lines, UNDEFINED, <NULL> and a binding string in the fourth
  * field), its options, NSLOTS/NHOSTS/NQUEUES that disagree with the file, a
- * task of qrsh -inherit, a serial job, torchrun and mpirun inside the job,
+ * task of qrsh -inherit, a serial job, torchrun and mpirun inside the job
+ * (a Slurm allocation's counts that qsub -V carried in are no launcher),
  * an array task, each bad file; and, written by this test under the build
  * tree, a PE_HOSTFILE of 10^6 lines (4 hosts, round robin) and a FIFO.
  */
@@ -81,6 +82,10 @@ static const thc_case cases[] = {
 	  "", { JOB, N, "OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_SIZE=9", "OMPI_COMM_WORLD_LOCAL_RANK=0" }, ROOT, { "probe" },
 	  "", "in Grid Engine job 17, but OMPI_COMM_WORLD_SIZE=9 says Open MPI's mpirun started this process (one of 9 processes), not the job script: the mpi resolver places it",
 	  CR_DECLINED },
+	{ "slurm-allocation-carried-by-qsub-V-is-not-a-launcher",
+	  "", { JOB, N, "SLURM_JOB_ID=5", "SLURM_NTASKS=8", "SLURM_JOB_NUM_NODES=2" }, ROOT, { "resolve" },
+	  "{\"cluster\": {\"worker\": " W3 "}" T0 "}\n",
+	  "", CR_OK },
 	{ "outside-grid-engine",
 	  "", { "PE_HOSTFILE=" PEF, "NSLOTS=9" }, ROOT, { "resolve" },
 	  "", NONE, CR_DECLINED },
