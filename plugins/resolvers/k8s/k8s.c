@@ -409,7 +409,7 @@ static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	watched->full = st->in_watch; /* kept only where a watch follows */
 	rc = k8s_build(st, ctx, &conn, ns, &self, b, watched, NULL, err);
 	if (rc == CR_OK) { /* where the next watch starts */
-		watched->self_ns = g_strdup(self.namespace);
+		k8s_self_keep(watched, &self);
 		watched->fresh = st->in_watch;
 		k8s_watched_free(st->watched);
 		st->watched = g_steal_pointer(&watched);
