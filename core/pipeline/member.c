@@ -180,10 +180,10 @@ static void counts_text(GString *out, GHashTable *counts)
 		g_string_append_len(out, text,
 				    (gssize)put_head(text, "k", '=', (int64_t)strlen(kind), ':'));
 		g_string_append(out, kind);
-		g_string_append_len(
-			out, text,
-			(gssize)put_head(text, "n", '#',
-					 *(int64_t *)g_hash_table_lookup(counts, kind), ';'));
+		g_string_append_len(out, text,
+				    (gssize)put_head(text, "n", '#',
+						     *(int64_t *)g_hash_table_lookup(counts, kind),
+						     ';'));
 	}
 	g_ptr_array_unref(kinds);
 }
@@ -226,12 +226,12 @@ static gint job_name_cmp(gconstpointer a, gconstpointer b, gpointer spec)
 GBytes *result_canon(const cr_result *res)
 {
 	canon_out d = { NULL,
-			 0,
-			 0,
-			 NULL,
-			 -1,
-			 g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-			 g_string_new(NULL) };
+			0,
+			0,
+			NULL,
+			-1,
+			g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+			g_string_new(NULL) };
 	size_t njobs = cr_spec_num_jobs(res->spec);
 	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(size_t), (guint)njobs);
 	bool any_counts = res->task_accel != NULL && g_hash_table_size(res->task_accel) > 0;
@@ -258,7 +258,8 @@ GBytes *result_canon(const cr_result *res)
 		}
 		for (size_t i = 0; i < n; i++) {
 			GHashTable *counts =
-				any_counts ? task_accel_get(res->task_accel, job, indices[i]) : NULL;
+				any_counts ? task_accel_get(res->task_accel, job, indices[i])
+					   : NULL;
 
 			put_int(&d, "i", indices[i]);
 			put_str(&d, "a", addrs[i]);

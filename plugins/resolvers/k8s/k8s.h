@@ -58,7 +58,7 @@ struct k8s_watched {
 	/* How this process knows its pod (struct k8s_self's), for the
 	 * records the watch makes of the pods its events bring. */
 	char *self_pod_name, *self_hostname, *self_pod_ip;
-	bool full;        /* its lists keep each pod's view (k8s_watch_list.full) */
+	bool full; /* its lists keep each pod's view (k8s_watch_list.full) */
 	/* The lists' pods are what the server holds as of each list's version:
 	 * every list full, no fault, no 410 since (k8s_watch.c clears it). */
 	bool fresh;

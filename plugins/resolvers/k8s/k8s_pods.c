@@ -493,7 +493,8 @@ bool k8s_table_enough(const struct k8s *st, const char *ns, const struct k8s_sel
  * no uid: a kept pod is one pod). */
 static void k8s_replay(const struct k8s_watch_list *from, struct k8s_collect *c)
 {
-	const struct k8s_pod_seen *seen = (const struct k8s_pod_seen *)(const void *)from->pods->data;
+	const struct k8s_pod_seen *seen =
+		(const struct k8s_pod_seen *)(const void *)from->pods->data;
 
 	g_array_set_size(c->pods, from->pods->len); /* room for them all, */
 	g_array_set_size(c->pods, 0);               /* then filled */
