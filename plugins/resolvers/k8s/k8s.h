@@ -62,6 +62,12 @@ struct k8s_watched {
 	/* The lists' pods are what the server holds as of each list's version:
 	 * every list full, no fault, no 410 since (k8s_watch.c clears it). */
 	bool fresh;
+	/* A change the watch applied to the lists as the host ended its round
+	 * (a signal to the agent as the pod was deleted): the round's answer
+	 * is lost, the lists' versions are past the event, so the next watch
+	 * op answers it at once (k8s_watch_many.c); a resolve from the lists
+	 * answers it too (k8s.c). */
+	bool unanswered;
 };
 
 /* k8s_view.c */
