@@ -156,6 +156,10 @@ def latency():
         before = len(fx.events())
         fx.op(op='ip', namespace='bench', name=fx_name(k % PODS), ip='10.250.%d.%d' % (k >> 8, k & 255))
         wait(lambda: len(lines(times)) >= k + 1, 120, 'generation %d' % (k + 1))
+        # the fixture logs an event once it is written: a generation may
+        # come first (it took 6 ms here)
+        wait(lambda: any(e['type'] == 'MODIFIED' for e in fx.events()[before:]), 60,
+             'event %d in the log' % k)
         new = [e for e in fx.events()[before:] if e['type'] == 'MODIFIED']
         rvs.append(new[0]['rv'])
     lists = plugin_lists() - lists0

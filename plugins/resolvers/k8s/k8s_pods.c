@@ -332,9 +332,7 @@ static bool k8s_pod_is_self(const struct k8s_self *self, const struct k8s_pod_vi
 	return false;
 }
 
-/* ---- a pod kept for the watch ------------------------------------------ */
-
-/* A record's head; "NAME\0HOST:PORT\0NAMESPACE\0PHASE\0" follows it. */
+/* A pod kept for the watch: its record's head, then "NAME\0HOST:PORT\0NS\0PHASE\0". */
 struct k8s_rec {
 	int64_t index; /* -1: none (or order = "name") */
 	int32_t accel;
@@ -358,23 +356,6 @@ char *k8s_pod_record(const struct k8s *st, const struct k8s_pod_view *pod, const
 	g_string_append_len(scratch, ns, (gssize)strlen(ns) + 1);
 	g_string_append(scratch, pod->phase ? pod->phase : "");
 	return g_memdup2(scratch->str, scratch->len + 1);
-}
-
-void k8s_self_keep(struct k8s_watched *w, const struct k8s_self *self)
-{
-	w->self_ns = g_strdup(self->namespace);
-	w->self_pod_name = g_strdup(self->pod_name);
-	w->self_hostname = g_strdup(self->hostname);
-	w->self_pod_ip = g_strdup(self->pod_ip);
-}
-
-void k8s_self_kept(const struct k8s_watched *w, struct k8s_self *self)
-{
-	memset(self, 0, sizeof(*self));
-	self->pod_name = w->self_pod_name;
-	self->hostname = w->self_hostname;
-	self->pod_ip = w->self_pod_ip;
-	self->namespace = w->self_ns;
 }
 
 static cr_status k8s_collect_pod(const struct k8s_pod_view *pod, void *ud, cr_error *err)
@@ -487,32 +468,28 @@ bool k8s_table_enough(const struct k8s *st, const char *ns, const struct k8s_sel
 	       (!self || (!self->hostname && !self->pod_ip));
 }
 
-/* The pods a watch kept for one selector, in place of its list: each
- * record as k8s_collect_pod would have made it of the pod's view (its
- * strings stay the watch's, which nothing changes while a resolve runs;
- * no uid: a kept pod is one pod). */
+/* The pods a watch kept for one selector, in place of its list, as
+ * k8s_collect_pod makes them of views (the names stay the records', which
+ * nothing changes while a resolve runs; no uid: a kept pod is one pod). */
 static void k8s_replay(const struct k8s_watch_list *from, struct k8s_collect *c)
 {
 	const struct k8s_pod_seen *seen =
 		(const struct k8s_pod_seen *)(const void *)from->pods->data;
 
-	g_array_set_size(c->pods, from->pods->len); /* room for them all, */
-	g_array_set_size(c->pods, 0);               /* then filled */
+	g_array_set_size(g_array_set_size(c->pods, from->pods->len), 0); /* room */
 	for (guint i = 0; i < from->pods->len; i++) {
-		const char *r = seen[i].rec;
 		struct k8s_rec h;
-		struct k8s_pod p = { 0 };
+		struct k8s_pod p;
 		const char *ns;
 
-		memcpy(&h, r, sizeof(h));
-		p.name = r + sizeof(h);
-		ns = k8s_pod_addr(&p);
-		ns += strlen(ns) + 1;
-		p.index = h.index;
-		p.accel = h.accel;
-		p.accel_kind = h.accel_kind;
-		p.running = h.running;
-		p.self = c->self != NULL && h.self;
+		memcpy(&h, seen[i].rec, sizeof(h));
+		p = (struct k8s_pod){ .name = seen[i].rec + sizeof(h),
+				      .index = h.index,
+				      .accel = h.accel,
+				      .accel_kind = h.accel_kind,
+				      .running = h.running,
+				      .self = c->self != NULL && h.self };
+		ns = k8s_pod_addr(&p) + strlen(k8s_pod_addr(&p)) + 1;
 		p.ns = k8s_value_id(c, ns, &c->last_ns);
 		p.phase = k8s_value_id(c, ns + strlen(ns) + 1, &c->last_phase);
 		g_array_append_val(c->pods, p);

@@ -140,6 +140,23 @@ bool k8s_watch_list_get(const struct k8s_watch_list *l, guint64 key, guint64 *di
 	return true;
 }
 
+void k8s_self_keep(struct k8s_watched *w, const struct k8s_self *self)
+{
+	w->self_ns = g_strdup(self->namespace);
+	w->self_pod_name = g_strdup(self->pod_name);
+	w->self_hostname = g_strdup(self->hostname);
+	w->self_pod_ip = g_strdup(self->pod_ip);
+}
+
+void k8s_self_kept(const struct k8s_watched *w, struct k8s_self *self)
+{
+	memset(self, 0, sizeof(*self));
+	self->pod_name = w->self_pod_name;
+	self->hostname = w->self_hostname;
+	self->pod_ip = w->self_pod_ip;
+	self->namespace = w->self_ns;
+}
+
 void k8s_watched_free(struct k8s_watched *w)
 {
 	if (!w)

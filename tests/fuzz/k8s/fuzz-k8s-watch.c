@@ -105,12 +105,6 @@ char *k8s_pod_record(const struct k8s *st, const struct k8s_pod_view *pod, const
 
 /* ---- what k8s_watch (the op) calls, never called here ------------------- */
 
-void k8s_self_kept(const struct k8s_watched *w, struct k8s_self *self)
-{
-	(void)w, (void)self;
-	abort();
-}
-
 cr_status k8s_conn_load(const struct k8s *st, cr_plugin_ctx *ctx, struct k8s_conn *conn,
 			cr_error *err)
 {
