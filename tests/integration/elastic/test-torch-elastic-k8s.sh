@@ -34,6 +34,14 @@ printf '%s\n' 'accelerators = ( );' \
 	'  port = 2222; jobs = { worker = [ "job-name=w" ]; }; } );' >"$conf"
 # op JSON: one change of the pods (the fixture's watch timeline).
 op() { printf '%s\n' "$1" >>"$ctl"; }
+# written TYPE N: until the fixture wrote N events of TYPE to a watch (its
+# store has the change then), at most ~60 s.
+written() {
+	n=0
+	while [ "$(count "\"type\": \"$1\"" "$tmp/api/events.jsonl")" -lt "$2" ] &&
+		[ "$n" -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+	[ "$n" -lt 600 ] || { echo "FAIL: no $1 event written"; fail=1; }
+}
 # agent M POD: member M, the agent of pod POD, in the background.
 agent() {
 	: >"$tmp/$1.err"
@@ -48,10 +56,12 @@ agent B w-1
 wait_init A 2 1
 wait_init B 2 1
 wait_steps A 2 3
-# scale-up: created Pending (a member to come), then Running
+# scale-up: created Pending (a member to come), then Running; its
+# container (the agent) starts once it runs
 op '{"op": "add", "pod": {"name": "w-2", "labels": {"job-name": "w"}, "phase": "Pending", "podIP": "127.0.0.3"}}'
-sleep 1
+written ADDED 1
 op '{"op": "phase", "name": "w-2", "phase": "Running"}'
+written MODIFIED 1
 agent C w-2
 wait_init A 3 1
 wait_init B 3 1
