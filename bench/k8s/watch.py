@@ -52,6 +52,7 @@ EVENTS = int(os.environ.get('CR_WATCH_EVENTS', '100'))
 BEATS = int(os.environ.get('CR_WATCH_HEARTBEATS', '100000'))
 BILL_PODS = int(os.environ.get('CR_WATCH_BILL_PODS', '1000'))
 BILL_S = float(os.environ.get('CR_WATCH_BILL_SECONDS', '120'))
+SPAWNED = []  # every process started here: ended however the run ends
 INTERVAL = 300  # k8s.so's watch_interval (default): the host's resync with a watch
 OLD_INTERVAL = 30  # its earlier default, and how often several selectors are listed again
 
@@ -82,6 +83,7 @@ class Fixture:
             ['/usr/bin/python3', FIXTURE, '--dir', self.dir, '--generate', 'worker=%d:bench' % pods,
              '--continue-ttl', '3600', '--watch-control', self.ctl],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        SPAWNED.append(self.proc)
         wait(lambda: os.path.exists(os.path.join(self.dir, 'port')), 600, 'the fixture')
         self.conf = os.path.join(TMP, name + '.conf')
         with open(self.conf, 'w') as f:
@@ -109,9 +111,10 @@ class Fixture:
 
 
 def driver(fx, count, extra=()):
-    return subprocess.Popen([DRIVER, fx.conf, str(count), '-1'] + list(extra),
-                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(TMP, 'driver.err'),
-                                                                   'a'))
+    SPAWNED.append(subprocess.Popen([DRIVER, fx.conf, str(count), '-1'] + list(extra),
+                                    stdout=subprocess.DEVNULL,
+                                    stderr=open(os.path.join(TMP, 'driver.err'), 'a')))
+    return SPAWNED[-1]
 
 
 def pct(xs, p):
@@ -129,6 +132,7 @@ def latency():
          os.path.join(TMP, 'kcache'), 'get', 'pods', '-n', 'bench', '-l', 'job-name=worker',
          '--watch', '--watch-only', '-o', 'jsonpath={.metadata.resourceVersion}{"\\n"}'],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    SPAWNED.append(kc)
 
     def read():
         for line in kc.stdout:
@@ -156,6 +160,10 @@ def latency():
         before = len(fx.events())
         fx.op(op='ip', namespace='bench', name=fx_name(k % PODS), ip='10.250.%d.%d' % (k >> 8, k & 255))
         wait(lambda: len(lines(times)) >= k + 1, 120, 'generation %d' % (k + 1))
+        # the fixture logs an event once it is written: a generation may
+        # come first (it took 6 ms here)
+        wait(lambda: any(e['type'] == 'MODIFIED' for e in fx.events()[before:]), 60,
+             'event %d in the log' % k)
         new = [e for e in fx.events()[before:] if e['type'] == 'MODIFIED']
         rvs.append(new[0]['rv'])
     lists = plugin_lists() - lists0
@@ -317,4 +325,10 @@ def report_bill(b):
 
 
 if __name__ == '__main__':
-    main()
+    try:
+        main()
+    finally:  # a run that failed leaves no fixture, driver or kubectl behind
+        for proc in SPAWNED:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait()

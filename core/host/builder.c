@@ -13,10 +13,9 @@
 
 #include "host/host-private.h"
 
-char *task_key(const char *job, int64_t index)
+/* "JOB\nINDEX" into @key (@len + 22 bytes at least), returned. */
+static char *task_key_into(char *key, const char *job, size_t len, int64_t index)
 {
-	size_t len = strlen(job);
-	char *key = g_malloc(len + 22); /* '\n', '-', 19 digits, NUL */
 	uint64_t v = index < 0 ? -(uint64_t)index : (uint64_t)index;
 	char digits[20];
 	int n = 0;
@@ -35,13 +34,29 @@ char *task_key(const char *job, int64_t index)
 	return key;
 }
 
+char *task_key(const char *job, int64_t index)
+{
+	size_t len = strlen(job);
+
+	return task_key_into(g_malloc(len + 22), job, len, index); /* '\n', '-', 19 digits, NUL */
+}
+
 GHashTable *task_accel_get(GHashTable *task_accel, const char *job, int64_t index)
 {
-	char *key = task_key(job, index);
-	GHashTable *counts = g_hash_table_lookup(task_accel, key);
+	size_t len = strlen(job);
+	char small[128], *key;
+	GHashTable *counts;
 
-	g_free(key);
-	return counts;
+	if (len + 22 > sizeof(small)) {
+		key = task_key(job, index);
+		counts = g_hash_table_lookup(task_accel, key);
+		g_free(key);
+		return counts;
+	}
+	/* task_key's bytes on the stack: a digest or a format of 10,000 tasks
+	 * asks this 10,000 times */
+	key = task_key_into(small, job, len, index);
+	return g_hash_table_lookup(task_accel, key);
 }
 
 void passed_fd_free(gpointer p)

@@ -112,12 +112,11 @@ cr_status union_merge(union_state *u, const union_overrides *over, cr_result **o
 /* ---- watching (member.c, watch.c) --------------------------------------- */
 typedef struct watch_state {
 	uint64_t generation; /* of the last result returned; 0 before the first */
-	char digest[65];     /* its result_digest */
+	GBytes *canon;       /* its result_canon */
 	char *member_job;    /* the task this process follows, by job and address */
 	char *member_address;
 	int64_t retry_ms; /* after failed resolutions: the backoff before the next */
 } watch_state;
-#define RESULT_DIGEST_LEN 64
 watch_state *watch_state_new(void);
 void watch_state_free(watch_state *ws);
 /* Whether the first generation is out: a task override no longer pins. */
@@ -128,9 +127,10 @@ void member_remember(watch_state *ws, const cr_result *res);
  * cr_context_watch), or none when it left. Called by cr_context_resolve
  * between the union and the accelerator layer. */
 void member_follow(cr_context *ctx, cr_result *res);
-/* SHA-256 (hex) of @res's canonical text: jobs by name, tasks by index with
- * their addresses and accelerators, identity, rpc layer, own counts. */
-void result_digest(const cr_result *res, char out[RESULT_DIGEST_LEN + 1]);
+/* @res's canonical bytes: jobs by name, tasks by index with their
+ * addresses and accelerators, identity, rpc layer, own counts; equal bytes
+ * are equal results (a reordered answer is no change). (transfer full) */
+GBytes *result_canon(const cr_result *res);
 
 /* ---- instances (instance.c), the context (context.c; its state is in
  * host/host-private.h) ------------------------------------------------------ */

@@ -6,7 +6,7 @@
  * watched resolver in a thread of its own for one round), a polled
  * resolver is due (its watch_interval, with a 10% jitter), the caller's
  * deadline passed or the watch was cancelled; then it resolves the whole
- * context and returns the result only when its digest (member.c) differs
+ * context and returns the result only when its canonical text (member.c) differs
  * from the last one returned. A round ends by cancelling every watch op
  * still running (the context's round descriptor, which the host table's
  * watch slots hand out) and joining its thread. One call of a watch op
@@ -380,7 +380,8 @@ cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **resu
 {
 	int64_t deadline, now;
 	cr_result *res = NULL;
-	char digest[RESULT_DIGEST_LEN + 1];
+	GBytes *canon = NULL;
+	bool changed;
 	cr_status st = CR_OK;
 
 	if (ctx == NULL || result == NULL)
@@ -397,7 +398,7 @@ cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **resu
 		st = cr_context_resolve(ctx, &res, err);
 		if (st == CR_OK) {
 			ctx->watch = watch_state_new();
-			result_digest(res, ctx->watch->digest);
+			ctx->watch->canon = result_canon(res);
 			member_remember(ctx->watch, res);
 			ctx->watch->generation = 1;
 			schedule_polls(ctx);
@@ -420,14 +421,17 @@ cr_status cr_context_watch(cr_context *ctx, int64_t timeout_ms, cr_result **resu
 			goto out;
 		}
 		ctx->watch->retry_ms = 0;
-		result_digest(res, digest);
-		relist_done(ctx, strcmp(digest, ctx->watch->digest) != 0);
-		if (strcmp(digest, ctx->watch->digest) != 0)
+		canon = result_canon(res);
+		changed = !g_bytes_equal(canon, ctx->watch->canon);
+		relist_done(ctx, changed);
+		if (changed)
 			break;
+		g_bytes_unref(canon);
 		cr_result_free(res);
 		res = NULL;
 	}
-	memcpy(ctx->watch->digest, digest, sizeof(digest));
+	g_bytes_unref(ctx->watch->canon);
+	ctx->watch->canon = canon;
 	member_remember(ctx->watch, res);
 	ctx->watch->generation++;
 out:

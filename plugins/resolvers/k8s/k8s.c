@@ -359,6 +359,7 @@ static cr_status k8s_resolve_watched(struct k8s *st, cr_plugin_ctx *ctx, cr_resu
 
 	cr_host->result_set_fact_string(b, "namespace", w->namespace ? w->namespace : "*", NULL);
 	cr_host->result_set_fact_string(b, "answered_from", "watch", NULL);
+	st->watched->unanswered = false; /* what it applied is in this answer */
 	k8s_self_init(st, ctx, w->self_ns, &self);
 	rc = k8s_build(st, ctx, NULL, w->namespace, &self, b, NULL, w, err);
 	g_free(self.namespace);
@@ -409,7 +410,7 @@ static cr_status k8s_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 	watched->full = st->in_watch; /* kept only where a watch follows */
 	rc = k8s_build(st, ctx, &conn, ns, &self, b, watched, NULL, err);
 	if (rc == CR_OK) { /* where the next watch starts */
-		watched->self_ns = g_strdup(self.namespace);
+		k8s_self_keep(watched, &self);
 		watched->fresh = st->in_watch;
 		k8s_watched_free(st->watched);
 		st->watched = g_steal_pointer(&watched);

@@ -45,9 +45,9 @@ struct k8s_watch_list {
 	bool relist; /* neither form of a Job label matched (k8s_legacy.c):
 			   * which one the pods will carry is unknown, so the
 			   * watch lists again instead of watching one */
-	bool full;   /* each pod's view is kept (a watched resolution): the
-			   * watch keeps them as events come, and a resolve may
-			   * answer from them (k8s_pods.c) */
+	bool full;   /* each pod's record is kept (a watched resolution,
+			   * k8s_pod_record): the watch keeps them as events
+			   * come, and a resolve may answer from them (k8s_pods.c) */
 };
 
 /** What the last successful resolve listed (state->watched). */
@@ -55,10 +55,19 @@ struct k8s_watched {
 	char *namespace;  /* NULL: all namespaces */
 	GPtrArray *lists; /* struct k8s_watch_list *, in resolve order */
 	char *self_ns;    /* the namespace of this process's pod, when known */
-	bool full;        /* its lists keep each pod's view (k8s_watch_list.full) */
+	/* How this process knows its pod (struct k8s_self's), for the
+	 * records the watch makes of the pods its events bring. */
+	char *self_pod_name, *self_hostname, *self_pod_ip;
+	bool full; /* its lists keep each pod's view (k8s_watch_list.full) */
 	/* The lists' pods are what the server holds as of each list's version:
 	 * every list full, no fault, no 410 since (k8s_watch.c clears it). */
 	bool fresh;
+	/* A change the watch applied to the lists as the host ended its round
+	 * (a signal to the agent as the pod was deleted): the round's answer
+	 * is lost, the lists' versions are past the event, so the next watch
+	 * op answers it at once (k8s_watch_many.c); a resolve from the lists
+	 * answers it too (k8s.c). */
+	bool unanswered;
 };
 
 /* k8s_view.c */
@@ -119,10 +128,6 @@ bool k8s_text_ok(const char *s, size_t n);
  * or a selector this cannot read matches (the server judged it). */
 bool k8s_view_selected(const struct k8s_pod_view *v, const char *selector);
 const char *k8s_view_from_json(struct k8s_view_store *s, json_object *pod, struct k8s_pod_view *v);
-/* What a resolution reads of a pod, kept in one allocation (a watched
- * resolution's pods, k8s_watched.c), and the view read back from it. */
-char *k8s_view_pack(const struct k8s_pod_view *v);
-void k8s_view_unpack(struct k8s_view_store *s, const char *blob, struct k8s_pod_view *v);
 
 /** Called for each pod of a list, in the server's order. */
 typedef cr_status (*k8s_pod_fn)(const struct k8s_pod_view *pod, void *user_data, cr_error *err);
@@ -235,6 +240,16 @@ cr_status k8s_build(const struct k8s *st, cr_plugin_ctx *ctx, const struct k8s_c
 bool k8s_pod_counts(const struct k8s *st, const struct k8s_pod_view *pod);
 guint64 k8s_pod_digest(const struct k8s *st, const struct k8s_pod_view *pod, const char *ns,
 		       GString *scratch);
+/* What a resolution reads of a pod, in one allocation: its order, phase,
+ * address, accelerators, whether it is this process's (@self: nullable),
+ * its name and namespace; a watched resolution keeps one a pod
+ * (k8s_watched.c), and answers from them with no view to read again.
+ * @scratch is reused. (transfer full) */
+char *k8s_pod_record(const struct k8s *st, const struct k8s_pod_view *pod, const char *ns,
+		     const struct k8s_self *self, GString *scratch);
+/* The identity of @self kept in @w, and read back (borrowed from @w). */
+void k8s_self_keep(struct k8s_watched *w, const struct k8s_self *self);
+void k8s_self_kept(const struct k8s_watched *w, struct k8s_self *self);
 /* "namespace/name" of a pod (transfer full). */
 char *k8s_pod_key(const struct k8s_pod_view *pod, const char *ns);
 /* A 64-bit hash (FNV-1a) of "namespace/name". */
@@ -252,20 +267,20 @@ cr_status k8s_wait_running(const struct k8s *st, cr_plugin_ctx *ctx, const struc
 struct k8s_watched *k8s_watched_new(const char *namespace);
 /* A list of the resolve; its selector is set once it is listed. */
 struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w);
-/* A pod the list gave (its key hash, its digest, its view packed when the
- * list is full, else NULL); a key put again replaces the earlier one. */
+/* A pod the list gave (its key hash, its digest, its record when the list
+ * is full, else NULL); a key put again replaces the earlier one. */
 struct k8s_pod_seen {
 	guint64 key, digest;
-	char *view; /* (owned, nullable) k8s_view_pack */
+	char *rec; /* (owned, nullable) k8s_pod_record */
 };
-/* @view: (transfer full) (nullable). */
-void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest, char *view);
+/* @rec: (transfer full) (nullable). */
+void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest, char *rec);
 /* Sorted for k8s_watch_list_get (k8s_watch does it when a watch starts). */
 void k8s_watch_list_seal(struct k8s_watch_list *l);
 bool k8s_watch_list_get(const struct k8s_watch_list *l, guint64 key, guint64 *digest);
-/* A sealed list after an event: the pod set (@view: transfer full) or
- * gone (@view NULL), in its place by key. */
-void k8s_watch_list_update(struct k8s_watch_list *l, guint64 key, guint64 digest, char *view,
+/* A sealed list after an event: the pod set (@rec: transfer full) or
+ * gone (@rec NULL), in its place by key. */
+void k8s_watch_list_update(struct k8s_watch_list *l, guint64 key, guint64 digest, char *rec,
 			   bool gone);
 void k8s_watch_list_clear(struct k8s_watch_list *l);
 void k8s_watched_free(struct k8s_watched *w);

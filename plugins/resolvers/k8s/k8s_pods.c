@@ -332,6 +332,32 @@ static bool k8s_pod_is_self(const struct k8s_self *self, const struct k8s_pod_vi
 	return false;
 }
 
+/* A pod kept for the watch: its record's head, then "NAME\0HOST:PORT\0NS\0PHASE\0". */
+struct k8s_rec {
+	int64_t index; /* -1: none (or order = "name") */
+	int32_t accel;
+	uint8_t accel_kind, running, self;
+};
+
+char *k8s_pod_record(const struct k8s *st, const struct k8s_pod_view *pod, const char *ns,
+		     const struct k8s_self *self, GString *scratch)
+{
+	struct k8s_rec h = { st->order_by_index ? k8s_pod_index(pod) : -1,
+			     st->accelerators ? pod->accel : 0,
+			     st->accelerators ? pod->accel_kind : 0,
+			     pod->phase && strcmp(pod->phase, "Running") == 0,
+			     self != NULL && k8s_pod_is_self(self, pod, ns) };
+
+	g_string_truncate(scratch, 0);
+	g_string_append_len(scratch, (const char *)&h, sizeof(h));
+	g_string_append_len(scratch, pod->name, (gssize)strlen(pod->name) + 1);
+	k8s_pod_address(st, pod, ns, scratch);
+	g_string_append_len(scratch, "", 1);
+	g_string_append_len(scratch, ns, (gssize)strlen(ns) + 1);
+	g_string_append(scratch, pod->phase ? pod->phase : "");
+	return g_memdup2(scratch->str, scratch->len + 1);
+}
+
 static cr_status k8s_collect_pod(const struct k8s_pod_view *pod, void *ud, cr_error *err)
 {
 	struct k8s_collect *c = ud;
@@ -360,7 +386,8 @@ static cr_status k8s_collect_pod(const struct k8s_pod_view *pod, void *ud, cr_er
 	if (c->watch && k8s_pod_counts(c->st, pod))
 		k8s_watch_list_put(c->watch, k8s_pod_key_hash(pod, ns),
 				   k8s_pod_digest(c->st, pod, ns, c->text),
-				   c->watch->full ? k8s_view_pack(pod) : NULL);
+				   c->watch->full ? k8s_pod_record(c->st, pod, ns, c->self, c->text)
+						  : NULL);
 	return CR_OK;
 }
 
@@ -441,20 +468,32 @@ bool k8s_table_enough(const struct k8s *st, const char *ns, const struct k8s_sel
 	       (!self || (!self->hostname && !self->pod_ip));
 }
 
-/* The pods a watch kept for one selector, in place of its list. */
-static cr_status k8s_replay(const struct k8s_watch_list *from, struct k8s_collect *c, cr_error *err)
+/* The pods a watch kept for one selector, in place of its list, as
+ * k8s_collect_pod makes them of views (the names stay the records', which
+ * nothing changes while a resolve runs; no uid: a kept pod is one pod). */
+static void k8s_replay(const struct k8s_watch_list *from, struct k8s_collect *c)
 {
-	struct k8s_view_store store;
-	struct k8s_pod_view v;
-	cr_status rc = CR_OK;
+	const struct k8s_pod_seen *seen =
+		(const struct k8s_pod_seen *)(const void *)from->pods->data;
 
-	k8s_view_store_init(&store);
-	for (guint i = 0; rc == CR_OK && i < from->pods->len; i++) {
-		k8s_view_unpack(&store, g_array_index(from->pods, struct k8s_pod_seen, i).view, &v);
-		rc = k8s_collect_pod(&v, c, err);
+	g_array_set_size(g_array_set_size(c->pods, from->pods->len), 0); /* room */
+	for (guint i = 0; i < from->pods->len; i++) {
+		struct k8s_rec h;
+		struct k8s_pod p;
+		const char *ns;
+
+		memcpy(&h, seen[i].rec, sizeof(h));
+		p = (struct k8s_pod){ .name = seen[i].rec + sizeof(h),
+				      .index = h.index,
+				      .accel = h.accel,
+				      .accel_kind = h.accel_kind,
+				      .running = h.running,
+				      .self = c->self != NULL && h.self };
+		ns = k8s_pod_addr(&p) + strlen(k8s_pod_addr(&p)) + 1;
+		p.ns = k8s_value_id(c, ns, &c->last_ns);
+		p.phase = k8s_value_id(c, ns + strlen(ns) + 1, &c->last_phase);
+		g_array_append_val(c->pods, p);
 	}
-	k8s_view_store_clear(&store);
-	return rc;
 }
 
 /* @listed: plus the pods the server gave for @selector (duplicates and pods
@@ -480,8 +519,9 @@ static cr_status k8s_build_selector(struct k8s_emit *e, cr_plugin_ctx *ctx,
 				 -1 };
 	cr_status rc;
 
+	rc = CR_OK;
 	if (from != NULL)
-		rc = k8s_replay(from, &c, err);
+		k8s_replay(from, &c);
 	else
 		rc = k8s_list_selector(e->st, ctx, conn, ns, selector,
 				       k8s_table_enough(e->st, ns, e->self), k8s_collect_pod,

@@ -69,6 +69,7 @@ struct k8s_stream {
 	GString *buf; /* bytes of the event being received */
 	GString *scratch;
 	struct k8s_view_store store;
+	struct k8s_self self; /* this process's pod, for the records kept */
 	json_tokener *tok;
 	char *version;  /* where the watch resumes */
 	int64_t events; /* of this stream */
@@ -183,10 +184,13 @@ static void k8s_event_pod(struct k8s_stream *s, const char *type, const struct k
 	if (counts)
 		now = k8s_pod_digest(s->st, pod, ns, s->scratch);
 	differs = known != counts || (counts && old != now);
-	/* A full list follows the pod: its view kept as it is now (also when
-	 * nothing the membership reads changed: its identity fields may). */
+	/* A full list follows the pod: its record kept as it is now (also when
+	 * nothing the membership reads changed: whether it is this process's
+	 * pod may have). */
 	if (s->list->full && (known || counts))
-		k8s_watch_list_update(s->list, hash, now, counts ? k8s_view_pack(pod) : NULL,
+		k8s_watch_list_update(s->list, hash, now,
+				      counts ? k8s_pod_record(s->st, pod, ns, &s->self, s->scratch)
+					     : NULL,
 				      !counts);
 	if (differs) {
 		char *raw = k8s_pod_key(pod, ns);
@@ -491,6 +495,7 @@ void k8s_watch_one(struct k8s_watch_one *o)
 	s.err = err;
 	k8s_view_store_init(&s.store);
 	s.store.want_labels = true; /* an event's pod is matched with the selector */
+	k8s_self_kept(o->st->watched, &s.self);
 	for (;;) {
 		int64_t started = cr_host->now_ms(ctx);
 		int64_t left = deadline_ms - started;

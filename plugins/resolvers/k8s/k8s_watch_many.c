@@ -93,6 +93,13 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 			st->watched->fresh = false; /* the host lists again */
 		return k8s_watch_poll(ctx, deadline_ms, changed);
 	}
+	if (st->watched->unanswered && st->watched->fresh) {
+		cr_host->log(ctx, CR_LOG_DEBUG,
+			     "a change applied as the last watch was ended: answered now");
+		st->watched->unanswered = false;
+		*changed = true;
+		return CR_OK;
+	}
 	rc = k8s_conn_load(st, ctx, &conn, err);
 	if (rc == CR_OK)
 		rc = k8s_auth_prepare(st, ctx, &conn, err);
@@ -144,6 +151,8 @@ cr_status k8s_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, bool *
 	/* A change answers unless the host ended the round (not one of ours). */
 	*changed = rc == CR_OK && any &&
 		   (g_atomic_int_get(&stopped_by_us) || !cr_host->watch_cancelled(ctx));
+	/* ... and is kept for the next op when the lists followed it */
+	st->watched->unanswered = rc == CR_OK && any && !*changed && !stale;
 	for (guint i = 0; i < n; i++)
 		g_free(t[i].one.version);
 	g_free(t);

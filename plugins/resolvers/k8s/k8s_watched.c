@@ -3,7 +3,8 @@
  * k8s_watched.c - what the last resolve listed, where its watch starts
  * (k8s.h: struct k8s_watched): per list its selector, its resourceVersion
  * and, per pod that counts, a 16-byte entry (a hash of namespace/name, the
- * digest of what the resolution reads of it), sorted once a watch starts.
+ * digest of what the resolution reads of it) and, for a watched resolution,
+ * its record (k8s_pod_record), sorted once a watch starts.
  */
 #include "k8s.h"
 
@@ -26,9 +27,9 @@ struct k8s_watch_list *k8s_watched_add(struct k8s_watched *w)
 	return l;
 }
 
-void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest, char *view)
+void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest, char *rec)
 {
-	struct k8s_pod_seen p = { key, digest, view };
+	struct k8s_pod_seen p = { key, digest, rec };
 
 	g_array_append_val(l->pods, p);
 	l->sorted = false;
@@ -37,7 +38,7 @@ void k8s_watch_list_put(struct k8s_watch_list *l, guint64 key, guint64 digest, c
 static void k8s_seen_free(struct k8s_watch_list *l)
 {
 	for (guint i = 0; i < l->pods->len; i++)
-		g_free(g_array_index(l->pods, struct k8s_pod_seen, i).view);
+		g_free(g_array_index(l->pods, struct k8s_pod_seen, i).rec);
 }
 
 void k8s_watch_list_clear(struct k8s_watch_list *l)
@@ -66,7 +67,7 @@ void k8s_watch_list_seal(struct k8s_watch_list *l)
 	g_array_sort(l->pods, k8s_seen_cmp);
 	for (guint i = 0; i < l->pods->len; i++) {
 		if (n > 0 && p[n - 1].key == p[i].key)
-			g_free(p[--n].view); /* put again: the later one stands */
+			g_free(p[--n].rec); /* put again: the later one stands */
 		p[n++] = p[i];
 	}
 	g_array_set_size(l->pods, n);
@@ -90,16 +91,16 @@ static guint k8s_seen_find(const struct k8s_watch_list *l, guint64 key)
 	return lo;
 }
 
-void k8s_watch_list_update(struct k8s_watch_list *l, guint64 key, guint64 digest, char *view,
+void k8s_watch_list_update(struct k8s_watch_list *l, guint64 key, guint64 digest, char *rec,
 			   bool gone)
 {
 	guint at = k8s_seen_find(l, key);
 	struct k8s_pod_seen *p = (struct k8s_pod_seen *)(void *)l->pods->data;
 	bool here = at < l->pods->len && p[at].key == key;
-	struct k8s_pod_seen n = { key, digest, view };
+	struct k8s_pod_seen n = { key, digest, rec };
 
 	if (here)
-		g_free(p[at].view);
+		g_free(p[at].rec);
 	if (gone && here)
 		g_array_remove_index(l->pods, at);
 	else if (here)
@@ -107,7 +108,7 @@ void k8s_watch_list_update(struct k8s_watch_list *l, guint64 key, guint64 digest
 	else if (!gone)
 		g_array_insert_val(l->pods, at, n);
 	if (gone)
-		g_free(view);
+		g_free(rec);
 }
 
 bool k8s_watch_list_get(const struct k8s_watch_list *l, guint64 key, guint64 *digest)
@@ -139,6 +140,23 @@ bool k8s_watch_list_get(const struct k8s_watch_list *l, guint64 key, guint64 *di
 	return true;
 }
 
+void k8s_self_keep(struct k8s_watched *w, const struct k8s_self *self)
+{
+	w->self_ns = g_strdup(self->namespace);
+	w->self_pod_name = g_strdup(self->pod_name);
+	w->self_hostname = g_strdup(self->hostname);
+	w->self_pod_ip = g_strdup(self->pod_ip);
+}
+
+void k8s_self_kept(const struct k8s_watched *w, struct k8s_self *self)
+{
+	memset(self, 0, sizeof(*self));
+	self->pod_name = w->self_pod_name;
+	self->hostname = w->self_hostname;
+	self->pod_ip = w->self_pod_ip;
+	self->namespace = w->self_ns;
+}
+
 void k8s_watched_free(struct k8s_watched *w)
 {
 	if (!w)
@@ -155,5 +173,8 @@ void k8s_watched_free(struct k8s_watched *w)
 	g_ptr_array_unref(w->lists);
 	g_free(w->namespace);
 	g_free(w->self_ns);
+	g_free(w->self_pod_name);
+	g_free(w->self_hostname);
+	g_free(w->self_pod_ip);
 	g_free(w);
 }

@@ -19,7 +19,7 @@
  *   - no crash, leak or undefined behaviour.
  * The file is included, as fuzz-k8s-pages includes the page reader, so
  * that its static reader is driven as the watch drives it; the pods' key,
- * membership and digest (k8s_pods.c) are small fakes here that write down
+ * membership, digest and record (k8s_pods.c) are small fakes here that write down
  * each pod an event names, and the connection functions the watch op
  * would call (k8s_fetch.c and client/) are never called.
  */
@@ -93,6 +93,14 @@ guint64 k8s_pod_digest(const struct k8s *st, const struct k8s_pod_view *pod, con
 	(void)st;
 	g_string_printf(scratch, "%s/%s %s", ns, pod->name, pod->pod_ip ? pod->pod_ip : "");
 	return g_str_hash(scratch->str);
+}
+
+/* A list here is never full (no record kept): never called. */
+char *k8s_pod_record(const struct k8s *st, const struct k8s_pod_view *pod, const char *ns,
+		     const struct k8s_self *self, GString *scratch)
+{
+	(void)st, (void)pod, (void)ns, (void)self, (void)scratch;
+	abort();
 }
 
 /* ---- what k8s_watch (the op) calls, never called here ------------------- */
