@@ -145,17 +145,24 @@ static cr_status sge_read(cr_plugin_ctx *ctx, launch_alloc *a, const char **path
 
 /* The job script's task: 0 when it is the only task of the first host;
  * otherwise a decline. A process on a host that PE_HOSTFILE lists further
- * down (the name as written, else the same short name: launch_alloc_find)
+ * down (HOSTNAME, else the kernel's name; as written, else the same short
+ * name: launch_alloc_find)
  * is not the master task, whatever its environment says. */
 static cr_status sge_rank(cr_plugin_ctx *ctx, const launch_alloc *a, bool per_slot, int64_t tph,
 			  cr_error *err)
 {
 	const char *id = cr_host->getenv(ctx, "JOB_ID");
+	const char *sge_host = cr_host->getenv(ctx, "HOSTNAME");
 	uint64_t first = per_slot ? a->slots[0] : (uint64_t)tph;
 	char me[LAUNCH_HOST_MAX + 1];
 	long at = -1;
 
-	if (gethostname(me, sizeof(me)) == 0) {
+	/* Grid Engine sets HOSTNAME in a job's environment (exec_job.c);
+	 * the kernel's name where it does not. */
+	if (sge_host != NULL && *sge_host != '\0' && strlen(sge_host) <= LAUNCH_HOST_MAX) {
+		snprintf(me, sizeof(me), "%s", sge_host);
+		at = launch_alloc_find(a, me);
+	} else if (gethostname(me, sizeof(me)) == 0) {
 		me[sizeof(me) - 1] = '\0';
 		at = launch_alloc_find(a, me);
 	}
