@@ -120,8 +120,20 @@ char *cr_text_escape(const char *text)
 		return NULL;
 	out = g_string_sized_new(strlen(text));
 	while (*p != '\0') {
-		gunichar c = g_utf8_get_char_validated(p, -1);
-		const char *next = c < 0x110000 ? g_utf8_next_char(p) : p + 1;
+		gunichar c;
+		const char *next;
+		size_t run = 0;
+
+		/* printable ASCII, the common case, a run at a time */
+		while ((unsigned char)p[run] >= 0x20 && (unsigned char)p[run] < 0x7f)
+			run++;
+		if (run > 0) {
+			g_string_append_len(out, p, (gssize)run);
+			p += run;
+			continue;
+		}
+		c = g_utf8_get_char_validated(p, -1);
+		next = c < 0x110000 ? g_utf8_next_char(p) : p + 1;
 
 		if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c >= 0x110000) {
 			for (; p < next; p++) /* the bytes of a control, or one stray byte */
