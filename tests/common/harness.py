@@ -3,6 +3,7 @@ loopback-only namespace, skip outside ctest, find a built plugin, write a
 file, and count checks. Imported by the k8s, gce, aws and tpu harnesses
 (sys.path gets tests/common first)."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -96,6 +97,27 @@ def clean_env(home, fixed=None, extra=None, subst=str, lang='C', keep=()):
         else:
             env[k] = subst(v)
     return env
+
+
+def plugin_path_without_manifest(directory, name):
+    """CLUSTER_RESOLVER_PLUGIN_PATH with each folder that holds NAME.applies
+    replaced by a copy under @directory without that manifest, so that the
+    host loads NAME.so whatever the machine has: a stand-in (the fake NVML
+    through LD_LIBRARY_PATH) is there where the manifest's files (a driver's
+    /dev/nvidiactl) are not."""
+    out = []
+    for d in os.environ['CLUSTER_RESOLVER_PLUGIN_PATH'].split(':'):
+        if not os.path.exists(os.path.join(d, name + '.applies')):
+            out.append(d)
+            continue
+        copy = os.path.join(directory, 'no-manifest-' + os.path.basename(d))
+        if not os.path.isdir(copy):
+            os.makedirs(copy)
+            for f in os.listdir(d):
+                if f != name + '.applies' and os.path.isfile(os.path.join(d, f)):
+                    shutil.copy2(os.path.join(d, f), os.path.join(copy, f))
+        out.append(copy)
+    return ':'.join(out)
 
 
 def run_config(directory, conf_text, args, env, timeout=60, prefix=()):

@@ -84,6 +84,30 @@ static void nvidia_destroy(void *state)
 	free(s);
 }
 
+/* Whether the driver shows itself under `root`: its control node or its
+ * /proc tree (what nvidia.applies names). */
+static bool nvidia_driver_seen(const struct nvidia_state *s, cr_plugin_ctx *ctx)
+{
+	static const char *const marks[] = { "/dev/nvidiactl", "/proc/driver/nvidia" };
+	char path[PATH_MAX + 32];
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		cr_error e = CR_ERROR_INIT;
+		char *data = NULL;
+		size_t len = 0;
+		cr_status st;
+
+		snprintf(path, sizeof(path), "%s%s", s->root, marks[i]);
+		/* a device or a directory is refused at once, not read: only
+		 * "not found" means it is not there */
+		st = cr_host->read_file(ctx, path, 1, &data, &len, &e);
+		cr_host->free(data);
+		if (st != CR_ERR_NOT_FOUND)
+			return true;
+	}
+	return false;
+}
+
 /* NVML is unusable (@nvml_st, @nvml_err): try the driver's /proc tree. */
 static cr_status nvidia_fallback(struct nvidia_state *s, cr_plugin_ctx *ctx, cr_status nvml_st,
 				 const cr_error *nvml_err, cr_error *err)
@@ -101,6 +125,12 @@ static cr_status nvidia_fallback(struct nvidia_state *s, cr_plugin_ctx *ctx, cr_
 	}
 	if (st == CR_DECLINED && nvml_st != CR_DECLINED)
 		return cr_host->error_set(err, nvml_st, "%s", nvml_err->message);
+	if (st == CR_DECLINED && !nvidia_driver_seen(s, ctx))
+		/* The words of nvidia.applies (test manifest-reasons). */
+		return cr_host->error_set(err, CR_DECLINED,
+					  "no NVIDIA driver: neither %s/dev/nvidiactl nor "
+					  "%s/proc/driver/nvidia exists",
+					  s->root, s->root);
 	if (st == CR_DECLINED)
 		return cr_host->error_set(err, CR_DECLINED, "%s; %s", nvml_err->message,
 					  proc_err.message);

@@ -41,7 +41,9 @@ CPU_ONLY = ('accelerators = ( { plugin = "nvidia"; library = "/nonexistent/libnv
 
 
 def nvml(table, **more):
-    env = {'LD_LIBRARY_PATH': NVML, 'FAKE_NVML_CONFIG': os.path.join(FIX, 'nvml', table)}
+    # No /dev/nvidiactl here: nvidia.so is loaded without its manifest.
+    env = {'LD_LIBRARY_PATH': NVML, 'FAKE_NVML_CONFIG': os.path.join(FIX, 'nvml', table),
+           'CLUSTER_RESOLVER_PLUGIN_PATH': harness.plugin_path_without_manifest(TMP, 'nvidia')}
     env.update(more)
     return env
 

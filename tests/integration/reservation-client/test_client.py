@@ -138,7 +138,8 @@ def gpu_nvml():
         cl = h.Client(d, 'c', gpus_per_task=2)
         prog = ['exec', '--', 'sh', '-c', 'printf %s "${CUDA_VISIBLE_DEVICES-unset}"']
         extra = {'LD_LIBRARY_PATH': lib, 'FAKE_NVML_CONFIG': os.path.join(
-            h.harness.SRC, 'tests/fixtures/accel/nvml/dgx-a100.conf')}
+            h.harness.SRC, 'tests/fixtures/accel/nvml/dgx-a100.conf'),
+            'CLUSTER_RESOLVER_PLUGIN_PATH': h.harness.plugin_path_without_manifest(d, 'nvidia')}
         ports = h.free_ports(4)
         procs = [cl.start(prog, srv.address, e, dict(extra, TENSORFLOW_PORT=str(ports[e])))
                  for e in range(4)]
