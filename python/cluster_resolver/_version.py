@@ -6,4 +6,4 @@ wheel's version (setuptools' `attr`, parsed without importing the package),
 is not the top CMakeLists.txt's project(VERSION), which is what
 `cluster-resolver --version` and cr_version() report (ctest python-version
 checks those too)."""
-__version__ = '1.2.0'
+__version__ = '1.3.0'

@@ -218,7 +218,7 @@ const crt_cli_case cli_cases[] = {
 	  "    retries = 5\n"
 	  "    labels = ( 2 items )\n"
 	  "    password = (secret)\n"
-	  "resolver 'simple': plugin simple 1.2.0 (@PLUGINS@/resolvers/simple.so), policy optional, at @CONF@:6\n"
+	  "resolver 'simple': plugin simple 1.3.0 (@PLUGINS@/resolvers/simple.so), policy optional, at @CONF@:6\n"
 	  "    cluster = { 1 keys }\n",
 	  "", 0 },
 	{ "check-config-file-argument", NULL, { NULL }, { "check-config", "@DIR@/does-not-exist.conf" }, "",
@@ -514,7 +514,7 @@ const crt_cli_case cli_cases[] = {
 	{ "exit-unknown-format", PP "resolvers = ( " SIMPLE_W0 " );\n", { NULL },
 	  { "resolve", "--format", "yaml" }, "",
 	  PFX "unknown format 'yaml' (known: tf_config, json, clusterdef, env, torch, torchrun, jax, hostfile, horovod, hosts)\n", 2 },
-	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.2.0 (plugin ABI 1.3)\n", "", 0 },
+	{ "version", NULL, { NULL }, { "--version" }, "cluster-resolver 1.3.0 (plugin ABI 1.3)\n", "", 0 },
 	{ NULL },
 };
 /* clang-format on */

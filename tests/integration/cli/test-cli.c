@@ -82,16 +82,16 @@ static void test_dropins(void)
 		   "read @DIR@/dropins/conf.d/10-a.conf\n"
 		   "read @DIR@/dropins/conf.d/20-b.conf\n"
 		   "read @DIR@/dropins/conf.d/9-z.conf\n"
-		   "resolver 'main': plugin simple 1.2.0 (@PLUGINS@/resolvers/simple.so), policy "
+		   "resolver 'main': plugin simple 1.3.0 (@PLUGINS@/resolvers/simple.so), policy "
 		   "required, at @DIR@/dropins/main.conf:2\n"
 		   "    cluster = { 1 keys }\n"
-		   "resolver 'a': plugin simple 1.2.0 (@PLUGINS@/resolvers/simple.so), policy "
+		   "resolver 'a': plugin simple 1.3.0 (@PLUGINS@/resolvers/simple.so), policy "
 		   "required, at @DIR@/dropins/conf.d/10-a.conf:1\n"
 		   "    cluster = { 1 keys }\n"
-		   "resolver 'b': plugin simple 1.2.0 (@PLUGINS@/resolvers/simple.so), policy "
+		   "resolver 'b': plugin simple 1.3.0 (@PLUGINS@/resolvers/simple.so), policy "
 		   "required, at @DIR@/dropins/conf.d/20-b.conf:1\n"
 		   "    cluster = { 1 keys }\n"
-		   "resolver 'z': plugin simple 1.2.0 (@PLUGINS@/resolvers/simple.so), policy "
+		   "resolver 'z': plugin simple 1.3.0 (@PLUGINS@/resolvers/simple.so), policy "
 		   "required, at @DIR@/dropins/conf.d/9-z.conf:1\n"
 		   "    cluster = { 1 keys }\n",
 		   "", 0);
@@ -162,7 +162,7 @@ static void test_auto_default(void)
 	g_assert_cmpstr(err, ==, "");
 	{
 		char *tfc =
-			crt_subst("(built-in auto): ok\nresolver 'tfconfig': plugin tfconfig 1.2.0 "
+			crt_subst("(built-in auto): ok\nresolver 'tfconfig': plugin tfconfig 1.3.0 "
 				  "(@PLUGINS@/resolvers/tfconfig.so), policy sufficient, at "
 				  "(built-in auto):2\n",
 				  NULL);
@@ -176,7 +176,7 @@ static void test_auto_default(void)
 		     local != NULL && (p = strstr(p, "\nresolver '")) != NULL && p < local; p++)
 			before++;
 		tail = g_strdup_printf(
-			"resolver 'local': plugin simple 1.2.0 (@PLUGINS@/resolvers/simple.so), "
+			"resolver 'local': plugin simple 1.3.0 (@PLUGINS@/resolvers/simple.so), "
 			"policy sufficient, at (built-in auto):%u\n"
 			"    cluster = { 1 keys }\n    task_type = \"worker\"\n    task_id = 0\n"
 			"    refuse_if_launched = true\n",
