@@ -78,6 +78,10 @@ struct cr_instance {
 	 * watch waits relist_backoff_ms (0.8 s doubling to 30 s). */
 	bool relist_asked;
 	int64_t relist_backoff_ms;
+	/* Its watch op answered "changed" as a round ended for another reason
+	 * (a timeout, a cancel): kept, so that the next round resolves at once
+	 * instead of asking an op whose cursor is already past the change. */
+	bool change_kept;
 	struct cr_plugin_ctx pctx;
 	http_conn *http; /* its connection (made by the HTTP module on first use) */
 	/* The last run, for `explain`. */

@@ -147,7 +147,11 @@ static bool polled(const cr_instance *inst, int64_t now)
 	return inst->watch_interval_ms > 0 && !watchable(inst, now);
 }
 
-static void stop_round(GPtrArray *watchers)
+/* End the round's watch ops. One that answered "changed" as it was
+ * stopped is kept for the next round (@resolving: a resolution follows
+ * now and sees it anyway): a plugin that follows a stream has moved past
+ * that event and would not report it again. */
+static void stop_round(GPtrArray *watchers, bool resolving)
 {
 	for (guint i = 0; i < watchers->len; i++)
 		instance_watch_stop(((watcher *)g_ptr_array_index(watchers, i))->inst);
@@ -156,7 +160,28 @@ static void stop_round(GPtrArray *watchers)
 
 		g_thread_join(w->thread);
 		w->inst->watching = false;
+		if (!resolving && w->st == CR_OK && w->changed)
+			w->inst->change_kept = true;
 	}
+}
+
+/* A change kept from the last round's end: resolve at once. */
+static bool take_kept_change(cr_context *ctx)
+{
+	bool kept = false;
+
+	for (guint i = 0; i < ctx->resolvers->len; i++) {
+		cr_instance *inst = g_ptr_array_index(ctx->resolvers, i);
+
+		if (!inst->change_kept)
+			continue;
+		inst->change_kept = false;
+		inst->relist_asked = true;
+		kept = true;
+		ctx_log(ctx, CR_LOG_DEBUG, inst->label,
+			"watch: a change answered as the last watch ended; resolving again");
+	}
+	return kept;
 }
 
 /* A watcher's answer: resolve again (changed, or failed: then it backs
@@ -224,6 +249,11 @@ static trigger wait_round(cr_context *ctx, int64_t deadline)
 		/* No descriptor to wait on: fall back to polling everything. */
 		ctx_log(ctx, CR_LOG_WARNING, NULL, "watch: cannot make a descriptor (%s); polling",
 			g_strerror(errno));
+		g_ptr_array_unref(watchers);
+		return TRIGGER_RESOLVE;
+	}
+	if (take_kept_change(ctx)) {
+		close(report_fd);
 		g_ptr_array_unref(watchers);
 		return TRIGGER_RESOLVE;
 	}
@@ -309,7 +339,7 @@ static trigger wait_round(cr_context *ctx, int64_t deadline)
 		}
 	}
 out:
-	stop_round(watchers);
+	stop_round(watchers, t == TRIGGER_RESOLVE);
 	close(report_fd);
 	g_ptr_array_unref(watchers);
 	return t;

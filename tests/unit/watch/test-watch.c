@@ -6,7 +6,9 @@
  * it leaves; timeout and cancel (from another thread, and before the call)
  * with no result; a polled resolver resolved again at its interval; each
  * call of a watch op given 90 to 100% of its interval, drawn anew each
- * call; static sources and the `watch_interval` key's refusals.
+ * call; static sources and the `watch_interval` key's refusals; a change
+ * that a watch op answers just as its round ends (a timeout) is resolved at
+ * the next call, though the op has already taken it as seen.
  */
 #include <stdio.h>
 #include <string.h>
@@ -168,6 +170,29 @@ static void test_cancel(void)
 	cr_context_watch_cancel(ctx);
 	expect(ctx, -1, 0, NULL);
 	expect(ctx, 50, 0, NULL);
+	cr_context_free(ctx);
+	g_free(conf);
+	g_free(path);
+}
+
+static void test_kept_change(void)
+{
+	char *path = hosts_path("late.hosts");
+	char *conf = g_strdup_printf("resolvers = ( { plugin = \"watchy\"; file = \"%s\"; "
+				     "late = true; } );\naccelerators = ();\n",
+				     path);
+	cr_context *ctx;
+
+	write_hosts(path, "worker a:1\n");
+	ctx = context_for(conf);
+	expect(ctx, -1, 1, "{\"cluster\": {\"worker\": [\"a:1\"]}}");
+	write_hosts(path, "worker a:1\nworker b:1\n");
+	/* The round ends (1 ms) while the op waits on its first 10 ms poll:
+	 * stopped, it sees the change, answers it and takes it as seen. */
+	expect(ctx, 1, 0, NULL);
+	/* Kept: the next call resolves at once; asking the op again would
+	 * wait the whole 20 s for a change it no longer reports. */
+	expect(ctx, 20000, 2, "{\"cluster\": {\"worker\": [\"a:1\", \"b:1\"]}}");
 	cr_context_free(ctx);
 	g_free(conf);
 	g_free(path);
@@ -354,6 +379,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/watch/generations", test_generations);
 	g_test_add_func("/watch/member", test_member);
 	g_test_add_func("/watch/cancel", test_cancel);
+	g_test_add_func("/watch/kept-change", test_kept_change);
 	g_test_add_func("/watch/polled", test_polled);
 	g_test_add_func("/watch/failure", test_failure);
 	g_test_add_func("/watch/call-jitter", test_call_jitter);

@@ -8,9 +8,13 @@
  * With `record`, each watch call first appends to that file how long the
  * host gave it (its deadline less the host's clock now, in ms); its first
  * `quick` calls then answer "unchanged" at once, so the host calls it again
- * (the test of the calls' jitter).
+ * (the test of the calls' jitter). With `late`, a call that the host stops
+ * looks at the file once more and, if it changed, answers "changed" and
+ * takes the change as seen, as a plugin following a stream does when an
+ * event arrives with the stop (the test of the change kept across rounds).
  */
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,7 @@ typedef struct watchy {
 	const char *file;
 	const char *record;
 	int64_t quick; /* calls left that answer at once */
+	bool late;     /* a stopped call still reports a change, once */
 	struct stat seen;
 } watchy;
 
@@ -40,6 +45,7 @@ static cr_status w_create(cr_plugin_ctx *ctx, const cr_cfg *config, void **state
 	w->file = cr_host->opt_string(ctx, "file");
 	w->record = cr_host->opt_string(ctx, "record");
 	w->quick = cr_host->opt_int(ctx, "quick");
+	w->late = cr_host->opt_bool(ctx, "late");
 	*state = w;
 	return CR_OK;
 }
@@ -95,16 +101,21 @@ static cr_status w_watch(void *state, cr_plugin_ctx *ctx, int64_t deadline_ms, b
 		return CR_OK;
 	}
 	while (cr_host->now_ms(ctx) < deadline_ms) {
+		bool stopped = poll(&p, 1, 10) > 0 || cr_host->watch_cancelled(ctx);
 		struct stat now;
 
-		if (poll(&p, 1, 10) > 0 || cr_host->watch_cancelled(ctx))
+		if (stopped && !w->late)
 			return CR_OK;
 		if (stat(w->file, &now) != 0 || now.st_size != w->seen.st_size ||
 		    now.st_mtim.tv_sec != w->seen.st_mtim.tv_sec ||
 		    now.st_mtim.tv_nsec != w->seen.st_mtim.tv_nsec) {
 			*changed = true;
+			if (stopped)
+				w->seen = now; /* the cursor is past it now */
 			return CR_OK;
 		}
+		if (stopped)
+			return CR_OK;
 	}
 	return CR_OK;
 }
@@ -124,6 +135,8 @@ static const cr_option w_options[] = {
 	CR_OPTION("file", CR_OPT_STRING, NULL, CR_OPT_REQUIRED, "the tasks, `job address` a line"),
 	CR_OPTION("record", CR_OPT_STRING, NULL, 0, "append each watch call's time (ms) here"),
 	CR_OPTION_RANGE("quick", CR_OPT_INT, "0", 0, "watch calls that answer at once", 0, 100000),
+	CR_OPTION("late", CR_OPT_BOOL, "false", 0,
+		  "a stopped watch call still reports a change, and takes it as seen"),
 	CR_OPTIONS_END,
 };
 
