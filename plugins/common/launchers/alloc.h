@@ -38,6 +38,20 @@ typedef enum launch_format {
 	LAUNCH_HOST_SLOTS,  /* "host slots [more fields]" */
 } launch_format;
 
+/* The options every allocation resolver takes (pbs, sge, lsf), the same
+ * names, defaults and ranges in each: `job`, `tasks_per_host`, `per_slot`
+ * (@per_slot_help says what a slot is there), `port_base`; the three
+ * numbers reach launch_alloc_emit(). */
+#define LAUNCH_ALLOC_OPTIONS(per_slot_help)                                                        \
+	CR_OPTION("job", CR_OPT_STRING, "worker", 0, "the job of the allocation's tasks"),         \
+		CR_OPTION_RANGE("tasks_per_host", CR_OPT_INT, "1", 0,                              \
+				"tasks on every host (one a node, as TensorFlow's resolvers)", 1,  \
+				65535),                                                            \
+		CR_OPTION("per_slot", CR_OPT_BOOL, "false", 0, per_slot_help),                     \
+		CR_OPTION_RANGE("port_base", CR_OPT_INT, "8888", 0,                                \
+				"port of the first task on each host; the next tasks count up", 1, \
+				65535)
+
 void launch_alloc_init(launch_alloc *a);
 void launch_alloc_clear(launch_alloc *a);
 

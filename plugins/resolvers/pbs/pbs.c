@@ -215,13 +215,7 @@ static cr_status pbs_resolve(void *state, cr_plugin_ctx *ctx, cr_result_builder 
 }
 
 static const cr_option pbs_options[] = {
-	CR_OPTION("job", CR_OPT_STRING, "worker", 0, "the job of the allocation's tasks"),
-	CR_OPTION_RANGE("tasks_per_host", CR_OPT_INT, "1", 0,
-			"tasks on every host (one a node, as TensorFlow's resolvers)", 1, 65535),
-	CR_OPTION("per_slot", CR_OPT_BOOL, "false", 0,
-		  "one task a PBS_NODEFILE line (slot) instead of tasks_per_host"),
-	CR_OPTION_RANGE("port_base", CR_OPT_INT, "8888", 0,
-			"port of the first task on each host; the next tasks count up", 1, 65535),
+	LAUNCH_ALLOC_OPTIONS("one task a PBS_NODEFILE line (slot) instead of tasks_per_host"),
 	CR_OPTIONS_END,
 };
 
